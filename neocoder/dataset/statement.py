@@ -1,0 +1,72 @@
+"""Reading a Codeforces statement: its Example blocks and its resource limits.
+
+Statements in the NeoCoder release keep Codeforces' line structure: after a line
+``Example`` (or ``Examples``) come one or more pairs of an ``Input`` line with the
+stdin rows below it and an ``Output`` line with the expected rows, ended by the
+next ``Input``, a ``Note`` line, or the end of the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SECTION_END = {"Note", "Notes"}
+
+
+def parse_examples(statement: str) -> list[dict]:
+    """Return the statement's example tests as ``[{"input": str, "output": str}]``.
+
+    Each text ends with exactly one newline; surrounding blank rows are dropped.
+    Returns ``[]`` when there is no ``Example``/``Examples`` heading, when a block is
+    empty, or when Input and Output headings do not alternate; callers treat that as
+    "cannot be parsed".
+    """
+    lines = statement.split("\n")
+    heads = [i for i, line in enumerate(lines) if line.strip() in ("Example", "Examples")]
+    if not heads:
+        return []
+    tests: list[dict] = []
+    mode = None
+    block: list[str] = []
+    current: dict = {}
+
+    def close():
+        text = "\n".join(block).strip("\n")
+        if not text.strip():
+            return False
+        current[mode] = "\n".join(row.rstrip() for row in text.split("\n")) + "\n"
+        return True
+
+    for line in lines[heads[-1] + 1:]:
+        word = line.strip()
+        if word == "Input":
+            if mode == "input" or (mode == "output" and not close()):
+                return []
+            if mode == "output":
+                tests.append(current)
+            current, mode, block = {}, "input", []
+        elif word == "Output":
+            if mode != "input" or not close():
+                return []
+            mode, block = "output", []
+        elif word in _SECTION_END:
+            break
+        elif mode is not None:
+            block.append(line)
+        elif word:
+            return []  # text between the heading and the first Input
+    if mode != "output" or not close():
+        return []
+    tests.append(current)
+    return tests
+
+
+def parse_limits(full_statement: str) -> tuple[float | None, int | None]:
+    """Return (time limit in seconds, memory limit in MiB) from a crawled statement.
+
+    The crawl keeps Codeforces' header lines ``time limit per test`` / ``2 seconds``
+    and ``memory limit per test`` / ``256 megabytes``.  Missing values are None.
+    """
+    t = re.search(r"time limit per test\s*\n?\s*([\d.]+)\s*seconds?", full_statement)
+    m = re.search(r"memory limit per test\s*\n?\s*(\d+)\s*megabytes?", full_statement)
+    return (float(t.group(1)) if t else None, int(m.group(1)) if m else None)

