@@ -1,0 +1,189 @@
+"""The ``neocoder`` command line: parse options, call one function, print."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .dataset import DatasetError, build_from_release, default_release_dir, load_states, write_states
+
+RELEASE_HELP = "NeoCoder release folder (default: $NEOCODER_RELEASE, else ../shared/neocoder)."
+
+
+def parse_states(text: str) -> list[int]:
+    """'0-5' -> [0..5]; '0,2,4' -> [0, 2, 4]; raises click.BadParameter otherwise."""
+    states: set[int] = set()
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        if not m:
+            raise click.BadParameter(f"{text!r}: use a range like 0-5 or a list like 0,2,4")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise click.BadParameter(f"{text!r}: empty range")
+        states.update(range(lo, hi + 1))
+    return sorted(states)
+
+
+def _release_option(name="--release"):
+    return click.option(name, "release", type=click.Path(file_okay=False, path_type=Path),
+                        envvar="NEOCODER_RELEASE", default=default_release_dir, show_default=False,
+                        help=RELEASE_HELP)
+
+
+@click.group()
+@click.version_option(package_name="neocoder")
+def main():
+    """NeoCoder: sandboxed benchmarks of language-model creativity."""
+
+
+@main.command("build-dataset")
+@_release_option("--from-release")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("data/codeforces/neocoder_states.jsonl"), show_default=True)
+def build_dataset(release: Path, out: Path):
+    """Write one canonical JSONL record per (problem, state t) from the release."""
+    try:
+        records, report = build_from_release(release)
+    except DatasetError as exc:
+        raise click.ClickException(str(exc)) from exc
+    write_states(records, out)
+    click.echo(f"wrote {len(records)} problem states of {report.problems} problems to {out}")
+    click.echo("problems per state t: " + ", ".join(f"t={t}: {n}" for t, n in sorted(report.states_per_t.items())))
+    click.echo("tests taken from: " + ", ".join(f"{k}: {v} states" for k, v in sorted(report.tests_from.items())))
+    for skip in report.skips:
+        click.echo(f"skipped {skip}", err=True)
+
+
+@main.command("eval")
+@click.option("--model", "model_spec", required=True,
+              help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview.")
+@click.option("--states", "states_text", default="0-5", show_default=True, help="States t to evaluate.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run folder (default: runs/<model>); an existing one is resumed.")
+@click.option("--dataset", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Problem states JSONL from build-dataset (default: built from the release).")
+@_release_option()
+@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Samples per problem state.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (or $OPENAI_BASE_URL).")
+@click.option("--api-key", default=None, help="API key (or $OPENAI_API_KEY).")
+@click.option("--api", type=click.Choice(["chat", "completion"]), default=None,
+              help="Chat or completions API (default: chat; completion for local base models).")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=1), default=1024, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Samples in flight at once (also the sandbox concurrency).")
+@click.option("--cpu-scale", type=float, default=1.0, show_default=True,
+              help="Multiply each problem's time limit by this for the CPU-time limit per test.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def eval_command(model_spec, states_text, limit, out, dataset, release, samples, base_url, api_key,
+                 api, temperature, max_tokens, workers, cpu_scale, quiet):
+    """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
+    from .evaluate import evaluate, format_table
+    from .judge import DockerSandbox, ImageError
+    from .models import ModelError, get_model
+    from .runs import RunDir, manifest
+    from .techniques.human import human_technique_sets
+
+    wanted_states = parse_states(states_text)
+    try:
+        states = load_states(dataset) if dataset else build_from_release(release)[0]
+    except DatasetError as exc:
+        raise click.ClickException(str(exc)) from exc
+    order = list(dict.fromkeys(s["problem_id"] for s in states))
+    keep = set(order[:limit]) if limit else set(order)
+    states = [s for s in states if s["problem_id"] in keep and s["state"] in wanted_states]
+    if not states:
+        raise click.ClickException("no problem states selected (check --states and --limit)")
+    out = out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", model_spec)
+    run = RunDir(out)
+    try:
+        sandbox = DockerSandbox(concurrency=workers)
+    except ImageError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except Exception as exc:  # docker.errors.DockerException and friends: engine not reachable
+        raise click.ClickException(f"cannot reach the Docker engine: {exc}") from exc
+    try:
+        human = human_technique_sets(release, keep)
+    except DatasetError as exc:
+        raise click.ClickException(str(exc)) from exc
+    run.write_json("manifest.json", manifest(
+        sys.argv, model=model_spec, states=wanted_states, limit=limit, samples=samples,
+        temperature=temperature, max_tokens=max_tokens, api=api, base_url=base_url,
+        dataset=str(dataset) if dataset else f"release:{release}", problems=len(keep),
+        problem_states=len(states), sandbox_image=sandbox.image))
+    started = time.monotonic()
+    try:
+        with get_model(model_spec, release_dir=release, base_url=base_url, api_key=api_key, api=api,
+                       temperature=temperature, max_tokens=max_tokens) as model:
+            metrics = evaluate(states, model, sandbox, human, run, samples=samples, workers=workers,
+                               cpu_scale=cpu_scale, progress=not quiet)
+    except ModelError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(format_table(metrics))
+    click.echo(f"wall time {time.monotonic() - started:.1f}s; samples in {run.samples_path}, "
+               f"metrics in {run.path / 'metrics.json'}")
+
+
+@main.group()
+def sandbox():
+    """Build the sandbox image; run a program in it."""
+
+
+@sandbox.command("build")
+@click.option("--rebuild-base", is_flag=True, help="Debootstrap the Debian base again.")
+def sandbox_build(rebuild_base):
+    """Build the sandbox image offline (debootstrap from the machine's apt mirror)."""
+    from .judge import ImageError, build_image
+    try:
+        tag = build_image(rebuild_base=rebuild_base, log=lambda m: click.echo(m, err=True))
+    except ImageError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(tag)
+
+
+@sandbox.command("run")
+@click.argument("program", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--tests", "tests_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help='JSONL, one {"input": ..., "output": ...} per line.')
+@click.option("--cpu-seconds", type=float, default=2.0, show_default=True)
+@click.option("--memory-mb", type=int, default=256, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
+def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json):
+    """Judge PROGRAM on TESTS in a fresh sandbox container."""
+    from .judge import DockerSandbox, ImageError, Limits
+    tests = []
+    with open(tests_path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                t = json.loads(line)
+            except ValueError as exc:
+                raise click.ClickException(f"{tests_path}: line {lineno}: not valid JSON: {exc}") from exc
+            if not (isinstance(t, dict) and isinstance(t.get("input"), str) and isinstance(t.get("output"), str)):
+                raise click.ClickException(f"{tests_path}: line {lineno}: need string fields 'input' and 'output'")
+            tests.append(t)
+    try:
+        box = DockerSandbox(concurrency=1)
+    except ImageError as exc:
+        raise click.ClickException(str(exc)) from exc
+    limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=max(3 * cpu_seconds, cpu_seconds + 5),
+                    memory_mb=memory_mb)
+    result = box.run(program.read_text(encoding="utf-8", errors="replace"), tests, limits)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        for i, t in enumerate(result.tests):
+            click.echo(f"test {i}: {t.verdict}  cpu {t.cpu_seconds}s  {t.detail or ''}")
+
+
+if __name__ == "__main__":
+    main()

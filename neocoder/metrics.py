@@ -1,0 +1,97 @@
+"""NeoCoder's creativity metrics (Lu et al., NAACL 2025, Sec. 4) and pass@k.
+
+Notation, per state t: a problem p has samples s (solutions), each with
+  correct(s)   1 if every test of p is AC, else 0,
+  follow(s)    1 if s uses none of the state's constraint techniques, else 0,
+  T(s)         the technique set detected in s,
+  H(p)         the union of the technique sets of p's human solutions.
+
+- Convergent creativity (Eq. 2):  convergent(s) = correct(s) * follow(s); the
+  state's convergent score is its mean over samples.
+- Divergent creativity (Eq. 3):   divergent(s) = |T(s) \\ H(p)| / |T(s)|, the share
+  of the solution's techniques that no human used (0 when T(s) is empty).
+- NeoGauge@t (Eq. 4):             mean over samples of convergent(s) * divergent(s).
+- Cumulative NeoGauge:            sum of NeoGauge@t' over states t' <= t.
+
+All rates are fractions in [0, 1].  Samples whose judging failed in the sandbox
+(an INFRA verdict) or whose model call errored are left out of every rate and
+counted separately, since they say nothing about the model.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k for one problem with n samples of which c are correct.
+
+    Chen et al., 2021 ("Evaluating Large Language Models Trained on Code"), Eq. 1:
+    1 - C(n - c, k) / C(n, k).  Raises ValueError unless 0 <= c <= n and 1 <= k <= n.
+    """
+    if not (0 <= c <= n and 1 <= k <= n):
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def divergent_ratio(techniques: set[str], human: set[str]) -> float:
+    """Eq. 3: |T(s) \\ H(p)| / |T(s)|, and 0.0 for an empty T(s)."""
+    if not techniques:
+        return 0.0
+    return len(set(techniques) - set(human)) / len(techniques)
+
+
+def state_metrics(samples: list[dict]) -> dict:
+    """Metrics of one state from its samples.
+
+    Each sample is a dict with ``problem_id``, ``correct`` (bool), ``follows``
+    (bool), ``divergent`` (float in [0, 1], or None when the problem has no human
+    technique set) and ``excluded`` (bool: INFRA or model error).  Returns
+    ``{"n", "excluded", "pass@1", "constraint_following", "convergent", "divergent",
+    "neogauge", "n_divergent"}``; pass@1 is averaged over problems (Chen et al. Eq. 1
+    with k = 1), the other rates over samples; divergent and NeoGauge over the
+    ``n_divergent`` samples whose problem has a human technique set.  Rates are None
+    when there is nothing to average.
+    """
+    kept = [s for s in samples if not s.get("excluded")]
+    out = {"n": len(kept), "excluded": len(samples) - len(kept)}
+    if not kept:
+        out.update({"pass@1": None, "constraint_following": None, "convergent": None,
+                    "divergent": None, "neogauge": None, "n_divergent": 0})
+        return out
+    by_problem: dict[str, list[bool]] = {}
+    for s in kept:
+        by_problem.setdefault(s["problem_id"], []).append(bool(s["correct"]))
+    out["pass@1"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in by_problem.values()]))
+    follows = np.array([bool(s["follows"]) for s in kept], dtype=float)
+    correct = np.array([bool(s["correct"]) for s in kept], dtype=float)
+    convergent = correct * follows  # Eq. 2
+    out["constraint_following"] = float(follows.mean())
+    out["convergent"] = float(convergent.mean())
+    has_div = np.array([s.get("divergent") is not None for s in kept])
+    divergent = np.array([s["divergent"] if s.get("divergent") is not None else 0.0 for s in kept])
+    out["n_divergent"] = int(has_div.sum())
+    if has_div.any():
+        out["divergent"] = float(divergent[has_div].mean())  # Eq. 3, averaged
+        out["neogauge"] = float((convergent * divergent)[has_div].mean())  # Eq. 4
+    else:
+        out["divergent"] = out["neogauge"] = None
+    return out
+
+
+def all_states(samples: list[dict]) -> dict[str, dict]:
+    """Per-state metrics keyed by str(t), with ``cumulative_neogauge`` (sum over t' <= t)."""
+    states: dict[int, list[dict]] = {}
+    for s in samples:
+        states.setdefault(int(s["state"]), []).append(s)
+    result, running = {}, 0.0
+    for t in sorted(states):
+        m = state_metrics(states[t])
+        running += m["neogauge"] or 0.0
+        m["cumulative_neogauge"] = running
+        result[str(t)] = m
+    return result
