@@ -175,7 +175,7 @@ def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json):
         box = DockerSandbox(concurrency=1)
     except ImageError as exc:
         raise click.ClickException(str(exc)) from exc
-    limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=max(3 * cpu_seconds, cpu_seconds + 5),
+    limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=5 * cpu_seconds + 10,
                     memory_mb=memory_mb)
     result = box.run(program.read_text(encoding="utf-8", errors="replace"), tests, limits)
     if as_json:

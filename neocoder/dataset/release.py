@@ -115,6 +115,23 @@ def _annotated_tests(entry: dict, statement: str) -> list[dict]:
     return [{"input": i, "output": o} for i, o in zip(inputs, outputs)]
 
 
+def clean_statement(statement: str) -> str:
+    """Drop the empty ``- `` bullets that rounds without a new technique left in the
+    constraints block (release README); the rest of the text is kept as is."""
+    lines = statement.split("\n")
+    out, in_block = [], False
+    for line in lines:
+        if line.startswith("Programming constraints:"):
+            in_block = True
+        elif in_block and line.startswith("-"):
+            if not line[1:].strip():
+                continue
+        else:
+            in_block = False
+        out.append(line)
+    return "\n".join(out)
+
+
 @dataclass
 class BuildReport:
     """What an import did: states per t, tests taken from where, and recorded skips."""
@@ -161,7 +178,7 @@ def build_from_release(release_dir: Path) -> tuple[list[dict], BuildReport]:
                 report.skips.append({"problem_id": pid, "source_index": index,
                                      "reason": f"a second, different list with {state} techniques"})
                 continue
-            statement = rec["problem_statements"][index]
+            statement = clean_statement(rec["problem_statements"][index])
             tests = parse_examples(statement)
             source = "statement"
             if not tests:

@@ -46,7 +46,7 @@ class Limits:
     def for_state(cls, state: dict, cpu_scale: float = 1.0) -> "Limits":
         """Limits from a problem-state record's ``time_limit_s``/``memory_limit_mb``."""
         cpu = float(state.get("time_limit_s", 2.0)) * cpu_scale
-        return cls(cpu_seconds=cpu, wall_seconds=max(3 * cpu, cpu + 5),
+        return cls(cpu_seconds=cpu, wall_seconds=5 * cpu + 10,
                    memory_mb=int(state.get("memory_limit_mb", 256)))
 
 

@@ -1,0 +1,34 @@
+"""Shared fixtures: the real release files, the real Docker engine, the real sandbox image.
+
+Nothing here skips: a missing release, engine or image fails the tests that need
+it, with a message saying what to set up.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from neocoder.dataset import build_from_release, default_release_dir
+
+
+@pytest.fixture(scope="session")
+def release_dir() -> Path:
+    path = default_release_dir()
+    assert (path / "NeoCoder.json").is_file(), (
+        f"NeoCoder release not found at {path}: set NEOCODER_RELEASE or put shared/ beside the checkout")
+    return path
+
+
+@pytest.fixture(scope="session")
+def release_states(release_dir):
+    records, report = build_from_release(release_dir)
+    return records, report
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    from neocoder.judge import DockerSandbox
+    try:
+        return DockerSandbox(concurrency=2)
+    except Exception as exc:  # the engine or image is missing: say so, never skip
+        pytest.fail(f"Docker sandbox unavailable ({exc}); start dockerd and run `neocoder sandbox build`")

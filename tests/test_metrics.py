@@ -1,0 +1,51 @@
+import pytest
+
+from neocoder.metrics import all_states, divergent_ratio, pass_at_k, state_metrics
+
+
+def s(pid, state, correct, follows, divergent, excluded=False):
+    return {"problem_id": pid, "state": state, "correct": correct, "follows": follows,
+            "divergent": divergent, "excluded": excluded}
+
+
+def test_pass_at_k_matches_the_closed_form():
+    assert pass_at_k(1, 1, 1) == 1.0 and pass_at_k(1, 0, 1) == 0.0
+    assert pass_at_k(4, 1, 1) == pytest.approx(0.25)
+    assert pass_at_k(4, 1, 2) == pytest.approx(1 - 3 / 6)  # 1 - C(3,2)/C(4,2)
+    with pytest.raises(ValueError):
+        pass_at_k(2, 3, 1)
+
+
+def test_divergent_ratio_eq3():
+    assert divergent_ratio({"for loop", "heap", "set"}, {"for loop"}) == pytest.approx(2 / 3)
+    assert divergent_ratio(set(), {"for loop"}) == 0.0
+    assert divergent_ratio({"for loop"}, set()) == 1.0
+
+
+def test_hand_computed_example():
+    # state 0: A correct+follows, div 0.5; B correct but violates, div 1.0; C wrong, div 0
+    # state 1: A correct+follows, div 1.0; B correct+follows, no human set; C INFRA (excluded)
+    samples = [s("A", 0, True, True, 0.5), s("B", 0, True, False, 1.0), s("C", 0, False, True, 0.0),
+               s("A", 1, True, True, 1.0), s("B", 1, True, True, None), s("C", 1, False, True, 0.0, excluded=True)]
+    m = all_states(samples)
+    m0, m1 = m["0"], m["1"]
+    assert m0["n"] == 3 and m0["excluded"] == 0
+    assert m0["pass@1"] == pytest.approx(2 / 3)
+    assert m0["constraint_following"] == pytest.approx(2 / 3)
+    assert m0["convergent"] == pytest.approx(1 / 3)           # only A (Eq. 2)
+    assert m0["divergent"] == pytest.approx((0.5 + 1.0 + 0.0) / 3)
+    assert m0["neogauge"] == pytest.approx((1 * 0.5 + 0 * 1.0 + 0 * 0.0) / 3)  # Eq. 4
+    assert m1["n"] == 2 and m1["excluded"] == 1 and m1["n_divergent"] == 1
+    assert m1["pass@1"] == 1.0 and m1["convergent"] == 1.0
+    assert m1["divergent"] == 1.0 and m1["neogauge"] == 1.0
+    assert m0["cumulative_neogauge"] == pytest.approx(1 / 6)
+    assert m1["cumulative_neogauge"] == pytest.approx(1 / 6 + 1.0)
+
+
+def test_pass_at_1_averages_over_problems_with_several_samples():
+    samples = [s("A", 0, True, True, 0), s("A", 0, False, True, 0), s("B", 0, False, True, 0)]
+    assert state_metrics(samples)["pass@1"] == pytest.approx((0.5 + 0.0) / 2)
+
+
+def test_empty_state_has_no_rates():
+    assert state_metrics([s("A", 0, True, True, 0, excluded=True)])["pass@1"] is None
