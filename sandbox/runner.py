@@ -20,8 +20,9 @@ Program contract (NeoCoder's protocol: define ``solve()``, read stdin, print to
 stdout).  If the module defines a top-level ``solve`` that can be called with no
 arguments, every top-level statement that would call ``solve`` (directly, or
 through another top-level function that calls it, e.g. ``main()`` or a
-``test_solve()`` harness) is removed, and the runner calls ``solve()`` exactly
-once per test.  Otherwise the program runs as a plain script.  A program that does
+``test_solve()`` harness) is removed whole -- an ``if __name__ == "__main__":``
+block or a ``with patch(...)`` harness together with its asserts -- and the
+runner calls ``solve()`` exactly once per test.  Otherwise the program runs as a plain script.  A program that does
 not compile is reported once, in the header, as a compile error.
 
 A child process per test gives every test a fresh interpreter; stdin, stdout and
@@ -90,29 +91,13 @@ def prepare(source):
                 reaches.add(name)
                 changed = True
 
-    def strip(body):
-        kept = []
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                kept.append(stmt)
-                continue
-            blocks = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
-            handlers = getattr(stmt, "handlers", None) or []
-            if blocks or handlers:
-                for f in blocks:
-                    setattr(stmt, f, strip(getattr(stmt, f)))
-                for h in handlers:
-                    h.body = strip(h.body)
-                if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)) and not stmt.body:
-                    stmt.body = [ast.Pass()]
-                kept.append(stmt)
-            elif _called_names(stmt) & reaches:
-                continue  # a statement that would run solve() on its own
-            else:
-                kept.append(stmt)
-        return kept
-
-    tree.body = strip(tree.body)
+    # Any top-level statement that would run solve() -- a bare call, a main guard,
+    # a `with patch(...)` test harness -- is removed whole, with its asserts.
+    tree.body = [
+        stmt for stmt in tree.body
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        or not (_called_names(stmt) & reaches)
+    ]
     return "solve", ast.unparse(ast.fix_missing_locations(tree))
 
 

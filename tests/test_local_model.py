@@ -1,0 +1,57 @@
+"""The real local model: llama-cpp-python's server with the Gemma 3 270M GGUF from PyPI."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from neocoder.cli import main
+from neocoder.models import get_model, solve_prompt
+
+pytestmark = pytest.mark.llm
+
+
+@pytest.fixture(scope="module")
+def gemma():
+    with get_model("local/gemma-3-270m", max_tokens=48) as model:
+        yield model
+
+
+def test_completion_api_continues_solve(gemma):
+    reply = gemma.generate(solve_prompt("A. Sum\nRead two integers a and b and print a+b."), {})
+    assert reply.code_prefix.rstrip().endswith("def solve():")
+    assert reply.completion_tokens and reply.completion_tokens > 0
+    assert reply.prompt_tokens and reply.prompt_tokens > 20
+
+
+def test_chat_api_answers(gemma):
+    from neocoder.models.openai_compat import OpenAICompatModel
+    chat = OpenAICompatModel("local/gemma-3-270m", "gemma-3-270m", base_url=gemma.server.base_url,
+                             api_key="local", api="chat", max_tokens=32)
+    reply = chat.generate(solve_prompt("A. Sum\nRead two integers a and b and print a+b."), {})
+    assert reply.code_prefix == "" and reply.text.strip()
+    assert reply.completion_tokens and reply.completion_tokens > 0
+    chat.close()
+
+
+def test_server_stops_on_close():
+    model = get_model("local/gemma-3-270m", max_tokens=8)
+    proc = model.server.proc
+    model.close()
+    assert proc.poll() is not None
+
+
+@pytest.mark.docker
+def test_eval_through_the_local_server(tmp_path, release_dir, sandbox):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["eval", "--model", "local/gemma-3-270m", "--limit", "1", "--states", "0-1",
+                                       "--max-tokens", "96", "--out", str(out), "--release", str(release_dir),
+                                       "--quiet"])
+    assert result.exit_code == 0, result.output
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == 2
+    for s in samples:
+        assert not s.get("error"), s.get("error")
+        assert s["tokens"]["completion"] > 0
+        assert s["code"].startswith("import sys") and "def solve():" in s["code"]
+        assert len(s["verdicts"]) >= 1 and all(v["verdict"] != "INFRA" for v in s["verdicts"])
