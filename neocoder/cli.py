@@ -87,7 +87,7 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
                  api, temperature, max_tokens, workers, cpu_scale, quiet):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     from .evaluate import evaluate, format_table
-    from .judge import DockerSandbox, ImageError
+    from .judge import DockerSandbox
     from .models import ModelError, get_model
     from .runs import RunDir, manifest
     from .techniques.human import human_technique_sets
@@ -104,12 +104,9 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
         raise click.ClickException("no problem states selected (check --states and --limit)")
     out = out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", model_spec)
     run = RunDir(out)
-    try:
-        sandbox = DockerSandbox(concurrency=workers)
-    except ImageError as exc:
-        raise click.ClickException(str(exc)) from exc
-    except Exception as exc:  # docker.errors.DockerException and friends: engine not reachable
-        raise click.ClickException(f"cannot reach the Docker engine: {exc}") from exc
+    sandbox = DockerSandbox(concurrency=workers)
+    if sandbox.unavailable:
+        raise click.ClickException(sandbox.unavailable)
     try:
         human = human_technique_sets(release, keep)
     except DatasetError as exc:
@@ -127,6 +124,8 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
                                cpu_scale=cpu_scale, progress=not quiet)
     except ModelError as exc:
         raise click.ClickException(str(exc)) from exc
+    finally:
+        sandbox.close()
     click.echo(format_table(metrics))
     click.echo(f"wall time {time.monotonic() - started:.1f}s; samples in {run.samples_path}, "
                f"metrics in {run.path / 'metrics.json'}")
@@ -158,7 +157,7 @@ def sandbox_build(rebuild_base):
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json):
     """Judge PROGRAM on TESTS in a fresh sandbox container."""
-    from .judge import DockerSandbox, ImageError, Limits
+    from .judge import DockerSandbox, Limits
     tests = []
     with open(tests_path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -171,13 +170,11 @@ def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json):
             if not (isinstance(t, dict) and isinstance(t.get("input"), str) and isinstance(t.get("output"), str)):
                 raise click.ClickException(f"{tests_path}: line {lineno}: need string fields 'input' and 'output'")
             tests.append(t)
-    try:
-        box = DockerSandbox(concurrency=1)
-    except ImageError as exc:
-        raise click.ClickException(str(exc)) from exc
-    limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=5 * cpu_seconds + 10,
-                    memory_mb=memory_mb)
-    result = box.run(program.read_text(encoding="utf-8", errors="replace"), tests, limits)
+    with DockerSandbox(concurrency=1) as box:
+        if box.unavailable:
+            raise click.ClickException(box.unavailable)
+        limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=10 * cpu_seconds + 5, memory_mb=memory_mb)
+        result = box.run(program.read_text(encoding="utf-8", errors="replace"), tests, limits)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:

@@ -1,52 +1,67 @@
-"""In-container runner: executes one submission against all of its test inputs.
+"""In-container runner: judges submissions sent to it, one after another.
 
-This file runs *inside* the sandbox container (Debian's python3, standard library
-only) and is baked into the image by ``neocoder sandbox build``.  The host never
-passes expected outputs in: it mounts ``/job/job.json`` read-only with
+Runs *inside* the sandbox (Debian's python3, standard library only); it is baked
+into the image by ``neocoder sandbox build``.  ``runner.py --serve`` reads one JSON
+request per line on stdin and answers with JSON lines on stdout:
 
-    {"source": str,            # the program text
-     "inputs": [str, ...],     # one stdin text per test
-     "cpu_seconds": float,     # CPU-time limit per test
-     "wall_seconds": float,    # wall-clock backstop per test
-     "output_bytes": int}      # cap on stdout (and separately on stderr)
+    request  {"op": "run", "id": str, "source": str, "inputs": [str, ...],
+              "cpu_seconds": float, "wall_seconds": float,
+              "stdout_bytes": int, "stderr_bytes": int}
+    answers  {"kind": "header", "id", "entry": "solve"|"script"|null, "compile_error": str|null}
+             {"kind": "test", "id", "index", "status": ok|tle|mle|ole|re, ...}   (one per input)
+             {"kind": "done", "id", "clean": bool, "problem": str|null}
 
-and reads the runner's stdout: one JSON line ``{"kind": "header", ...}`` that says
-how the program is entered, then one ``{"kind": "test", ...}`` line per input.
-The host turns those raw outcomes into verdicts (AC/WA/...); this side reports only
-what it observed: exit status, signal, exception name, CPU and wall time, peak
-memory, whether the memory cgroup OOM-killed the test, and the captured stdout.
+Expected outputs never enter the container: the host compares them.  The runner
+reports what it observed (exit status, signal, exception name, CPU time of the
+whole process tree, wall time, peak memory, OOM kills, stdout).
 
-Program contract (NeoCoder's protocol: define ``solve()``, read stdin, print to
-stdout).  If the module defines a top-level ``solve`` that can be called with no
-arguments, every top-level statement that would call ``solve`` (directly, or
-through another top-level function that calls it, e.g. ``main()`` or a
-``test_solve()`` harness) is removed whole -- an ``if __name__ == "__main__":``
-block or a ``with patch(...)`` harness together with its asserts -- and the
-runner calls ``solve()`` exactly once per test.  Otherwise the program runs as a plain script.  A program that does
-not compile is reported once, in the header, as a compile error.
+Isolation inside a warm container.  The container is kept alive by an init and a
+keep-alive process under their own uid; the runner and the programs it starts run
+under another uid, and the runner makes itself non-dumpable so a program of the
+same uid cannot ptrace it or open its /proc files.  After every test the runner
+kills every process of its uid but itself (``kill(-1, SIGKILL)``: daemons that
+double-forked away included); after every submission it deletes every file its uid
+owns in /tmp and /dev/shm, then verifies that no process and no file of its uid is
+left.  If that check fails it says so in "done" and exits, and the host throws the
+container away.
 
-A child process per test gives every test a fresh interpreter; stdin, stdout and
-stderr are files on the container's tmpfs, so nothing can deadlock on a full pipe,
-and RLIMIT_FSIZE turns output past the cap into SIGXFSZ (reported as OLE).
+Limits per test.  CPU time is the memory/CPU cgroup's usage of the whole container
+minus the runner's own, so threads and child processes count; a wall-clock
+backstop catches sleeping or blocked programs.  Memory is the container's cgroup
+limit; an OOM kill is read from the cgroup's ``oom_kill`` counter.  stdout and stderr
+are pipes drained concurrently: stdout past its cap is OLE, stderr past its cap is
+discarded.
+
+Program contract (NeoCoder: define ``solve()``, read stdin, print to stdout).  If
+the module defines a top-level ``solve`` callable with no arguments, every
+top-level statement that would call it (directly, or through another top-level
+function that reaches it, e.g. ``main()`` or a ``test_solve()`` harness) is removed
+whole -- a ``__main__`` block or a ``with patch(...)`` harness with its asserts --
+and the runner calls ``solve()`` exactly once per test.  Otherwise the program runs
+as a script.  A program that does not compile is reported in the header.
 """
 
 import ast
 import base64
 import builtins
+import ctypes
 import json
 import os
 import resource
+import selectors
 import signal
+import stat
 import subprocess
 import sys
 import time
 import traceback
 
-WORK = "/tmp/neocoder"
-PROGRAM = WORK + "/solution.py"
-STATUS = WORK + "/status"
-OOM_FILE = "/sys/fs/cgroup/memory/memory.oom_control"
 STDERR_TAIL_BYTES = 2048
+POLL_SECONDS = 0.005
+CGROUP_CPU = ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage")
+CGROUP_CPU_V2 = "/sys/fs/cgroup/cpu.stat"
+CGROUP_OOM = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events")
+SCRATCH_ROOTS = ("/tmp", "/dev/shm")
 
 
 # ---------------------------------------------------------------- program contract
@@ -67,7 +82,7 @@ def _zero_arg_callable(fn):
 
 
 def prepare(source):
-    """Return (entry, program_text) for ``source``; raises SyntaxError.
+    """Return (entry, program_text) for ``source``; raises SyntaxError/ValueError.
 
     entry is "solve" when the runner must call solve() itself, else "script".
     """
@@ -102,9 +117,9 @@ def prepare(source):
 
 
 # ---------------------------------------------------------------- child side
-def child(entry):
+def child(program_path, status_path, entry):
     """Runs in the per-test process: execute the program, then call solve()."""
-    with open(PROGRAM, encoding="utf-8") as f:
+    with open(program_path, encoding="utf-8") as f:
         code = compile(f.read(), "solution.py", "exec")
     namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "solution.py"}
     sys.argv = ["solution.py"]
@@ -114,160 +129,365 @@ def child(entry):
             namespace["solve"]()
     except SystemExit:
         raise
-    except BaseException as exc:  # report the exception class; the traceback goes to stderr
+    except BaseException as exc:  # report the class; the traceback goes to stderr
         name = type(exc).__name__
+        for action in (sys.stdout.flush, traceback.print_exc):
+            try:
+                action()
+            except BaseException:
+                pass
         try:
-            sys.stdout.flush()
-        except BaseException:
-            pass
-        try:
-            traceback.print_exc()
-        except BaseException:
-            pass
-        try:
-            with open(STATUS, "w") as f:
+            with open(status_path, "w") as f:
                 f.write(name)
         except BaseException:
             pass
         os._exit(1)
+    finally:
+        try:
+            sys.stdout.flush()
+        except BaseException:
+            pass
 
 
-# ---------------------------------------------------------------- runner side
-def _oom_kills():
-    try:
-        with open(OOM_FILE) as f:
-            for line in f:
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-    except (OSError, ValueError):
-        pass
+# ---------------------------------------------------------------- measurements
+def _first_readable(paths):
+    for p in paths:
+        try:
+            with open(p):
+                return p
+        except OSError:
+            continue
     return None
 
 
-def _read_cap(path, cap):
-    with open(path, "rb") as f:
-        return f.read(cap)
+class Cgroup:
+    """The container's own cgroup counters, read-only (None where unavailable)."""
+
+    def __init__(self):
+        self.cpu_path = _first_readable(CGROUP_CPU)
+        self.cpu_v2 = None if self.cpu_path else _first_readable((CGROUP_CPU_V2,))
+        self.oom_path = _first_readable(CGROUP_OOM)
+
+    def cpu_seconds(self):
+        try:
+            if self.cpu_path:
+                with open(self.cpu_path) as f:
+                    return int(f.read()) / 1e9
+            if self.cpu_v2:
+                with open(self.cpu_v2) as f:
+                    for line in f:
+                        if line.startswith("usage_usec"):
+                            return int(line.split()[1]) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def oom_kills(self):
+        if not self.oom_path:
+            return None
+        try:
+            with open(self.oom_path) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            pass
+        return None
 
 
-def run_test(index, entry, stdin_text, cpu_seconds, wall_seconds, output_bytes):
-    in_path, out_path, err_path = (WORK + "/stdin", WORK + "/stdout", WORK + "/stderr")
-    with open(in_path, "wb") as f:
-        f.write(stdin_text.encode("utf-8"))
-    for p in (STATUS,):
-        if os.path.exists(p):
-            os.unlink(p)
-    cpu_soft = max(1, int(cpu_seconds + 0.999))
+def _self_cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+# ---------------------------------------------------------------- reset
+def kill_my_uid(reap=True):
+    """SIGKILL every process of this uid except the runner; reap our children if asked.
+
+    While a test runs its process is reaped by wait4 (for its rusage), so the
+    test loop passes reap=False.
+    """
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if reap:
+        _reap()
+
+
+def _reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _my_processes():
+    uid, me, found = os.getuid(), os.getpid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            st = os.stat(f"/proc/{name}")
+            with open(f"/proc/{name}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if st.st_uid == uid and state not in ("Z", "X"):
+            found.append(int(name))
+    return found
+
+
+def _wipe(path, uid, keep):
+    """Delete what ``uid`` owns below ``path`` (never following symlinks).
+
+    Returns a list of problems (entries left that this uid cannot remove).
+    """
+    problems = []
+    try:
+        entries = list(os.scandir(path))
+    except OSError as exc:
+        return [f"{path}: {exc}"]
+    for entry in entries:
+        full = entry.path
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            continue
+        if full == keep:
+            problems += _wipe(full, uid, None)
+            continue
+        if st.st_uid != uid:
+            problems.append(f"{full} owned by uid {st.st_uid}")
+            continue
+        try:
+            if stat.S_ISDIR(st.st_mode):
+                os.chmod(full, 0o700)
+                problems += _wipe(full, uid, None)
+                os.rmdir(full)
+            else:
+                os.unlink(full)
+        except OSError as exc:
+            problems.append(f"{full}: {exc}")
+    return problems
+
+
+def reset(scratch):
+    """Kill, wipe and verify; return None when clean, else what is left."""
+    kill_my_uid()
+    deadline = time.monotonic() + 2.0
+    left = _my_processes()
+    while left and time.monotonic() < deadline:
+        kill_my_uid()
+        time.sleep(0.01)
+        left = _my_processes()
+    if left:
+        return f"processes of uid {os.getuid()} survived: {left}"
+    problems = []
+    for root in SCRATCH_ROOTS:
+        if os.path.isdir(root):
+            problems += _wipe(root, os.getuid(), scratch)
+    if problems:
+        return "; ".join(problems[:5])
+    if os.listdir(scratch):
+        return f"{scratch} not empty"
+    return None
+
+
+# ---------------------------------------------------------------- one test
+def run_test(job, index, entry, scratch, cgroup):
+    stdin_path = os.path.join(scratch, "stdin")
+    status_path = os.path.join(scratch, "status")
+    with open(stdin_path, "wb") as f:
+        f.write(job["inputs"][index].encode("utf-8"))
+    if os.path.exists(status_path):
+        os.unlink(status_path)
+    cpu_limit = float(job["cpu_seconds"])
+    wall_limit = float(job["wall_seconds"])
+    out_cap, err_cap = int(job["stdout_bytes"]), int(job["stderr_bytes"])
+    backstop = max(1, int(cpu_limit + 1.999))
+    stack = int(job.get("stack_bytes", 256 << 20))
 
     def limits():
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_soft, cpu_soft + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (output_bytes + 1, output_bytes + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
         try:  # under memory pressure the OOM killer takes the test, not the runner
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")
         except OSError:
             pass
 
-    oom_before = _oom_kills()
+    cpu0, self0, oom0 = cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills()
     start = time.monotonic()
-    with open(in_path, "rb") as fin, open(out_path, "wb") as fout, open(err_path, "wb") as ferr:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", __file__, "--child", entry],
-            stdin=fin, stdout=fout, stderr=ferr, cwd=WORK,
-            preexec_fn=limits, start_new_session=True, close_fds=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": WORK, "PYTHONHASHSEED": "0",
-                 "PYTHONIOENCODING": "utf-8"},
-        )
-    timed_out = False
-    deadline = start + wall_seconds
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            timed_out = True
+    with open(stdin_path, "rb") as fin:
+        for attempt in range(50):  # a fork bomb of the previous test may still hold pids
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            pid, status, usage = os.wait4(proc.pid, 0)
+                proc = subprocess.Popen(
+                    [sys.executable, "-I", __file__, "--child", os.path.join(scratch, "solution.py"),
+                     status_path, entry],
+                    stdin=fin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=scratch,
+                    preexec_fn=limits, start_new_session=True, close_fds=True,
+                    env={"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch,
+                         "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"},
+                )
+                break
+            except (BlockingIOError, OSError):
+                kill_my_uid()
+                time.sleep(0.02)
+        else:
+            return {"status": "infra", "detail": "could not start the test process"}
+
+    sel = selectors.DefaultSelector()
+    bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    caps = {proc.stdout.fileno(): out_cap, proc.stderr.fileno(): err_cap}
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    for stream in (proc.stdout, proc.stderr):
+        os.set_blocking(stream.fileno(), False)
+        sel.register(stream.fileno(), selectors.EVENT_READ)
+    status = usage = None
+    verdict = None  # "tle" / "ole" decided while running
+    cpu_used = 0.0
+    while True:
+        for key, _ in sel.select(POLL_SECONDS):
+            fd = key.fd
+            try:
+                data = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not data:
+                sel.unregister(fd)
+                continue
+            buf = bufs[fd]
+            if len(buf) <= caps[fd]:
+                buf += data[: caps[fd] + 1 - len(buf)]
+            if fd == out_fd and len(buf) > out_cap and verdict is None:
+                verdict = "ole"
+                kill_my_uid(reap=False)
+        if status is None:
+            pid, st, ru = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                status, usage = st, ru
+                kill_my_uid(reap=False)  # whatever the program left running dies with it
+        now = time.monotonic()
+        cpu = cgroup.cpu_seconds()
+        if cpu is not None and cpu0 is not None:
+            cpu_used = max(0.0, (cpu - cpu0) - (_self_cpu() - self0))
+        if status is None and verdict is None and (cpu_used >= cpu_limit or now - start >= wall_limit):
+            verdict = "tle"
+            kill_my_uid(reap=False)
+        if status is not None and not sel.get_map():
             break
-        time.sleep(0.002)
-    wall = time.monotonic() - start
+        if status is not None and now - start > wall_limit + 5:
+            break  # a pipe held open by something unkillable: stop reading
+    sel.close()
+    proc.stdout.close()
+    proc.stderr.close()
     proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # leftovers of the test's own process group
-    except (ProcessLookupError, PermissionError):
-        pass
-    oom_after = _oom_kills()
+    wall = time.monotonic() - start
+    oom1 = cgroup.oom_kills()
+    if cpu_used == 0.0 or (cgroup.cpu_path is None and cgroup.cpu_v2 is None):
+        cpu_used = usage.ru_utime + usage.ru_stime  # no cgroup: the main process only
 
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    cpu = usage.ru_utime + usage.ru_stime
-    stdout_size = os.path.getsize(out_path)
-    stderr = _read_cap(err_path, 1 << 20)
     exception = None
-    if os.path.exists(STATUS):
-        with open(STATUS, errors="replace") as f:
+    if os.path.exists(status_path):
+        with open(status_path, errors="replace") as f:
             exception = f.read(200).strip() or None
+    stdout = bytes(bufs[out_fd][:out_cap])
+    stderr = bytes(bufs[err_fd])
 
-    if timed_out or sig == signal.SIGXCPU or cpu >= cpu_seconds:
+    if verdict == "ole":
+        status_name = "ole"
+    elif verdict == "tle" or sig == signal.SIGXCPU or cpu_used >= cpu_limit:
         status_name = "tle"
-    elif oom_before is not None and oom_after is not None and oom_after > oom_before:
+    elif oom0 is not None and oom1 is not None and oom1 > oom0:
         status_name = "mle"
     elif exception == "MemoryError":
         status_name = "mle"
-    elif sig == signal.SIGXFSZ or stdout_size > output_bytes:
-        status_name = "ole"
     elif sig is not None or exit_code != 0:
         status_name = "re"
     else:
         status_name = "ok"
     return {
-        "kind": "test",
-        "index": index,
         "status": status_name,
         "exit_code": exit_code,
         "signal": signal.Signals(sig).name if sig else None,
         "exception": exception,
-        "cpu_seconds": round(cpu, 4),
+        "cpu_seconds": round(cpu_used, 4),
         "wall_seconds": round(wall, 4),
         "max_rss_kb": usage.ru_maxrss,
-        "stdout_b64": base64.b64encode(_read_cap(out_path, output_bytes)).decode("ascii"),
+        "stdout_b64": base64.b64encode(stdout).decode("ascii"),
         "stderr_tail": stderr[-STDERR_TAIL_BYTES:].decode("utf-8", "replace"),
     }
 
 
+# ---------------------------------------------------------------- serving
 def emit(record):
     sys.stdout.write(json.dumps(record) + "\n")
     sys.stdout.flush()
 
 
-def main(job_path):
-    with open(job_path, encoding="utf-8") as f:
-        job = json.load(f)
-    os.makedirs(WORK, exist_ok=True)
+def run_job(job, scratch, cgroup):
+    jid = job.get("id")
     try:
         entry, program = prepare(job["source"])
-    except (SyntaxError, ValueError) as exc:
-        emit({"kind": "header", "entry": None,
-              "compile_error": f"{type(exc).__name__}: {exc}"})
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        emit({"kind": "header", "id": jid, "entry": None, "compile_error": f"{type(exc).__name__}: {exc}"})
         return
-    with open(PROGRAM, "w", encoding="utf-8") as f:
+    with open(os.path.join(scratch, "solution.py"), "w", encoding="utf-8") as f:
         f.write(program)
-    emit({"kind": "header", "entry": entry, "compile_error": None,
-          "oom_counter": _oom_kills() is not None})
-    for i, stdin_text in enumerate(job["inputs"]):
-        emit(run_test(i, entry, stdin_text, float(job["cpu_seconds"]),
-                      float(job["wall_seconds"]), int(job["output_bytes"])))
+    emit({"kind": "header", "id": jid, "entry": entry, "compile_error": None})
+    for i in range(len(job["inputs"])):
+        result = run_test(job, i, entry, scratch, cgroup)
+        result.update(kind="test", id=jid, index=i)
+        emit(result)
+
+
+def _set_non_dumpable():
+    """PR_SET_DUMPABLE = 0: same-uid programs cannot ptrace us or read our /proc."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def serve():
+    _set_non_dumpable()
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    cgroup = Cgroup()
+    scratch = f"/tmp/neocoder-{os.getuid()}"
+    os.makedirs(scratch, mode=0o700, exist_ok=True)
+    problem = reset(scratch)
+    emit({"kind": "ready", "uid": os.getuid(), "pid": os.getpid(), "clean": problem is None,
+          "problem": problem, "cpu_cgroup": bool(cgroup.cpu_path or cgroup.cpu_v2),
+          "oom_counter": cgroup.oom_kills() is not None})
+    if problem:
+        return 3
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        if job.get("op") == "exit":
+            return 0
+        run_job(job, scratch, cgroup)
+        problem = reset(scratch)
+        emit({"kind": "done", "id": job.get("id"), "clean": problem is None, "problem": problem})
+        if problem:
+            return 3
+    return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        child(sys.argv[2])
-    elif len(sys.argv) == 2:
-        main(sys.argv[1])
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1:] == ["--serve"]:
+        sys.exit(serve())
     else:
-        sys.stderr.write("usage: runner.py JOB.json | runner.py --child ENTRY\n")
+        sys.stderr.write("usage: runner.py --serve | runner.py --child PROGRAM STATUS ENTRY\n")
         sys.exit(2)

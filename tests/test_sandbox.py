@@ -76,7 +76,7 @@ def test_a_script_without_solve_runs_as_is(sandbox):
 
 def test_output_flood_is_ole(sandbox):
     result = run(sandbox, "def solve():\n    while True:\n        print('x' * 100000)\n", tests=TESTS[:1],
-                 limits=Limits(cpu_seconds=2, wall_seconds=6, memory_mb=128, output_bytes=1 << 20))
+                 limits=Limits(cpu_seconds=2, wall_seconds=6, memory_mb=128, stdout_bytes=1 << 20))
     assert result.verdicts == ["OLE"]
 
 

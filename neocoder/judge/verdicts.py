@@ -45,6 +45,7 @@ class SubmissionResult:
     entry: str | None = None
     compile_error: str | None = None
     seconds: float = 0.0
+    reset_problem: str | None = None  # set when the sandbox was not clean afterwards
 
     @property
     def verdicts(self) -> list[str]:
