@@ -148,6 +148,24 @@ def sandbox_build(rebuild_base):
     click.echo(tag)
 
 
+@sandbox.command("selftest")
+@click.option("--fresh", is_flag=True, help="A new container per submission instead of the warm pool.")
+@click.option("--runtime", default=None, help="Docker runtime, e.g. runsc where gVisor is installed.")
+def sandbox_selftest(fresh, runtime):
+    """Run the sandbox regression corpus (attacks and known-good programs); print a table."""
+    from .judge import DockerSandbox
+    from .judge.selftest import format_outcomes, run_selftest
+    os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
+    with DockerSandbox(concurrency=1, fresh=fresh, runtime=runtime) as box:
+        if box.unavailable:
+            raise click.ClickException(box.unavailable)
+        outcomes = run_selftest(box, progress=lambda o: click.echo(
+            f"  {o.case.name}: {o.verdict}", err=True))
+    click.echo(format_outcomes(outcomes))
+    if not all(o.passed for o in outcomes):
+        sys.exit(1)
+
+
 @sandbox.command("run")
 @click.argument("program", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--tests", "tests_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),

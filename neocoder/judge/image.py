@@ -108,7 +108,7 @@ def build_image(tag: str = DEFAULT_IMAGE, rebuild_base: bool = False, log=print)
     log(f"building {tag} on {base} ...")
     try:
         client.images.build(
-            path=str(SANDBOX_DIR), tag=tag, buildargs={"BASE": base}, rm=True,
+            path=str(SANDBOX_DIR), tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True,
             labels={RUNNER_LABEL: runner_sha256()},
         )
     except docker.errors.BuildError as exc:
