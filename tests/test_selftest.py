@@ -60,3 +60,64 @@ def test_unreachable_daemon_gives_infra_not_wa(monkeypatch):
     box = DockerSandbox()
     assert "dockerd" in box.unavailable
     assert box.run("print(1)\n", [{"input": "", "output": "1\n"}]).verdicts == ["INFRA"]
+
+
+def _stray_host_processes():
+    out = subprocess.run(["ps", "-eo", "uid=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines()
+            if line.split(None, 1)[0].isdigit() and int(line.split(None, 1)[0]) >= 20000
+            or "sleep 777" in line]
+
+
+def test_200_adversarial_submissions_in_parallel_leave_nothing_behind():
+    from concurrent.futures import ThreadPoolExecutor
+    attacks = [c for c in CASES if c.kind == "attack"]
+    jobs = [attacks[i % len(attacks)] for i in range(200)]
+    box = DockerSandbox(concurrency=2)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda c: box.run(c.source, [{"input": c.input, "output": c.output}], c.limits), jobs))
+    box.close()
+    got = [r.verdicts[0] for r in results]
+    assert "INFRA" not in got
+    assert all(v in c.expect for v, c in zip(got, jobs)), [(c.name, v) for v, c in zip(got, jobs) if v not in c.expect]
+    client = docker.from_env()
+    assert client.containers.list(all=True, filters={"label": LABEL}) == []
+    assert _stray_host_processes() == []
+
+
+def test_verdicts_do_not_change_under_six_busy_processes(release_dir):
+    """TLE-prone and accepted recorded solutions, judged idle and then under load."""
+    import multiprocessing
+    import time
+    from neocoder.dataset import build_from_release
+    from neocoder.models import get_model, solve_prompt
+    from neocoder.program import program_from_reply
+    states, _ = build_from_release(release_dir)
+    model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
+    wanted = {"1856A", "1786A2", "1717A", "1901A", "1899A", "1873A", "1862A", "1850A", "1846A", "1829A"}
+    subs = [(s, program_from_reply(model.generate(solve_prompt(s["statement"]), s)))
+            for s in states if s["state"] == 0 and s["problem_id"] in wanted]
+
+    def judge(box):
+        return [box.run(code, s["tests"], Limits.for_state(s)).verdicts for s, code in subs]
+
+    with DockerSandbox(concurrency=2) as box:
+        idle = judge(box)
+        stop_at = time.time() + 600
+        hogs = [multiprocessing.Process(target=_spin, args=(stop_at,), daemon=True) for _ in range(6)]
+        for h in hogs:
+            h.start()
+        try:
+            loaded = judge(box)
+        finally:
+            for h in hogs:
+                h.terminate()
+                h.join()
+    assert loaded == idle
+    assert ["TLE"] in idle  # the slice really has programs that run out of CPU time
+
+
+def _spin(stop_at):
+    import time
+    while time.time() < stop_at:
+        pass
