@@ -27,8 +27,8 @@ def sample_key(problem_id: str, state: int, sample: int) -> tuple:
 class RunDir:
     """``DIR/samples.jsonl`` (one JSON line per sample, appended and flushed as each
     finishes, so a killed run loses at most the samples in flight), ``DIR/metrics.json``
-    and ``DIR/manifest.json``.  ``done()`` gives the keys of finished samples (those
-    without an ``error``) for resuming; a truncated last line from a crash is ignored.
+    and ``DIR/manifest.json``.  ``done()`` gives the keys of finished samples for
+    resuming; a truncated last line from a crash is ignored.
     """
 
     def __init__(self, path: Path):
@@ -52,8 +52,10 @@ class RunDir:
         return list(latest.values())
 
     def done(self) -> set[tuple]:
+        """Keys of finished samples.  Samples with a model error or an INFRA verdict
+        (``excluded``) are not finished: a resumed run tries them again."""
         return {sample_key(s["problem_id"], s["state"], s["sample"])
-                for s in self.read_samples() if not s.get("error")}
+                for s in self.read_samples() if not s.get("error") and not s.get("excluded")}
 
     def append(self, record: dict) -> None:
         with self._lock, open(self.samples_path, "a", encoding="utf-8") as f:

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -93,11 +94,21 @@ class LlamaServer:
 
 
 class LocalModel(OpenAICompatModel):
-    """``local/<name>``: an OpenAICompatModel pointed at a LlamaServer it owns."""
+    """``local/<name>``: an OpenAICompatModel pointed at a LlamaServer it owns.
+
+    The server decodes one request at a time, so calls are serialised here: a
+    queued request would otherwise spend its timeout (600 s) waiting in line.
+    """
 
     def __init__(self, name: str, local_name: str, **kwargs):
         self.server = LlamaServer(gguf_path(local_name), n_ctx=kwargs.pop("n_ctx", 8192))
+        kwargs.setdefault("timeout", 600.0)
         super().__init__(name, local_name, base_url=self.server.base_url, api_key="local", **kwargs)
+        self._one_at_a_time = threading.Lock()
+
+    def generate(self, prompt, state):
+        with self._one_at_a_time:
+            return super().generate(prompt, state)
 
     def close(self) -> None:
         super().close()
