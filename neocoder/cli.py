@@ -36,6 +36,15 @@ def _release_option(name="--release"):
                         help=RELEASE_HELP)
 
 
+def _sandbox_options(f):
+    f = click.option("--sandbox", "sandbox_kind", type=click.Choice(["docker", "process"]), default="docker",
+                     show_default=True, help="docker (strong isolation) or process (weaker: no Docker needed; "
+                     "see docs/sandbox.md).")(f)
+    f = click.option("--fresh", is_flag=True, help="A new container per submission instead of the warm pool.")(f)
+    f = click.option("--runtime", default=None, help="Docker runtime, e.g. runsc where gVisor is installed.")(f)
+    return f
+
+
 @click.group()
 @click.version_option(package_name="neocoder")
 def main():
@@ -83,11 +92,12 @@ def build_dataset(release: Path, out: Path):
 @click.option("--cpu-scale", type=float, default=1.0, show_default=True,
               help="Multiply each problem's time limit by this for the CPU-time limit per test.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@_sandbox_options
 def eval_command(model_spec, states_text, limit, out, dataset, release, samples, base_url, api_key,
-                 api, temperature, max_tokens, workers, cpu_scale, quiet):
+                 api, temperature, max_tokens, workers, cpu_scale, quiet, sandbox_kind, fresh, runtime):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     from .evaluate import evaluate, format_table
-    from .judge import DockerSandbox
+    from .judge import make_sandbox
     from .models import ModelError, get_model
     from .runs import RunDir, manifest
     from .techniques.human import human_technique_sets
@@ -104,7 +114,7 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
         raise click.ClickException("no problem states selected (check --states and --limit)")
     out = out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", model_spec)
     run = RunDir(out)
-    sandbox = DockerSandbox(concurrency=workers)
+    sandbox = make_sandbox(sandbox_kind, concurrency=workers, fresh=fresh, runtime=runtime)
     if sandbox.unavailable:
         raise click.ClickException(sandbox.unavailable)
     try:
@@ -115,7 +125,8 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
         sys.argv, model=model_spec, states=wanted_states, limit=limit, samples=samples,
         temperature=temperature, max_tokens=max_tokens, api=api, base_url=base_url,
         dataset=str(dataset) if dataset else f"release:{release}", problems=len(keep),
-        problem_states=len(states), sandbox_image=sandbox.image))
+        problem_states=len(states), sandbox=sandbox_kind,
+        sandbox_image=getattr(sandbox, "image", None), fresh_containers=fresh, runtime=runtime))
     started = time.monotonic()
     try:
         with get_model(model_spec, release_dir=release, base_url=base_url, api_key=api_key, api=api,
@@ -149,14 +160,13 @@ def sandbox_build(rebuild_base):
 
 
 @sandbox.command("selftest")
-@click.option("--fresh", is_flag=True, help="A new container per submission instead of the warm pool.")
-@click.option("--runtime", default=None, help="Docker runtime, e.g. runsc where gVisor is installed.")
-def sandbox_selftest(fresh, runtime):
+@_sandbox_options
+def sandbox_selftest(sandbox_kind, fresh, runtime):
     """Run the sandbox regression corpus (attacks and known-good programs); print a table."""
-    from .judge import DockerSandbox
+    from .judge import make_sandbox
     from .judge.selftest import format_outcomes, run_selftest
     os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
-    with DockerSandbox(concurrency=1, fresh=fresh, runtime=runtime) as box:
+    with make_sandbox(sandbox_kind, concurrency=1, fresh=fresh, runtime=runtime) as box:
         if box.unavailable:
             raise click.ClickException(box.unavailable)
         outcomes = run_selftest(box, progress=lambda o: click.echo(
@@ -173,9 +183,10 @@ def sandbox_selftest(fresh, runtime):
 @click.option("--cpu-seconds", type=float, default=2.0, show_default=True)
 @click.option("--memory-mb", type=int, default=256, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
-def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json):
-    """Judge PROGRAM on TESTS in a fresh sandbox container."""
-    from .judge import DockerSandbox, Limits
+@_sandbox_options
+def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json, sandbox_kind, fresh, runtime):
+    """Judge PROGRAM on TESTS in the sandbox."""
+    from .judge import Limits, make_sandbox
     tests = []
     with open(tests_path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -188,7 +199,7 @@ def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json):
             if not (isinstance(t, dict) and isinstance(t.get("input"), str) and isinstance(t.get("output"), str)):
                 raise click.ClickException(f"{tests_path}: line {lineno}: need string fields 'input' and 'output'")
             tests.append(t)
-    with DockerSandbox(concurrency=1) as box:
+    with make_sandbox(sandbox_kind, concurrency=1, fresh=fresh, runtime=runtime) as box:
         if box.unavailable:
             raise click.ClickException(box.unavailable)
         limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=10 * cpu_seconds + 5, memory_mb=memory_mb)

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tqdm import tqdm
 
-from .judge import DockerSandbox, Limits, SubmissionResult
+from .judge import Limits, PooledSandbox, SubmissionResult
 from .metrics import all_states, divergent_ratio
 from .models import Model, ModelError, solve_prompt
 from .program import program_from_reply
@@ -32,7 +32,7 @@ def judge_constraints(constraints: list[str], techniques: set[str]) -> tuple[lis
     return violated, unchecked
 
 
-def solve_one(state: dict, sample: int, model: Model, sandbox: DockerSandbox,
+def solve_one(state: dict, sample: int, model: Model, sandbox: PooledSandbox,
               human: set[str] | None, cpu_scale: float = 1.0) -> dict:
     """Run one sample of one problem state through every stage; return its record.
 
@@ -71,7 +71,7 @@ def solve_one(state: dict, sample: int, model: Model, sandbox: DockerSandbox,
     return record
 
 
-def evaluate(states: list[dict], model: Model, sandbox: DockerSandbox, human_sets: dict,
+def evaluate(states: list[dict], model: Model, sandbox: PooledSandbox, human_sets: dict,
              run: RunDir, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
              progress: bool = True) -> dict:
     """Evaluate ``model`` on ``states`` and return ``{"model", "states": {...}}``.

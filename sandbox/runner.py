@@ -163,10 +163,10 @@ def _first_readable(paths):
 class Cgroup:
     """The container's own cgroup counters, read-only (None where unavailable)."""
 
-    def __init__(self):
-        self.cpu_path = _first_readable(CGROUP_CPU)
-        self.cpu_v2 = None if self.cpu_path else _first_readable((CGROUP_CPU_V2,))
-        self.oom_path = _first_readable(CGROUP_OOM)
+    def __init__(self, enabled=True):
+        self.cpu_path = _first_readable(CGROUP_CPU) if enabled else None
+        self.cpu_v2 = None if self.cpu_path or not enabled else _first_readable((CGROUP_CPU_V2,))
+        self.oom_path = _first_readable(CGROUP_OOM) if enabled else None
 
     def cpu_seconds(self):
         try:
@@ -311,11 +311,18 @@ def run_test(job, index, entry, scratch, cgroup):
     out_cap, err_cap = int(job["stdout_bytes"]), int(job["stderr_bytes"])
     backstop = max(1, int(cpu_limit + 1.999))
     stack = int(job.get("stack_bytes", 256 << 20))
+    process_mode = PROCESS_MODE["on"]
 
     def limits():
         resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
+        if process_mode:  # no cgroup here: address space and process count per rlimit
+            memory = int(job.get("memory_bytes", 256 << 20)) + (64 << 20)
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            resource.setrlimit(resource.RLIMIT_NPROC, (int(job.get("pids", 64)),) * 2)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (out_cap * 2 + (64 << 20),) * 2)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         try:  # under memory pressure the OOM killer takes the test, not the runner
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")
@@ -449,6 +456,35 @@ def run_job(job, scratch, cgroup):
         emit(result)
 
 
+PROCESS_MODE = {"on": False}
+
+
+def _enter_process_sandbox(tmpfs_mb):
+    """Process backend (no Docker): we are PID 1 of fresh user, PID, mount and
+    network namespaces (``unshare``).  Mount private tmpfs on /tmp and /dev/shm, then
+    give up every capability, for us and for everything we start.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    for target in SCRATCH_ROOTS:
+        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", 0x2 | 0x4,  # MS_NOSUID | MS_NODEV
+                      f"size={tmpfs_mb}m,mode=1777".encode()) != 0:
+            raise OSError(ctypes.get_errno(), f"mounting a private tmpfs on {target} failed")
+    for cap in range(64):  # PR_CAPBSET_DROP: no capability survives an exec
+        libc.prctl(24, cap, 0, 0, 0)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header, data = Header(0x20080522, 0), (Data * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:  # empty effective/permitted sets
+        raise OSError(ctypes.get_errno(), "dropping capabilities failed")
+
+
 def _set_non_dumpable():
     """PR_SET_DUMPABLE = 0: same-uid programs cannot ptrace us or read our /proc."""
     try:
@@ -457,10 +493,13 @@ def _set_non_dumpable():
         pass
 
 
-def serve():
+def serve(process=False, tmpfs_mb=64):
+    if process:
+        PROCESS_MODE["on"] = True
+        _enter_process_sandbox(tmpfs_mb)
     _set_non_dumpable()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    cgroup = Cgroup()
+    cgroup = Cgroup(enabled=not process)
     scratch = f"/tmp/neocoder-{os.getuid()}"
     os.makedirs(scratch, mode=0o700, exist_ok=True)
     problem = reset(scratch)
@@ -488,6 +527,9 @@ if __name__ == "__main__":
         child(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1:] == ["--serve"]:
         sys.exit(serve())
+    elif sys.argv[1:3] == ["--serve", "--process"] and len(sys.argv) == 4:
+        sys.exit(serve(process=True, tmpfs_mb=int(sys.argv[3])))
     else:
-        sys.stderr.write("usage: runner.py --serve | runner.py --child PROGRAM STATUS ENTRY\n")
+        sys.stderr.write("usage: runner.py --serve [--process TMPFS_MB] | "
+                         "runner.py --child PROGRAM STATUS ENTRY\n")
         sys.exit(2)

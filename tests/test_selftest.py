@@ -23,6 +23,18 @@ def test_every_attack_is_contained_and_every_good_program_passes(monkeypatch):
     assert len(outcomes) == len(CASES) >= 30
 
 
+def test_process_backend_passes_the_corpus_and_says_what_it_skips(monkeypatch):
+    from neocoder.judge import ProcessSandbox
+    monkeypatch.setenv("NEOCODER_SELFTEST_SECRET", "must-not-leak")
+    with ProcessSandbox(concurrency=1) as box:
+        assert box.unavailable is None, box.unavailable
+        outcomes = run_selftest(box)
+    assert all(o.passed for o in outcomes), format_outcomes(outcomes)
+    skipped = [o for o in outcomes if o.skipped]
+    assert skipped and all("process backend does not enforce" in o.skipped for o in skipped)
+    assert len(skipped) < len(outcomes) // 4
+
+
 def test_containers_are_removed_at_close_and_swept_at_start():
     client = docker.from_env()
     box = DockerSandbox(concurrency=2)

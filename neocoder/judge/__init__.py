@@ -1,10 +1,24 @@
-"""Judge stage: run programs in the Docker sandbox and turn outcomes into verdicts."""
+"""Judge stage: run programs in a sandbox and turn outcomes into verdicts."""
 
-from .docker_sandbox import DockerSandbox, Limits, SandboxUnavailable
+from .docker_sandbox import DockerSandbox
 from .image import DEFAULT_IMAGE, ImageError, build_image, check_image
+from .pool import Limits, PooledSandbox
+from .process_sandbox import ProcessSandbox
 from .verdicts import (AC, INFRA, MLE, OLE, RE, TLE, VERDICTS, WA, SubmissionResult,
                        TestVerdict, tokens_equal)
 
-__all__ = ["AC", "DEFAULT_IMAGE", "DockerSandbox", "INFRA", "ImageError", "Limits", "MLE", "OLE",
-           "RE", "SandboxUnavailable", "SubmissionResult", "TLE", "TestVerdict", "VERDICTS", "WA", "build_image",
-           "check_image", "tokens_equal"]
+BACKENDS = {"docker": DockerSandbox, "process": ProcessSandbox}
+
+
+def make_sandbox(kind: str = "docker", **kwargs) -> PooledSandbox:
+    """A sandbox backend by name: "docker" (default, strong) or "process" (weaker, no Docker)."""
+    if kind not in BACKENDS:
+        raise ValueError(f"unknown sandbox {kind!r}; choose from {', '.join(BACKENDS)}")
+    if kind == "process":
+        kwargs = {k: v for k, v in kwargs.items() if k in ("concurrency", "fresh")}
+    return BACKENDS[kind](**kwargs)
+
+
+__all__ = ["AC", "BACKENDS", "DEFAULT_IMAGE", "DockerSandbox", "INFRA", "ImageError", "Limits", "MLE",
+           "OLE", "PooledSandbox", "ProcessSandbox", "RE", "SubmissionResult", "TLE", "TestVerdict",
+           "VERDICTS", "WA", "build_image", "check_image", "make_sandbox", "tokens_equal"]
