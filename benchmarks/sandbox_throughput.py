@@ -38,6 +38,11 @@ from neocoder.models import get_model, solve_prompt  # noqa: E402
 from neocoder.program import program_from_reply  # noqa: E402
 
 
+# The bare baseline runs the interpreter the sandbox image runs (Debian's python3),
+# so the ratio measures the sandbox, not a difference between interpreters.
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
 def submissions(release_dir):
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
@@ -68,7 +73,7 @@ def bare_one(sub, workdir):
 
     for t in tests:
         try:
-            p = subprocess.run([sys.executable, "-I", runner.__file__, "--child", path, os.path.join(d, "status"), entry],
+            p = subprocess.run([PYTHON, "-I", runner.CHILD, path, os.path.join(d, "status"), entry],
                                input=t["input"].encode(), capture_output=True, timeout=limits.wall_seconds, cwd=d,
                                preexec_fn=cpu_limit)
             verdicts.append("AC" if p.returncode == 0 and tokens_equal(p.stdout, t["output"]) else
@@ -109,7 +114,8 @@ def main():
 
     subs = submissions(args.release)
     n_tests = sum(len(t) for _, t, _ in subs)
-    print(f"{len(subs)} recorded GPT-4 state-0 programs, {n_tests} example tests, concurrency {args.concurrency}")
+    print(f"{len(subs)} recorded GPT-4 state-0 programs, {n_tests} example tests, concurrency {args.concurrency}, "
+          f"bare interpreter {PYTHON}")
 
     with tempfile.TemporaryDirectory() as workdir:
         bare_s, bare_v = timed(lambda s: bare_one(s, workdir), subs, args.concurrency)

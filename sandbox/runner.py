@@ -43,7 +43,6 @@ as a script.  A program that does not compile is reported in the header.
 
 import ast
 import base64
-import builtins
 import ctypes
 import json
 import os
@@ -54,8 +53,8 @@ import stat
 import subprocess
 import sys
 import time
-import traceback
 
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
 STDERR_TAIL_BYTES = 2048
 POLL_SECONDS = 0.005
 CGROUP_CPU = ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage")
@@ -114,39 +113,6 @@ def prepare(source):
         or not (_called_names(stmt) & reaches)
     ]
     return "solve", ast.unparse(ast.fix_missing_locations(tree))
-
-
-# ---------------------------------------------------------------- child side
-def child(program_path, status_path, entry):
-    """Runs in the per-test process: execute the program, then call solve()."""
-    with open(program_path, encoding="utf-8") as f:
-        code = compile(f.read(), "solution.py", "exec")
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "solution.py"}
-    sys.argv = ["solution.py"]
-    try:
-        exec(code, namespace)
-        if entry == "solve":
-            namespace["solve"]()
-    except SystemExit:
-        raise
-    except BaseException as exc:  # report the class; the traceback goes to stderr
-        name = type(exc).__name__
-        for action in (sys.stdout.flush, traceback.print_exc):
-            try:
-                action()
-            except BaseException:
-                pass
-        try:
-            with open(status_path, "w") as f:
-                f.write(name)
-        except BaseException:
-            pass
-        os._exit(1)
-    finally:
-        try:
-            sys.stdout.flush()
-        except BaseException:
-            pass
 
 
 # ---------------------------------------------------------------- measurements
@@ -335,8 +301,7 @@ def run_test(job, index, entry, scratch, cgroup):
         for attempt in range(50):  # a fork bomb of the previous test may still hold pids
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-I", __file__, "--child", os.path.join(scratch, "solution.py"),
-                     status_path, entry],
+                    [sys.executable, "-I", CHILD, os.path.join(scratch, "solution.py"), status_path, entry],
                     stdin=fin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=scratch,
                     preexec_fn=limits, start_new_session=True, close_fds=True,
                     env={"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch,
@@ -523,13 +488,10 @@ def serve(process=False, tmpfs_mb=64):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4])
-    elif sys.argv[1:] == ["--serve"]:
+    if sys.argv[1:] == ["--serve"]:
         sys.exit(serve())
     elif sys.argv[1:3] == ["--serve", "--process"] and len(sys.argv) == 4:
         sys.exit(serve(process=True, tmpfs_mb=int(sys.argv[3])))
     else:
-        sys.stderr.write("usage: runner.py --serve [--process TMPFS_MB] | "
-                         "runner.py --child PROGRAM STATUS ENTRY\n")
+        sys.stderr.write("usage: runner.py --serve [--process TMPFS_MB]\n")
         sys.exit(2)

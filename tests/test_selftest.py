@@ -74,11 +74,10 @@ def test_unreachable_daemon_gives_infra_not_wa(monkeypatch):
     assert box.run("print(1)\n", [{"input": "", "output": "1\n"}]).verdicts == ["INFRA"]
 
 
-def _stray_host_processes():
+def _stray_host_processes(uids):
     out = subprocess.run(["ps", "-eo", "uid=,args="], capture_output=True, text=True).stdout
     return [line for line in out.splitlines()
-            if line.split(None, 1)[0].isdigit() and int(line.split(None, 1)[0]) >= 20000
-            or "sleep 777" in line]
+            if int(line.split(None, 1)[0]) in uids or "sleep 777" in line]
 
 
 def test_200_adversarial_submissions_in_parallel_leave_nothing_behind():
@@ -93,8 +92,8 @@ def test_200_adversarial_submissions_in_parallel_leave_nothing_behind():
     assert "INFRA" not in got
     assert all(v in c.expect for v, c in zip(got, jobs)), [(c.name, v) for v, c in zip(got, jobs) if v not in c.expect]
     client = docker.from_env()
-    assert client.containers.list(all=True, filters={"label": LABEL}) == []
-    assert _stray_host_processes() == []
+    assert client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={box.run_id}"}) == []
+    assert box.runner_uids and _stray_host_processes(set(box.runner_uids)) == []
 
 
 def test_verdicts_do_not_change_under_six_busy_processes(release_dir):

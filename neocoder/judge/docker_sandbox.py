@@ -108,6 +108,7 @@ class _DockerWorker(Worker):
         self.channel = None
         try:
             uid = next(RUNNER_UIDS)
+            box.runner_uids.append(uid)
             exec_id = _docker_retry(box.client.api.exec_create)(
                 self.container.id, ["python3", "-I", RUNNER_IN_IMAGE, "--serve"], stdin=True,
                 stdout=True, stderr=False, user=f"{uid}:{uid}", workdir="/tmp", environment={})
@@ -153,6 +154,7 @@ class DockerSandbox(PooledSandbox):
         self.image, self.runtime = image, runtime
         self.run_id = uuid.uuid4().hex[:12]
         self.labels = {LABEL: "1", LABEL_RUN: self.run_id, LABEL_PID: str(os.getpid())}
+        self.runner_uids: list[int] = []  # host uids of this sandbox's runners (no user namespace)
         self.client = None
         try:
             self.client = client or docker.from_env(timeout=DOCKER_TIMEOUT)

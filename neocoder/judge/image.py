@@ -3,7 +3,7 @@
 No registry is needed.  The Debian mirror comes from this machine's own apt sources
 (``/etc/apt/sources.list`` and ``/etc/apt/sources.list.d/*``), never from a
 hard-coded host.  The final image is labelled with the SHA-256 of
-``sandbox/runner.py`` so the judge can refuse a stale image.
+the in-container code so the judge can refuse a stale image.
 """
 
 from __future__ import annotations
@@ -29,10 +29,17 @@ class ImageError(RuntimeError):
 
 
 def runner_sha256() -> str:
-    """SHA-256 hex digest of ``sandbox/runner.py`` (raises ImageError if absent)."""
-    if not RUNNER_PATH.is_file():
-        raise ImageError(f"{RUNNER_PATH} not found: install neocoder from a checkout (pip install -e .)")
-    return hashlib.sha256(RUNNER_PATH.read_bytes()).hexdigest()
+    """SHA-256 hex digest of the in-container code (runner.py, child.py, Dockerfile).
+
+    Raises ImageError if a file is absent.
+    """
+    digest = hashlib.sha256()
+    for name in ("runner.py", "child.py", "Dockerfile"):
+        path = SANDBOX_DIR / name
+        if not path.is_file():
+            raise ImageError(f"{path} not found: install neocoder from a checkout (pip install -e .)")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def apt_mirror_and_suite() -> tuple[str, str]:

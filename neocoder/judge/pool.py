@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import queue
 import selectors
 import threading
 import time
@@ -160,18 +159,24 @@ class PooledSandbox:
     """A pool of at most ``concurrency`` warm workers (default: CPU cores).
 
     ``fresh=True`` replaces a worker after every submission instead of resetting
-    it.  ``unavailable`` is a message saying what to do when the backend cannot
-    run at all; ``run`` then returns INFRA verdicts.
+    it.  Workers are keyed by the limits fixed at their start (memory, pids, tmpfs):
+    idle workers of several keys are kept, up to ``idle_per_slot`` per concurrency
+    slot, so problems with different memory limits do not make containers churn;
+    past that the least recently used idle worker is replaced.  ``unavailable`` is
+    a message saying what to do when the backend cannot run at all; ``run`` then
+    returns INFRA verdicts.
     """
 
     name = "?"
     enforces: tuple = ()  # isolation features beyond the common ones, e.g. "memory cgroup"
 
+    idle_per_slot = 4
+
     def __init__(self, concurrency: int | None = None, fresh: bool = False):
         self.fresh = fresh
         self.concurrency = concurrency or os.cpu_count() or 1
         self.unavailable: str | None = None
-        self._idle: queue.Queue = queue.Queue()
+        self._idle: list = []  # least recently used first
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._lock = threading.Lock()
         self._workers: set = set()
@@ -183,10 +188,9 @@ class PooledSandbox:
         """Stop every worker of this sandbox."""
         with self._lock:
             workers, self._workers = list(self._workers), set()
+            self._idle = []
         for w in workers:
             w.destroy()
-        while not self._idle.empty():
-            self._idle.get_nowait()
 
     def __enter__(self):
         return self
@@ -196,20 +200,23 @@ class PooledSandbox:
 
     def _take(self, limits: Limits) -> Worker:
         key = limits.worker_key()
-        stale, worker = [], None
-        while not self._idle.empty():
-            w = self._idle.get_nowait()
-            if w.key == key:
-                worker = w
-                break
-            stale.append(w)
-        for w in stale:
-            self._discard(w)
-        if worker is None:
-            worker = self._new_worker(limits)
-            with self._lock:
-                self._workers.add(worker)
+        evict = None
+        with self._lock:
+            for i in range(len(self._idle) - 1, -1, -1):  # most recently used first
+                if self._idle[i].key == key:
+                    return self._idle.pop(i)
+            if len(self._workers) >= self.concurrency * self.idle_per_slot and self._idle:
+                evict = self._idle.pop(0)
+        if evict is not None:
+            self._discard(evict)
+        worker = self._new_worker(limits)
+        with self._lock:
+            self._workers.add(worker)
         return worker
+
+    def _release(self, worker: Worker) -> None:
+        with self._lock:
+            self._idle.append(worker)
 
     def _discard(self, worker: Worker) -> None:
         with self._lock:
@@ -249,7 +256,7 @@ class PooledSandbox:
             if self.fresh or not done.get("clean"):
                 self._discard(worker)
             else:
-                self._idle.put(worker)
+                self._release(worker)
         result = interpret(header, rows, tests)
         result.reset_problem = None if done.get("clean") else done.get("problem")
         result.seconds = time.monotonic() - start
