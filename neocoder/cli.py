@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from .dataset import DatasetError, build_from_release, default_release_dir, load_states, write_states
+from .dataset import (DatasetError, build_from_release, default_release_dir, load_states, load_tests,
+                      write_states)
 
 RELEASE_HELP = "NeoCoder release folder (default: $NEOCODER_RELEASE, else ../shared/neocoder)."
 
@@ -187,18 +188,10 @@ def sandbox_selftest(sandbox_kind, fresh, runtime):
 def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json, sandbox_kind, fresh, runtime):
     """Judge PROGRAM on TESTS in the sandbox."""
     from .judge import Limits, make_sandbox
-    tests = []
-    with open(tests_path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                t = json.loads(line)
-            except ValueError as exc:
-                raise click.ClickException(f"{tests_path}: line {lineno}: not valid JSON: {exc}") from exc
-            if not (isinstance(t, dict) and isinstance(t.get("input"), str) and isinstance(t.get("output"), str)):
-                raise click.ClickException(f"{tests_path}: line {lineno}: need string fields 'input' and 'output'")
-            tests.append(t)
+    try:
+        tests = load_tests(tests_path)
+    except DatasetError as exc:
+        raise click.ClickException(str(exc)) from exc
     with make_sandbox(sandbox_kind, concurrency=1, fresh=fresh, runtime=runtime) as box:
         if box.unavailable:
             raise click.ClickException(box.unavailable)

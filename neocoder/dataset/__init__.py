@@ -2,7 +2,7 @@
 
 from .release import (BuildReport, DatasetError, build_from_release, default_release_dir,
                       load_release_problems)
-from .records import load_states, write_states
+from .records import load_states, load_tests, write_states
 
 __all__ = ["BuildReport", "DatasetError", "build_from_release", "default_release_dir",
-           "load_release_problems", "load_states", "write_states"]
+           "load_release_problems", "load_states", "load_tests", "write_states"]

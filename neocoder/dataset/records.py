@@ -21,6 +21,39 @@ def write_states(records: list[dict], path: Path) -> None:
     tmp.replace(path)
 
 
+def _lines(path: Path):
+    """(line number, parsed object) for each non-blank line; DatasetError on bad JSON."""
+    if not path.is_file():
+        raise DatasetError(path, "-", "-", "file not found")
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, jsonlines.Reader([line]).read()
+            except jsonlines.InvalidLineError as exc:
+                raise DatasetError(path, f"line {lineno}", "-", f"not valid JSON: {exc}") from exc
+
+
+def _check_test(path: Path, where: str, field_name: str, test) -> None:
+    if not (isinstance(test, dict) and isinstance(test.get("input"), str)
+            and isinstance(test.get("output"), str)):
+        raise DatasetError(path, where, field_name, "expected {'input': str, 'output': str}")
+
+
+def load_tests(path: Path) -> list[dict]:
+    """Read a tests JSONL file (one ``{"input": str, "output": str}`` per line).
+
+    Raises DatasetError naming the file, line and problem.
+    """
+    path = Path(path)
+    tests = []
+    for lineno, test in _lines(path):
+        _check_test(path, f"line {lineno}", "input/output", test)
+        tests.append(test)
+    return tests
+
+
 def load_states(path: Path) -> list[dict]:
     """Read and validate a problem-state JSONL file.
 
@@ -29,24 +62,12 @@ def load_states(path: Path) -> list[dict]:
     ``input``/``output``.
     """
     path = Path(path)
-    if not path.is_file():
-        raise DatasetError(path, "-", "-", "file not found")
     records = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = jsonlines.Reader([line]).read()
-            except jsonlines.InvalidLineError as exc:
-                raise DatasetError(path, f"line {lineno}", "-", f"not valid JSON: {exc}") from exc
-            for name, kind in REQUIRED.items():
-                if not isinstance(rec.get(name), kind):
-                    raise DatasetError(path, f"line {lineno}", name, f"missing or not {kind.__name__}")
-            for j, test in enumerate(rec["tests"]):
-                if not (isinstance(test, dict) and isinstance(test.get("input"), str)
-                        and isinstance(test.get("output"), str)):
-                    raise DatasetError(path, f"line {lineno}", f"tests[{j}]",
-                                       "expected {'input': str, 'output': str}")
-            records.append(rec)
+    for lineno, rec in _lines(path):
+        for name, kind in REQUIRED.items():
+            if not isinstance(rec.get(name), kind):
+                raise DatasetError(path, f"line {lineno}", name, f"missing or not {kind.__name__}")
+        for j, test in enumerate(rec["tests"]):
+            _check_test(path, f"line {lineno}", f"tests[{j}]", test)
+        records.append(rec)
     return records
