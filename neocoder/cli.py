@@ -143,6 +143,48 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
                f"metrics in {run.path / 'metrics.json'}")
 
 
+@main.command("detect")
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--language", type=click.Choice(["python", "cpp", "auto"]), default="auto", show_default=True)
+@click.option("--agreement", "labels", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Compare with reference labels shaped like the release's human_solution_techniques.json.")
+@_release_option()
+@click.option("--min-support", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Techniques in the macro F1 need at least this support.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def detect_command(file, language, labels, release, min_support, as_json):
+    """Detect techniques in FILE, or measure agreement with reference labels."""
+    from .techniques import UnsupportedLanguage, detect, guess_language
+    from .techniques.agreement import agreement
+    if labels is not None:
+        try:
+            result = agreement(labels, release, min_support=min_support)
+        except DatasetError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if as_json:
+            click.echo(json.dumps(result, indent=2))
+            return
+        for lang, r in result.items():
+            click.echo(f"{lang}: {r['solutions']} solutions, micro F1 {r['micro_f1']:.3f}, macro F1 "
+                       f"{r['macro_f1']:.3f} (support >= {min_support}), {r['dropped_labels']} labels outside the taxonomy")
+            click.echo(f"  {'technique':22} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8}")
+            for name, m in sorted(r["per_technique"].items(), key=lambda kv: -kv[1]["support"]):
+                click.echo(f"  {name:22} {m['precision']:9.2f} {m['recall']:7.2f} {m['f1']:6.2f} {m['support']:8d}")
+        return
+    if file is None:
+        raise click.UsageError("give a FILE or --agreement LABELS.json")
+    source = file.read_text(encoding="utf-8", errors="replace")
+    lang = guess_language(source) if language == "auto" else language
+    try:
+        found = sorted(detect(source, lang))
+    except UnsupportedLanguage as exc:
+        raise click.ClickException(f"{file}: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps({"file": str(file), "language": lang, "techniques": found}))
+    else:
+        click.echo(f"{file} ({lang}): {', '.join(found) if found else 'no techniques'}")
+
+
 @main.group()
 def sandbox():
     """Build the sandbox image; run a program in it."""

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from neocoder.techniques import DETECTED, TAXONOMY, UnsupportedLanguage, canonical, detect, guess_language
@@ -55,3 +57,40 @@ def test_human_sets_use_only_python_solutions(release_dir):
     assert sets["1901A"]["techniques"] >= {"for loop"}
     assert sets["1901A"]["by_language"]["python"] > 0
     assert sets["1773F"]["techniques"] is None  # no human solutions in the release
+
+
+def test_detect_command_on_a_file_and_an_unsupported_language(tmp_path):
+    from click.testing import CliRunner
+    from neocoder.cli import main
+    py = tmp_path / "a.py"
+    py.write_text("for i in range(3):\n    print(i if i else 0)\n")
+    out = CliRunner().invoke(main, ["detect", str(py), "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["techniques"] == ["for loop", "if statement"]
+    cpp = tmp_path / "a.cpp"
+    cpp.write_text("#include <cstdio>\nint main(){}\n")
+    out = CliRunner().invoke(main, ["detect", str(cpp)])
+    assert out.exit_code != 0 and "not supported" in out.output
+
+
+def test_agreement_with_real_labels_on_a_slice(tmp_path, release_dir):
+    from click.testing import CliRunner
+    from neocoder.cli import main
+    labels = json.loads((release_dir / "human_solution_techniques.json").read_text())
+    slice_ = {pid: labels[pid] for pid in sorted(labels)[:3]}
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps(slice_))
+    out = CliRunner().invoke(main, ["detect", "--agreement", str(path), "--release", str(release_dir),
+                                    "--json", "--min-support", "1"])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    py = result["python"]
+    assert set(py) >= {"micro_f1", "macro_f1", "per_technique"}
+    assert 0.5 < py["per_technique"]["for loop"]["f1"] <= 1.0
+    assert py["per_technique"]["for loop"]["support"] > 0
+    bad = dict(slice_)
+    first = sorted(bad)[0]
+    bad[first] = bad[first][:-1]  # no longer aligned with the solutions
+    path.write_text(json.dumps(bad))
+    out = CliRunner().invoke(main, ["detect", "--agreement", str(path), "--release", str(release_dir)])
+    assert out.exit_code != 0 and first in out.output and "aligned" in out.output
