@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import tree_sitter as ts
+import tree_sitter_cpp
 import tree_sitter_python
 
 QUERIES_DIR = Path(__file__).resolve().parent / "queries"
@@ -28,6 +29,8 @@ class UnsupportedLanguage(ValueError):
 def _language(name: str):
     if name == "python":
         lang = ts.Language(tree_sitter_python.language())
+    elif name == "cpp":
+        lang = ts.Language(tree_sitter_cpp.language())
     else:
         raise UnsupportedLanguage(f"technique detection for {name!r} is not supported yet")
     query = ts.Query(lang, (QUERIES_DIR / f"{name}.scm").read_text(encoding="utf-8"))
@@ -48,6 +51,43 @@ def guess_language(source: str) -> str:
     return "unknown"
 
 
+def _function_name(fn) -> str | None:
+    """Name of a Python or C/C++ function_definition node."""
+    name = fn.child_by_field_name("name")
+    if name is not None:  # Python
+        return name.text.decode("utf-8", "replace")
+    decl = fn.child_by_field_name("declarator")  # C/C++: walk to the innermost declarator
+    while decl is not None and decl.type not in ("identifier", "field_identifier", "qualified_identifier",
+                                                 "destructor_name", "operator_name"):
+        decl = decl.child_by_field_name("declarator")
+    if decl is None:
+        return None
+    if decl.type == "qualified_identifier":
+        decl = decl.child_by_field_name("name") or decl
+    return decl.text.decode("utf-8", "replace")
+
+
+def _callee(call) -> str | None:
+    """The called name of a call node: f(...), self.f(...) / this->f(...), ns::f(...)."""
+    f = call.child_by_field_name("function")
+    if f is None:
+        return None
+    if f.type == "identifier":
+        return f.text.decode("utf-8", "replace")
+    if f.type == "attribute":  # Python self.f()
+        obj, attr = f.child_by_field_name("object"), f.child_by_field_name("attribute")
+        if obj is not None and obj.text == b"self" and attr is not None:
+            return attr.text.decode("utf-8", "replace")
+    if f.type == "field_expression":  # C++ this->f()
+        arg, field = f.child_by_field_name("argument"), f.child_by_field_name("field")
+        if arg is not None and arg.type == "this" and field is not None:
+            return field.text.decode("utf-8", "replace")
+    if f.type == "qualified_identifier":
+        name = f.child_by_field_name("name")
+        return name.text.decode("utf-8", "replace") if name is not None else None
+    return None
+
+
 def _recursion(root) -> bool:
     """True if the call graph of the functions defined in ``root`` has a cycle."""
     calls: dict[str, set[str]] = {}
@@ -59,21 +99,19 @@ def _recursion(root) -> bool:
             defs.append(node)
         stack.extend(node.children)
     for fn in defs:
-        name = fn.child_by_field_name("name").text.decode("utf-8", "replace")
+        name = _function_name(fn)
+        if name is None:
+            continue
         called = calls.setdefault(name, set())
         body = [fn.child_by_field_name("body")]
         while body:
             node = body.pop()
             if node is None:
                 continue
-            if node.type == "call":
-                f = node.child_by_field_name("function")
-                if f is not None and f.type == "identifier":
-                    called.add(f.text.decode("utf-8", "replace"))
-                elif f is not None and f.type == "attribute":
-                    obj, attr = f.child_by_field_name("object"), f.child_by_field_name("attribute")
-                    if obj is not None and obj.text == b"self" and attr is not None:
-                        called.add(attr.text.decode("utf-8", "replace"))
+            if node.type in ("call", "call_expression"):
+                callee = _callee(node)
+                if callee:
+                    called.add(callee)
             body.extend(node.children)
     # a cycle exists iff some function reaches itself
     for start in calls:
@@ -91,7 +129,7 @@ def _recursion(root) -> bool:
 def detect(source: str, language: str = "python") -> set[str]:
     """Techniques (canonical taxonomy names) used by ``source``.
 
-    ``language`` is "python" (the only grammar in v1); other values raise
+    ``language`` is "python" or "cpp" (C and C++); other values raise
     UnsupportedLanguage.  Code that does not parse cleanly (a reply cut at the
     token limit) is still analysed: tree-sitter recovers around the error.
     """

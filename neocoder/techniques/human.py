@@ -7,13 +7,16 @@ from pathlib import Path
 from ..dataset.release import HUMAN_FILE, DatasetError, load_json
 from .detector import detect, guess_language
 
+SUPPORTED = ("python", "cpp")
+
 
 def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]:
     """H(p) for each problem (NeoCoder Eq. 3), found by the same detector as model code.
 
     Reads ``human_solutions.json`` (problem_id -> list of source strings).  Returns
     ``{problem_id: {"techniques": set[str], "by_language": {"python": n, ...}}}``;
-    solutions in a language the detector does not support are counted, not used.
+    solutions in a language the detector does not support (not Python or C/C++) are
+    counted, not used.
     ``techniques`` is None for a problem with no usable solution (its divergent score
     is then undefined).  Raises DatasetError for a malformed file.
     """
@@ -34,7 +37,8 @@ def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]
                 raise DatasetError(path, pid, f"[{j}]", "expected a string")
             lang = guess_language(src)
             counts[lang] = counts.get(lang, 0) + 1
-            if lang == "python":
-                union |= detect(src)
-        result[pid] = {"techniques": union if counts.get("python") else None, "by_language": counts}
+            if lang in SUPPORTED:
+                union |= detect(src, lang)
+        usable = any(counts.get(lang) for lang in SUPPORTED)
+        result[pid] = {"techniques": union if usable else None, "by_language": counts}
     return result

@@ -31,11 +31,17 @@ ALIASES = {
     "hash map": "hashmap",
 }
 
-DETECTED = (
+_COMMON = (
     "for loop", "while loop", "if statement", "break statement", "continue statement",
-    "pass statement", "match statement", "recursion", "tuple", "set", "dictionary",
-    "sorting", "heap",
+    "match statement", "recursion", "tuple", "set", "dictionary", "hashmap", "sorting",
+    "heap", "queue", "stack", "matrix operation", "binary search",
 )
+DETECTED_BY_LANGUAGE = {
+    "python": _COMMON + ("pass statement", "dynamic programming"),
+    "cpp": _COMMON + ("linked list",),
+}
+# What the main job can check in a (Python) solution.
+DETECTED = DETECTED_BY_LANGUAGE["python"]
 
 
 def canonical(name: str) -> str | None:

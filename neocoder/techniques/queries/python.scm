@@ -47,3 +47,34 @@
   (#any-of? @_f "heappush" "heappop" "heapify" "heappushpop" "heapreplace")) @heap
 (call function: (identifier) @_f (#eq? @_f "PriorityQueue")) @heap
 (call function: (attribute attribute: (identifier) @_f) (#eq? @_f "PriorityQueue")) @heap
+
+; queue: a FIFO from the library (collections.deque, queue.Queue) or a popleft()
+(call function: (identifier) @_f (#any-of? @_f "deque" "Queue" "SimpleQueue")) @queue
+(call function: (attribute attribute: (identifier) @_f) (#any-of? @_f "deque" "Queue" "SimpleQueue" "popleft")) @queue
+
+; stack: LIFO removal, a pop() with no argument
+(call function: (attribute attribute: (identifier) @_f (#eq? @_f "pop")) arguments: (argument_list . ")")) @stack
+
+; hashmap: a mapping used for keyed lookup and update
+(call function: (identifier) @_f (#any-of? @_f "Counter" "defaultdict")) @hashmap
+(call function: (attribute attribute: (identifier) @_f) (#any-of? @_f "Counter" "defaultdict" "get" "setdefault" "items" "values" "keys")) @hashmap
+
+; matrix operation: two-dimensional indexing, a list of lists built, or a transpose
+(subscript value: (subscript)) @matrix_operation
+(list_comprehension body: (list)) @matrix_operation
+(list_comprehension body: (list_comprehension)) @matrix_operation
+(list_comprehension body: (binary_operator left: (list))) @matrix_operation
+(call function: (identifier) @_f (#eq? @_f "zip") arguments: (argument_list (list_splat))) @matrix_operation
+
+; binary search: the bisect module, or a midpoint (lo + hi) // 2 / >> 1 assigned to mid
+(call function: (identifier) @_f (#any-of? @_f "bisect" "bisect_left" "bisect_right" "insort" "insort_left" "insort_right")) @binary_search
+(call function: (attribute object: (identifier) @_m (#eq? @_m "bisect"))) @binary_search
+(assignment left: (identifier) @_v (#match? @_v "^(mid|md|middle|m)$")
+  right: (binary_operator left: (parenthesized_expression (binary_operator operator: "+")) operator: ["//" ">>"])) @binary_search
+
+; dynamic programming: a table named dp / memo, or memoisation by lru_cache / cache
+(subscript value: (identifier) @_v (#match? @_v "^(dp|memo|DP)[0-9_]*$")) @dynamic_programming
+(decorator (identifier) @_d (#any-of? @_d "lru_cache" "cache")) @dynamic_programming
+(decorator (call function: (identifier) @_d (#any-of? @_d "lru_cache" "cache"))) @dynamic_programming
+(decorator (attribute attribute: (identifier) @_d (#any-of? @_d "lru_cache" "cache"))) @dynamic_programming
+(decorator (call function: (attribute attribute: (identifier) @_d (#any-of? @_d "lru_cache" "cache")))) @dynamic_programming
