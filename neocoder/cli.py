@@ -72,7 +72,8 @@ def build_dataset(release: Path, out: Path):
 
 @main.command("eval")
 @click.option("--model", "model_spec", required=True,
-              help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview.")
+              help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview; "
+                   "or 'human' for the human baselines (Eq. 5, 6).")
 @click.option("--states", "states_text", default="0-5", show_default=True, help="States t to evaluate.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -115,6 +116,18 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
         raise click.ClickException("no problem states selected (check --states and --limit)")
     out = out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", model_spec)
     run = RunDir(out)
+    if model_spec == "human":
+        from .metrics import human_baselines
+        from .techniques.human import human_solution_techniques
+        try:
+            metrics = {"model": "human", "states": human_baselines(states, human_solution_techniques(release, keep))}
+        except DatasetError as exc:
+            raise click.ClickException(str(exc)) from exc
+        run.write_json("metrics.json", metrics)
+        click.echo(format_table(metrics))
+        click.echo("human: accepted Codeforces solutions (Python and C/C++), not judged; convergent is Eq. 5, "
+                   "divergent Eq. 6 (techniques no other human solution of the problem uses)")
+        return
     sandbox = make_sandbox(sandbox_kind, concurrency=workers, fresh=fresh, runtime=runtime)
     if sandbox.unavailable:
         raise click.ClickException(sandbox.unavailable)

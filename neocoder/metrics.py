@@ -13,6 +13,12 @@ Notation, per state t: a problem p has samples s (solutions), each with
 - NeoGauge@t (Eq. 4):             mean over samples of convergent(s) * divergent(s).
 - Cumulative NeoGauge:            sum of NeoGauge@t' over states t' <= t.
 
+Human baselines (Appendix A), over a problem's accepted human solutions S(p):
+- Human convergent creativity (Eq. 5): the share of S(p) that uses none of the
+  state's constraint techniques (the solutions are accepted, so correct).
+- Human divergent creativity (Eq. 6): for each s in S(p), the share of T(s) that no
+  other solution of the problem uses, |T(s) - U_{s' != s} T(s')| / |T(s)|, averaged.
+
 All rates are fractions in [0, 1].  Samples whose judging failed in the sandbox
 (an INFRA verdict) or whose model call errored are left out of every rate and
 counted separately, since they say nothing about the model.
@@ -94,4 +100,44 @@ def all_states(samples: list[dict]) -> dict[str, dict]:
         running += m["neogauge"] or 0.0
         m["cumulative_neogauge"] = running
         result[str(t)] = m
+    return result
+
+
+def unique_share(techniques: set[str], others: list[set[str]]) -> float:
+    """Eq. 6 for one human solution: |T(s) minus the union of the others| / |T(s)| (0 if empty)."""
+    if not techniques:
+        return 0.0
+    union = set().union(*others) if others else set()
+    return len(set(techniques) - union) / len(techniques)
+
+
+def human_baselines(states: list[dict], solutions: dict[str, list[set[str]]]) -> dict[str, dict]:
+    """Human rows per state t (Eq. 5 and Eq. 6), shaped like ``all_states``.
+
+    ``states``: problem-state records (``problem_id``, ``state``, ``constraints``);
+    ``solutions``: problem_id -> technique sets of its human solutions.  Rates are
+    means over problems of per-problem means over solutions; ``neogauge`` is the mean
+    of follow(s) * unique_share(s); ``pass@1`` is None (accepted submissions are not
+    judged here); ``n`` counts solutions.  Problems without solutions are skipped.
+    """
+    by_state: dict[int, list[tuple]] = {}
+    for st in states:
+        sols = solutions.get(st["problem_id"]) or []
+        if not sols:
+            continue
+        constraints = set(st["constraints"])
+        follows = [not (t & constraints) for t in sols]
+        div = [unique_share(t, sols[:i] + sols[i + 1:]) for i, t in enumerate(sols)]
+        by_state.setdefault(int(st["state"]), []).append((follows, div))
+    result, running = {}, 0.0
+    for t in sorted(by_state):
+        rows = by_state[t]
+        conv = float(np.mean([np.mean(f) for f, _ in rows]))  # Eq. 5
+        div = float(np.mean([np.mean(d) for _, d in rows]))  # Eq. 6
+        neo = float(np.mean([np.mean(np.array(f, float) * np.array(d)) for f, d in rows]))
+        running += neo
+        result[str(t)] = {"n": sum(len(f) for f, _ in rows), "excluded": 0, "pass@1": None,
+                          "constraint_following": conv, "convergent": conv, "divergent": div,
+                          "neogauge": neo, "n_divergent": sum(len(d) for _, d in rows),
+                          "cumulative_neogauge": running}
     return result

@@ -64,3 +64,15 @@ def test_unknown_model_provider_is_a_clear_error(tmp_path, release_dir):
     result = CliRunner().invoke(main, ["eval", "--model", "nope", "--limit", "1", "--out", str(tmp_path),
                                        "--release", str(release_dir)])
     assert result.exit_code != 0 and "PROVIDER/NAME" in result.output
+
+
+def test_human_baselines_through_eval(tmp_path, release_dir):
+    out = tmp_path / "human"
+    result = CliRunner().invoke(main, ["eval", "--model", "human", "--limit", "2", "--out", str(out),
+                                       "--release", str(release_dir)])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["model"] == "human" and set(metrics["states"]) >= {"0", "1"}
+    m0, m1 = metrics["states"]["0"], metrics["states"]["1"]
+    assert m0["convergent"] == 1.0 and 0.0 <= m1["convergent"] < 1.0
+    assert m0["n"] > 40  # two problems with about 30 solutions each

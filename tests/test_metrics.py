@@ -49,3 +49,20 @@ def test_pass_at_1_averages_over_problems_with_several_samples():
 
 def test_empty_state_has_no_rates():
     assert state_metrics([s("A", 0, True, True, 0, excluded=True)])["pass@1"] is None
+
+
+def test_human_baselines_eq5_eq6_hand_computed():
+    from neocoder.metrics import human_baselines, unique_share
+    sols = {"A": [{"for loop", "if statement"}, {"for loop", "heap"}, {"while loop"}]}
+    states = [{"problem_id": "A", "state": 0, "constraints": []},
+              {"problem_id": "A", "state": 1, "constraints": ["for loop"]}]
+    assert unique_share({"for loop", "heap"}, [{"for loop", "if statement"}, {"while loop"}]) == 0.5
+    m = human_baselines(states, sols)
+    # Eq. 6: shares 1/2 (if), 1/2 (heap), 1/1 (while)
+    assert m["0"]["divergent"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)
+    assert m["0"]["convergent"] == 1.0 and m["0"]["n"] == 3
+    # Eq. 5 at state 1: only the while-loop solution avoids "for loop"
+    assert m["1"]["convergent"] == pytest.approx(1 / 3)
+    assert m["1"]["neogauge"] == pytest.approx(1.0 / 3)
+    assert m["1"]["cumulative_neogauge"] == pytest.approx(m["0"]["neogauge"] + 1.0 / 3)
+    assert m["0"]["pass@1"] is None

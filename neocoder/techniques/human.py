@@ -10,6 +10,33 @@ from .detector import detect, guess_language
 SUPPORTED = ("python", "cpp")
 
 
+def human_solution_techniques(release_dir: Path, problem_ids=None) -> dict[str, list[set[str]]]:
+    """Technique set of every human solution in a supported language, per problem.
+
+    Returns ``{problem_id: [set, ...]}`` (solutions in other languages are left out).
+    Raises DatasetError for a malformed file.
+    """
+    path = Path(release_dir) / HUMAN_FILE
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise DatasetError(path, "-", "-", "expected an object problem_id -> list of solutions")
+    wanted = set(problem_ids) if problem_ids is not None else set(data)
+    result = {}
+    for pid in wanted:
+        solutions = data.get(pid, [])
+        if not isinstance(solutions, list):
+            raise DatasetError(path, pid, "-", "expected a list of solution strings")
+        sets = []
+        for j, src in enumerate(solutions):
+            if not isinstance(src, str):
+                raise DatasetError(path, pid, f"[{j}]", "expected a string")
+            lang = guess_language(src)
+            if lang in SUPPORTED:
+                sets.append(detect(src, lang))
+        result[pid] = sets
+    return result
+
+
 def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]:
     """H(p) for each problem (NeoCoder Eq. 3), found by the same detector as model code.
 
