@@ -165,37 +165,68 @@ def eval_command(model_spec, states_text, limit, out, dataset, release, samples,
 @click.option("--min-support", type=click.IntRange(min=1), default=20, show_default=True,
               help="Techniques in the macro F1 need at least this support.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def detect_command(file, language, labels, release, min_support, as_json):
+@click.option("--detector", type=click.Choice(["treesitter", "llm"]), default="treesitter", show_default=True)
+@click.option("--model", "model_spec", default=None, help="Chat model for --detector llm (PROVIDER/NAME).")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --detector llm.")
+@click.option("--api-key", default=None)
+@click.option("--api", type=click.Choice(["chat", "completion"]), default=None)
+def detect_command(file, language, labels, release, min_support, as_json, detector, model_spec, base_url,
+                   api_key, api):
     """Detect techniques in FILE, or measure agreement with reference labels."""
+    from .models import ModelError, get_model
     from .techniques import UnsupportedLanguage, detect, guess_language
     from .techniques.agreement import agreement
-    if labels is not None:
-        try:
-            result = agreement(labels, release, min_support=min_support)
-        except DatasetError as exc:
-            raise click.ClickException(str(exc)) from exc
-        if as_json:
-            click.echo(json.dumps(result, indent=2))
-            return
-        for lang, r in result.items():
-            click.echo(f"{lang}: {r['solutions']} solutions, micro F1 {r['micro_f1']:.3f}, macro F1 "
-                       f"{r['macro_f1']:.3f} (support >= {min_support}), {r['dropped_labels']} labels outside the taxonomy")
-            click.echo(f"  {'technique':22} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8}")
-            for name, m in sorted(r["per_technique"].items(), key=lambda kv: -kv[1]["support"]):
-                click.echo(f"  {name:22} {m['precision']:9.2f} {m['recall']:7.2f} {m['f1']:6.2f} {m['support']:8d}")
-        return
-    if file is None:
+    from .techniques.llm import DetectionError, LLMDetector
+    if labels is None and file is None:
         raise click.UsageError("give a FILE or --agreement LABELS.json")
-    source = file.read_text(encoding="utf-8", errors="replace")
-    lang = guess_language(source) if language == "auto" else language
+    model = llm = None
+    find = detect
+    if detector == "llm":
+        if not model_spec:
+            raise click.UsageError("--detector llm needs --model")
+        try:
+            model = get_model(model_spec, release_dir=release, base_url=base_url, api_key=api_key, api=api,
+                              max_tokens=200)
+        except ModelError as exc:
+            raise click.ClickException(str(exc)) from exc
+        llm = LLMDetector(model)
+        find = llm.detect
     try:
-        found = sorted(detect(source, lang))
+        if labels is not None:
+            result = agreement(labels, release, min_support=min_support, detector=find)
+            if as_json:
+                click.echo(json.dumps(result, indent=2))
+            else:
+                click.echo(_agreement_table(result, min_support))
+        else:
+            source = file.read_text(encoding="utf-8", errors="replace")
+            lang = guess_language(source) if language == "auto" else language
+            found = sorted(find(source, lang))
+            if as_json:
+                click.echo(json.dumps({"file": str(file), "language": lang, "techniques": found}))
+            else:
+                click.echo(f"{file} ({lang}): {', '.join(found) if found else 'no techniques'}")
     except UnsupportedLanguage as exc:
         raise click.ClickException(f"{file}: {exc}") from exc
-    if as_json:
-        click.echo(json.dumps({"file": str(file), "language": lang, "techniques": found}))
-    else:
-        click.echo(f"{file} ({lang}): {', '.join(found) if found else 'no techniques'}")
+    except (DatasetError, DetectionError, ModelError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        if model is not None:
+            model.close()
+        if llm is not None and llm.dropped:
+            click.echo(f"{llm.dropped} labels outside the taxonomy were dropped", err=True)
+
+
+def _agreement_table(result: dict, min_support: int) -> str:
+    lines = []
+    for lang, r in result.items():
+        lines.append(f"{lang}: {r['solutions']} solutions, micro F1 {r['micro_f1']:.3f}, macro F1 "
+                     f"{r['macro_f1']:.3f} (support >= {min_support}), {r['dropped_labels']} labels outside "
+                     "the taxonomy")
+        lines.append(f"  {'technique':22} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8}")
+        for name, m in sorted(r["per_technique"].items(), key=lambda kv: -kv[1]["support"]):
+            lines.append(f"  {name:22} {m['precision']:9.2f} {m['recall']:7.2f} {m['f1']:6.2f} {m['support']:8d}")
+    return "\n".join(lines)
 
 
 @main.group()

@@ -60,6 +60,7 @@ POLL_SECONDS = 0.005
 CGROUP_CPU = ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage")
 CGROUP_CPU_V2 = "/sys/fs/cgroup/cpu.stat"
 CGROUP_OOM = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events")
+CGROUP_AT_LIMIT = ("/sys/fs/cgroup/memory/memory.failcnt", "/sys/fs/cgroup/memory.events")
 SCRATCH_ROOTS = ("/tmp", "/dev/shm")
 
 
@@ -133,6 +134,7 @@ class Cgroup:
         self.cpu_path = _first_readable(CGROUP_CPU) if enabled else None
         self.cpu_v2 = None if self.cpu_path or not enabled else _first_readable((CGROUP_CPU_V2,))
         self.oom_path = _first_readable(CGROUP_OOM) if enabled else None
+        self.limit_path = _first_readable(CGROUP_AT_LIMIT) if enabled else None
 
     def cpu_seconds(self):
         try:
@@ -149,17 +151,32 @@ class Cgroup:
         return None
 
     def oom_kills(self):
-        if not self.oom_path:
-            return None
-        try:
-            with open(self.oom_path) as f:
-                for line in f:
-                    key, _, value = line.partition(" ")
-                    if key == "oom_kill":
-                        return int(value)
-        except (OSError, ValueError):
-            pass
+        """OOM kills in the container so far (None where unreadable)."""
+        return _counter(self.oom_path, "oom_kill")
+
+    def at_limit(self):
+        """Times memory use hit the limit so far (v1 memory.failcnt, v2 "max" events)."""
+        if self.limit_path and self.limit_path.endswith("failcnt"):
+            try:
+                with open(self.limit_path) as f:
+                    return int(f.read())
+            except (OSError, ValueError):
+                return None
+        return _counter(self.limit_path, "max")
+
+
+def _counter(path, key):
+    if not path:
         return None
+    try:
+        with open(path) as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _self_cpu():
@@ -295,7 +312,7 @@ def run_test(job, index, entry, scratch, cgroup):
         except OSError:
             pass
 
-    cpu0, self0, oom0 = cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills()
+    cpu0, self0, oom0, limit0 = cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills(), cgroup.at_limit()
     start = time.monotonic()
     with open(stdin_path, "rb") as fin:
         for attempt in range(50):  # a fork bomb of the previous test may still hold pids
@@ -361,7 +378,7 @@ def run_test(job, index, entry, scratch, cgroup):
     proc.stderr.close()
     proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
     wall = time.monotonic() - start
-    oom1 = cgroup.oom_kills()
+    oom1, limit1 = cgroup.oom_kills(), cgroup.at_limit()
     if cpu_used == 0.0 or (cgroup.cpu_path is None and cgroup.cpu_v2 is None):
         cpu_used = usage.ru_utime + usage.ru_stime  # no cgroup: the main process only
 
@@ -374,14 +391,19 @@ def run_test(job, index, entry, scratch, cgroup):
     stdout = bytes(bufs[out_fd][:out_cap])
     stderr = bytes(bufs[err_fd])
 
+    failed = verdict is not None or sig is not None or exit_code != 0
     if verdict == "ole":
         status_name = "ole"
-    elif verdict == "tle" or sig == signal.SIGXCPU or cpu_used >= cpu_limit:
-        status_name = "tle"
     elif oom0 is not None and oom1 is not None and oom1 > oom0:
         status_name = "mle"
     elif exception == "MemoryError":
         status_name = "mle"
+    elif failed and limit0 is not None and limit1 is not None and limit1 > limit0:
+        # it ran into the memory limit and then failed (often TLE while the kernel
+        # reclaims at the limit): memory is what it exceeded
+        status_name = "mle"
+    elif verdict == "tle" or sig == signal.SIGXCPU or cpu_used >= cpu_limit:
+        status_name = "tle"
     elif sig is not None or exit_code != 0:
         status_name = "re"
     else:

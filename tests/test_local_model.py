@@ -55,3 +55,19 @@ def test_eval_through_the_local_server(tmp_path, release_dir, sandbox):
         assert s["tokens"]["completion"] > 0
         assert s["code"].startswith("import sys") and "def solve():" in s["code"]
         assert len(s["verdicts"]) >= 1 and all(v["verdict"] != "INFRA" for v in s["verdicts"])
+
+
+def test_llm_detector_through_the_local_model(tmp_path):
+    """--detector llm end to end on the real server; a 270M base model's answer is
+    poor, but it must come back as taxonomy names or as a clear error, never a guess."""
+    from neocoder.techniques import TAXONOMY
+    prog = tmp_path / "a.py"
+    prog.write_text("for i in range(3):\n    print(i)\n")
+    out = CliRunner().invoke(main, ["detect", str(prog), "--detector", "llm", "--model", "local/gemma-3-270m",
+                                    "--api", "chat", "--json"])
+    if out.exit_code == 0:
+        line = next(li for li in out.output.splitlines() if li.startswith("{"))
+        found = json.loads(line)["techniques"]
+        assert set(found) <= set(TAXONOMY)
+    else:
+        assert "no usable technique list after 3 replies" in out.output

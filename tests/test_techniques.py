@@ -154,3 +154,11 @@ def test_agreement_with_real_labels_on_a_slice(tmp_path, release_dir):
     path.write_text(json.dumps(bad))
     out = CliRunner().invoke(main, ["detect", "--agreement", str(path), "--release", str(release_dir)])
     assert out.exit_code != 0 and first in out.output and "aligned" in out.output
+
+
+def test_llm_reply_parsing_maps_aliases_drops_unknown_and_never_defaults():
+    from neocoder.techniques.llm import parse_labels
+    found, dropped = parse_labels("Here you go:\n- For Loop\n* breadth first search\n1. sorting.\n- vector\n")
+    assert found == {"for loop", "width first search", "sorting"} and dropped == ["vector"]
+    assert parse_labels("- none") == (set(), [])
+    assert parse_labels("It uses a loop, I think.") == (None, [])  # unparseable: retried, never 'for loop'

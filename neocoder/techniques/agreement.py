@@ -21,7 +21,7 @@ def _f1(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def agreement(labels_path: Path, release_dir: Path, min_support: int = 1) -> dict:
+def agreement(labels_path: Path, release_dir: Path, min_support: int = 1, detector=detect) -> dict:
     """Compare the detector with ``labels_path`` (problem_id -> label lists aligned with
     the release's ``human_solutions.json``).
 
@@ -45,7 +45,7 @@ def agreement(labels_path: Path, release_dir: Path, min_support: int = 1) -> dic
         for j, (src, raw) in enumerate(zip(sols, per_solution)):
             lang = guess_language(src)
             try:
-                found = detect(src, lang)
+                found = detector(src, lang)
             except UnsupportedLanguage:
                 continue
             ref = set()
