@@ -60,7 +60,9 @@ POLL_SECONDS = 0.005
 CGROUP_CPU = ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage")
 CGROUP_CPU_V2 = "/sys/fs/cgroup/cpu.stat"
 CGROUP_OOM = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events")
-CGROUP_AT_LIMIT = ("/sys/fs/cgroup/memory/memory.failcnt", "/sys/fs/cgroup/memory.events")
+CGROUP_MEM_USAGE = ("/sys/fs/cgroup/memory/memory.usage_in_bytes", "/sys/fs/cgroup/memory.current")
+CGROUP_MEM_LIMIT = ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory.max")
+NEAR_LIMIT_BYTES = 8 << 20  # a failing test this close to the memory limit is MLE
 SCRATCH_ROOTS = ("/tmp", "/dev/shm")
 
 
@@ -134,7 +136,8 @@ class Cgroup:
         self.cpu_path = _first_readable(CGROUP_CPU) if enabled else None
         self.cpu_v2 = None if self.cpu_path or not enabled else _first_readable((CGROUP_CPU_V2,))
         self.oom_path = _first_readable(CGROUP_OOM) if enabled else None
-        self.limit_path = _first_readable(CGROUP_AT_LIMIT) if enabled else None
+        self.usage_path = _first_readable(CGROUP_MEM_USAGE) if enabled else None
+        self.memory_limit = _read_int(_first_readable(CGROUP_MEM_LIMIT)) if enabled else None
 
     def cpu_seconds(self):
         try:
@@ -154,15 +157,19 @@ class Cgroup:
         """OOM kills in the container so far (None where unreadable)."""
         return _counter(self.oom_path, "oom_kill")
 
-    def at_limit(self):
-        """Times memory use hit the limit so far (v1 memory.failcnt, v2 "max" events)."""
-        if self.limit_path and self.limit_path.endswith("failcnt"):
-            try:
-                with open(self.limit_path) as f:
-                    return int(f.read())
-            except (OSError, ValueError):
-                return None
-        return _counter(self.limit_path, "max")
+    def memory_usage(self):
+        """Bytes the container's memory cgroup charges now (None where unreadable)."""
+        return _read_int(self.usage_path)
+
+
+def _read_int(path):
+    if not path:
+        return None
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def _counter(path, key):
@@ -312,7 +319,8 @@ def run_test(job, index, entry, scratch, cgroup):
         except OSError:
             pass
 
-    cpu0, self0, oom0, limit0 = cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills(), cgroup.at_limit()
+    cpu0, self0, oom0 = cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills()
+    peak_memory = 0
     start = time.monotonic()
     with open(stdin_path, "rb") as fin:
         for attempt in range(50):  # a fork bomb of the previous test may still hold pids
@@ -363,6 +371,7 @@ def run_test(job, index, entry, scratch, cgroup):
                 status, usage = st, ru
                 kill_my_uid(reap=False)  # whatever the program left running dies with it
         now = time.monotonic()
+        peak_memory = max(peak_memory, cgroup.memory_usage() or 0)
         cpu = cgroup.cpu_seconds()
         if cpu is not None and cpu0 is not None:
             cpu_used = max(0.0, (cpu - cpu0) - (_self_cpu() - self0))
@@ -378,7 +387,9 @@ def run_test(job, index, entry, scratch, cgroup):
     proc.stderr.close()
     proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
     wall = time.monotonic() - start
-    oom1, limit1 = cgroup.oom_kills(), cgroup.at_limit()
+    oom1 = cgroup.oom_kills()
+    near_limit = (cgroup.memory_limit is not None and cgroup.memory_limit < (1 << 50)
+                  and peak_memory >= cgroup.memory_limit - NEAR_LIMIT_BYTES)
     if cpu_used == 0.0 or (cgroup.cpu_path is None and cgroup.cpu_v2 is None):
         cpu_used = usage.ru_utime + usage.ru_stime  # no cgroup: the main process only
 
@@ -398,9 +409,9 @@ def run_test(job, index, entry, scratch, cgroup):
         status_name = "mle"
     elif exception == "MemoryError":
         status_name = "mle"
-    elif failed and limit0 is not None and limit1 is not None and limit1 > limit0:
+    elif failed and near_limit:
         # it ran into the memory limit and then failed (often TLE while the kernel
-        # reclaims at the limit): memory is what it exceeded
+        # reclaims at the limit, before the OOM killer acts): memory is what it exceeded
         status_name = "mle"
     elif verdict == "tle" or sig == signal.SIGXCPU or cpu_used >= cpu_limit:
         status_name = "tle"
@@ -416,6 +427,7 @@ def run_test(job, index, entry, scratch, cgroup):
         "cpu_seconds": round(cpu_used, 4),
         "wall_seconds": round(wall, 4),
         "max_rss_kb": usage.ru_maxrss,
+        "peak_cgroup_kb": peak_memory // 1024 or None,
         "stdout_b64": base64.b64encode(stdout).decode("ascii"),
         "stderr_tail": stderr[-STDERR_TAIL_BYTES:].decode("utf-8", "replace"),
     }

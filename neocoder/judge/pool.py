@@ -288,6 +288,6 @@ def interpret(header: dict | None, rows: dict, tests: list[dict]) -> SubmissionR
             detail = row.get("exception") or row.get("signal") or f"exit code {row.get('exit_code')}"
         verdicts.append(TestVerdict(
             verdict, cpu_seconds=row["cpu_seconds"], wall_seconds=row["wall_seconds"],
-            max_rss_kb=row["max_rss_kb"], detail=detail,
+            max_rss_kb=row["max_rss_kb"], peak_cgroup_kb=row.get("peak_cgroup_kb"), detail=detail,
             stdout_head=stdout[:200].decode("utf-8", "replace")))
     return SubmissionResult(tests=verdicts, entry=header.get("entry"))

@@ -21,8 +21,10 @@ def tokens_equal(actual: bytes, expected: str) -> bool:
 class TestVerdict:
     """The judge's finding on one test.
 
-    Times are seconds (CPU: user + system of the test process), ``max_rss_kb`` is
-    peak resident memory in KiB; ``detail`` names the exception, signal or sandbox
+    Times are seconds (CPU: user + system of the whole process tree where the backend
+    has a cgroup, else of the test process), ``max_rss_kb`` is the test process's
+    peak resident memory in KiB, ``peak_cgroup_kb`` the container's peak memory
+    charge sampled every 5 ms (Docker backend; includes the runner and tmpfs files); ``detail`` names the exception, signal or sandbox
     failure; ``stdout_head`` is the first 200 characters of output, for reading.
     """
 
@@ -30,6 +32,7 @@ class TestVerdict:
     cpu_seconds: float | None = None
     wall_seconds: float | None = None
     max_rss_kb: int | None = None
+    peak_cgroup_kb: int | None = None
     detail: str | None = None
     stdout_head: str = ""
 
