@@ -17,6 +17,7 @@ from .verdicts import AC
 CANARY = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"
 CANARY_TEST = {"input": "2 3\n", "output": "5\n"}
 LIMITS = Limits(cpu_seconds=1.0, wall_seconds=4.0, memory_mb=256)
+MEMORY_ATTACK_LIMITS = Limits(cpu_seconds=5.0, wall_seconds=10.0, memory_mb=256)
 
 # A program that finds anything an earlier submission could have left behind.
 LEFTOVERS = r'''
@@ -69,12 +70,17 @@ CASES = [
     Case("8 busy processes",
          "import os\ndef solve():\n    for _ in range(7):\n        if os.fork() == 0:\n            break\n    while True:\n        pass\n",
          {"TLE"}),
+    # Memory attacks get a 5 s CPU limit: which limit a program hits first is a race,
+    # and page faulting can be slow on a cold or busy machine (seen in CI: 1 s of CPU
+    # before reaching 300 MiB); with time to spare, memory must be what stops them.
     Case("memory bomb",
-         "def solve():\n    x = []\n    while True:\n        x.append(bytearray(1 << 20))\n", {"MLE"}),
-    Case("one huge allocation", "def solve():\n    x = bytearray(1 << 34)\n    print(len(x))\n", {"MLE"}),
+         "def solve():\n    x = []\n    while True:\n        x.append(bytearray(1 << 20))\n", {"MLE"},
+         limits=MEMORY_ATTACK_LIMITS),
+    Case("one huge allocation", "def solve():\n    x = bytearray(1 << 34)\n    print(len(x))\n", {"MLE"},
+         limits=MEMORY_ATTACK_LIMITS),
     Case("infinite recursion, raised limit",
          "import sys\nsys.setrecursionlimit(10**9)\ndef f(n):\n    return f(n + 1) + 1\ndef solve():\n    f(0)\n",
-         {"RE", "MLE"}, limits=Limits(cpu_seconds=5.0, wall_seconds=10.0, memory_mb=256),
+         {"RE", "MLE"}, limits=MEMORY_ATTACK_LIMITS,
          needs=frozenset({"memory cgroup"})),
     Case("fork bomb", "import os\ndef solve():\n    while True:\n        os.fork()\n", {"RE", "TLE"}),
     Case("thread bomb",
