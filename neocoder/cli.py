@@ -281,7 +281,7 @@ def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json, sandbox_ki
     with make_sandbox(sandbox_kind, concurrency=1, fresh=fresh, runtime=runtime) as box:
         if box.unavailable:
             raise click.ClickException(box.unavailable)
-        limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=10 * cpu_seconds + 5, memory_mb=memory_mb)
+        limits = Limits.for_cpu(cpu_seconds, memory_mb)
         result = box.run(program.read_text(encoding="utf-8", errors="replace"), tests, limits)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))

@@ -133,6 +133,7 @@ class Cgroup:
     """The container's own cgroup counters, read-only (None where unavailable)."""
 
     def __init__(self, enabled=True):
+        self.enabled = enabled  # False in the process backend: no cgroup of our own
         self.cpu_path = _first_readable(CGROUP_CPU) if enabled else None
         self.cpu_v2 = None if self.cpu_path or not enabled else _first_readable((CGROUP_CPU_V2,))
         self.oom_path = _first_readable(CGROUP_OOM) if enabled else None
@@ -301,7 +302,7 @@ def run_test(job, index, entry, scratch, cgroup):
     out_cap, err_cap = int(job["stdout_bytes"]), int(job["stderr_bytes"])
     backstop = max(1, int(cpu_limit + 1.999))
     stack = int(job.get("stack_bytes", 256 << 20))
-    process_mode = PROCESS_MODE["on"]
+    process_mode = not cgroup.enabled
 
     def limits():
         resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
@@ -340,12 +341,12 @@ def run_test(job, index, entry, scratch, cgroup):
             return {"status": "infra", "detail": "could not start the test process"}
 
     sel = selectors.DefaultSelector()
-    bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
-    caps = {proc.stdout.fileno(): out_cap, proc.stderr.fileno(): err_cap}
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    for stream in (proc.stdout, proc.stderr):
-        os.set_blocking(stream.fileno(), False)
-        sel.register(stream.fileno(), selectors.EVENT_READ)
+    bufs = {out_fd: bytearray(), err_fd: bytearray()}
+    caps = {out_fd: out_cap, err_fd: err_cap}
+    for fd in (out_fd, err_fd):
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
     status = usage = None
     verdict = None  # "tle" / "ole" decided while running
     cpu_used = 0.0
@@ -455,9 +456,6 @@ def run_job(job, scratch, cgroup):
         emit(result)
 
 
-PROCESS_MODE = {"on": False}
-
-
 def _enter_process_sandbox(tmpfs_mb):
     """Process backend (no Docker): we are PID 1 of fresh user, PID, mount and
     network namespaces (``unshare``).  Mount private tmpfs on /tmp and /dev/shm, then
@@ -494,7 +492,6 @@ def _set_non_dumpable():
 
 def serve(process=False, tmpfs_mb=64):
     if process:
-        PROCESS_MODE["on"] = True
         _enter_process_sandbox(tmpfs_mb)
     _set_non_dumpable()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)

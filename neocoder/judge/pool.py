@@ -47,10 +47,15 @@ class Limits:
     tmpfs_mb: int = 64
 
     @classmethod
+    def for_cpu(cls, cpu_seconds: float, memory_mb: int = 256) -> "Limits":
+        """Limits for a CPU time (s) and memory (MiB); the wall backstop is 10x + 5 s."""
+        return cls(cpu_seconds=cpu_seconds, wall_seconds=10 * cpu_seconds + 5, memory_mb=memory_mb)
+
+    @classmethod
     def for_state(cls, state: dict, cpu_scale: float = 1.0) -> "Limits":
         """Limits from a problem-state record's ``time_limit_s`` and ``memory_limit_mb``."""
-        cpu = float(state.get("time_limit_s", 2.0)) * cpu_scale
-        return cls(cpu_seconds=cpu, wall_seconds=10 * cpu + 5, memory_mb=int(state.get("memory_limit_mb", 256)))
+        return cls.for_cpu(float(state.get("time_limit_s", 2.0)) * cpu_scale,
+                           int(state.get("memory_limit_mb", 256)))
 
     def worker_key(self) -> tuple:
         """Limits fixed when a worker starts; the others travel with each job."""
