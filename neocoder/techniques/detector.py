@@ -18,6 +18,8 @@ import tree_sitter as ts
 import tree_sitter_cpp
 import tree_sitter_python
 
+from . import semantic
+
 QUERIES_DIR = Path(__file__).resolve().parent / "queries"
 
 
@@ -88,42 +90,67 @@ def _callee(call) -> str | None:
     return None
 
 
-def _recursion(root) -> bool:
-    """True if the call graph of the functions defined in ``root`` has a cycle."""
+def recursive_functions(root) -> dict[str, list]:
+    """Functions defined in ``root`` that lie on a cycle of the call graph (f calls f,
+    or f -> g -> f): ``{name: [definition nodes]}``."""
     calls: dict[str, set[str]] = {}
-    stack = [root]
-    defs = []
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            defs.append(node)
-        stack.extend(node.children)
-    for fn in defs:
-        name = _function_name(fn)
+    defs: dict[str, list] = {}
+    for node in semantic.walk(root):
+        if node.type != "function_definition":
+            continue
+        name = _function_name(node)
         if name is None:
             continue
+        defs.setdefault(name, []).append(node)
         called = calls.setdefault(name, set())
-        body = [fn.child_by_field_name("body")]
-        while body:
-            node = body.pop()
-            if node is None:
-                continue
-            if node.type in ("call", "call_expression"):
-                callee = _callee(node)
-                if callee:
-                    called.add(callee)
-            body.extend(node.children)
-    # a cycle exists iff some function reaches itself
-    for start in calls:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            called.update(c for c in (_callee(n) for n in semantic.calls(body)) if c)
+    recursive = {}
+    for start in calls:  # start is recursive iff it reaches itself
         seen, todo = set(), list(calls[start] & calls.keys())
         while todo:
             f = todo.pop()
             if f == start:
-                return True
+                recursive[start] = defs[start]
+                break
             if f not in seen:
                 seen.add(f)
                 todo.extend(calls.get(f, set()) & calls.keys())
-    return False
+    return recursive
+
+
+def _semantic(root, language: str, found: set[str]) -> set[str]:
+    """The heuristic techniques of ``semantic.py`` (definitions in docs/techniques.md)."""
+    recursive = recursive_functions(root)
+    out = set()
+    if recursive:
+        out.add("recursion")
+    rules = {
+        "two pointers": lambda: semantic.two_pointers(root),
+        "sliding window": lambda: semantic.sliding_window(root),
+        "Kadanes algorithm": lambda: semantic.kadane(root),
+        "back tracking": lambda: semantic.back_tracking(root, recursive),
+        "dived & conquer": lambda: semantic.divide_and_conquer(root, recursive),
+        "depth first search": lambda: semantic.depth_first_search(root, recursive),
+        "width first search": lambda: semantic.width_first_search(root),
+        "topological sort": lambda: semantic.topological_sort(root),
+        "minimax": lambda: semantic.minimax(root, recursive),
+        "greedy algorithm": lambda: semantic.greedy(root),
+        "tree": lambda: semantic.tree(root),
+        "misc": lambda: semantic.misc(root, language),
+        "linked list": lambda: semantic.linked_list(root),
+        "binary search": lambda: semantic.binary_search(root, recursive),
+        "graph": lambda: semantic.graph(root),
+    }
+    if language == "cpp":
+        rules["hashmap"] = lambda: semantic.cpp_hashmap(root)
+    out |= {name for name, rule in rules.items() if rule()}
+    if semantic.dynamic_programming(root):
+        out.add("dynamic programming")
+    if out & {"depth first search", "width first search"}:
+        out.add("graph traversal")
+    return out
 
 
 def detect(source: str, language: str = "python") -> set[str]:
@@ -137,6 +164,5 @@ def detect(source: str, language: str = "python") -> set[str]:
     tree = parser.parse(source.encode("utf-8", "replace"))
     found = {name.replace("_", " ") for name in ts.QueryCursor(query).captures(tree.root_node)
              if not name.startswith("_")}
-    if _recursion(tree.root_node):
-        found.add("recursion")
-    return found
+    with semantic.TreeIndex(tree.root_node):
+        return found | _semantic(tree.root_node, language, found)

@@ -23,7 +23,7 @@
 
 ((type_identifier) @_t (#any-of? @_t "set" "unordered_set" "multiset" "unordered_multiset" "bitset")) @set
 
-((type_identifier) @_t (#any-of? @_t "map" "multimap")) @dictionary
+((type_identifier) @_t (#any-of? @_t "map" "multimap" "unordered_map" "unordered_multimap")) @dictionary
 ((type_identifier) @_t (#any-of? @_t "unordered_map" "unordered_multimap")) @hashmap
 
 ((type_identifier) @_t (#eq? @_t "priority_queue")) @heap

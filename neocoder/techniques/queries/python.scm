@@ -61,16 +61,14 @@
 
 ; matrix operation: two-dimensional indexing, a list of lists built, or a transpose
 (subscript value: (subscript)) @matrix_operation
-(list_comprehension body: (list)) @matrix_operation
+(list_comprehension body: (list) @_row (#not-eq? @_row "[]")) @matrix_operation
 (list_comprehension body: (list_comprehension)) @matrix_operation
 (list_comprehension body: (binary_operator left: (list))) @matrix_operation
 (call function: (identifier) @_f (#eq? @_f "zip") arguments: (argument_list (list_splat))) @matrix_operation
 
-; binary search: the bisect module, or a midpoint (lo + hi) // 2 / >> 1 assigned to mid
+; binary search: the bisect module (a halved interval is found in semantic.py)
 (call function: (identifier) @_f (#any-of? @_f "bisect" "bisect_left" "bisect_right" "insort" "insort_left" "insort_right")) @binary_search
 (call function: (attribute object: (identifier) @_m (#eq? @_m "bisect"))) @binary_search
-(assignment left: (identifier) @_v (#match? @_v "^(mid|md|middle|m)$")
-  right: (binary_operator left: (parenthesized_expression (binary_operator operator: "+")) operator: ["//" ">>"])) @binary_search
 
 ; dynamic programming: a table named dp / memo, or memoisation by lru_cache / cache
 (subscript value: (identifier) @_v (#match? @_v "^(dp|memo|DP)[0-9_]*$")) @dynamic_programming
