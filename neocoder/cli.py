@@ -56,18 +56,91 @@ def main():
 @_release_option("--from-release")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("data/codeforces/neocoder_states.jsonl"), show_default=True)
-def build_dataset(release: Path, out: Path):
-    """Write one canonical JSONL record per (problem, state t) from the release."""
+@click.option("--oracle/--no-oracle", default=True, show_default=True,
+              help="Validate the examples with the accepted human Python solutions in the sandbox and "
+                   "add extended tests (neocoder/oracle.py); --no-oracle only converts the release.")
+@click.option("--extended", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Mutated candidate inputs per problem (kept only where the humans agree).")
+@click.option("--label-humans", type=click.IntRange(min=5), default=10, show_default=True,
+              help="Human solutions that label each extended test (all must agree).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the input mutations.")
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@_sandbox_options
+def build_dataset(release: Path, out: Path, oracle: bool, extended: int, label_humans: int, limit, seed: int,
+                  workers: int, quiet: bool, sandbox_kind, fresh, runtime):
+    """Write one canonical JSONL record per (problem, state t) from the release.
+
+    With the oracle (default), every example test is run by the problem's accepted human
+    Python solutions and checked with the problem's checker; tests most humans fail are
+    fixed or dropped, and extended tests are added.  Human runs are cached in
+    OUT.oracle-cache.jsonl, so an interrupted build resumes; the report goes to
+    OUT.oracle.json.
+    """
     try:
         records, report = build_from_release(release)
     except DatasetError as exc:
         raise click.ClickException(str(exc)) from exc
+    if limit:
+        keep = set(list(dict.fromkeys(r["problem_id"] for r in records))[:limit])
+        records = [r for r in records if r["problem_id"] in keep]
+    if oracle:
+        from .judge import make_sandbox
+        from .oracle import build_oracle
+        from .techniques.human import solutions_by_language
+
+        sandbox = make_sandbox(sandbox_kind, concurrency=workers, fresh=fresh, runtime=runtime)
+        if sandbox.unavailable:
+            raise click.ClickException(sandbox.unavailable + " (or use --no-oracle)")
+        pids = list(dict.fromkeys(r["problem_id"] for r in records))
+        try:
+            humans = {pid: [src for lang, src in sols if lang == "python"]
+                      for pid, sols in solutions_by_language(release, pids).items()}
+        except DatasetError as exc:
+            raise click.ClickException(str(exc)) from exc
+        out.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        try:
+            records, oracle_report = build_oracle(
+                records, humans, sandbox, Path(str(out) + ".oracle-cache.jsonl"), extended=extended,
+                label_humans=label_humans, seed=seed, workers=workers, progress=not quiet)
+        finally:
+            sandbox.close()
+        Path(str(out) + ".oracle.json").write_text(json.dumps(oracle_report, indent=1), encoding="utf-8")
+        click.echo(oracle_summary(oracle_report, time.monotonic() - started))
     write_states(records, out)
-    click.echo(f"wrote {len(records)} problem states of {report.problems} problems to {out}")
-    click.echo("problems per state t: " + ", ".join(f"t={t}: {n}" for t, n in sorted(report.states_per_t.items())))
-    click.echo("tests taken from: " + ", ".join(f"{k}: {v} states" for k, v in sorted(report.tests_from.items())))
+    click.echo(f"wrote {len(records)} problem states of {len({r['problem_id'] for r in records})} problems to {out}")
+    click.echo("problems per state t: " + ", ".join(
+        f"t={t}: {sum(1 for r in records if r['state'] == t)}" for t in sorted({r["state"] for r in records})))
+    sources: dict[str, int] = {}
+    for r in records:
+        sources[r["tests_source"]] = sources.get(r["tests_source"], 0) + 1
+    click.echo("tests taken from: " + ", ".join(f"{k}: {v} states" for k, v in sorted(sources.items())))
     for skip in report.skips:
         click.echo(f"skipped {skip}", err=True)
+
+
+def oracle_summary(report: dict, seconds: float) -> str:
+    """Plain-text summary of a build_oracle report."""
+    probs = report["problems"].values()
+    kinds: dict[str, int] = {}
+    for p in probs:
+        c = p["checker"]
+        name = c["kind"] + (" (any case)" if c["ignore_case"] else "")
+        kinds[name] = kinds.get(name, 0) + 1
+    fixed = sum(1 for p in probs for e in p.get("log", []) if e["action"] == "fixed")
+    dropped = sum(1 for p in probs for e in p.get("log", []) if e["action"] == "dropped")
+    ten = sum(1 for p in probs if p.get("extended", 0) >= 10)
+    lines = [f"human oracle: {len(report['problems'])} problems in {seconds:.0f}s, "
+             f"{report['cache_hits']} cached human runs reused",
+             "checkers: " + ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())),
+             f"example tests fixed: {fixed}, dropped: {dropped}; problems below 90% of humans: "
+             f"{len(report['below_90'])}",
+             f"extended tests: {sum(p.get('extended', 0) for p in probs)} in all; "
+             f"{ten} problems with at least 10"]
+    lines += [f"  below 90%: {b['problem_id']} ({b['share']:.0%}): {b['reason']}" for b in report["below_90"]]
+    return "\n".join(lines)
 
 
 @main.command("eval")

@@ -51,19 +51,26 @@ def solve_one(state: dict, sample: int, model: Model, sandbox: PooledSandbox,
         record.update(error=str(exc), excluded=True)
         return record
     code = program_from_reply(reply)
-    result: SubmissionResult = sandbox.run(code, state["tests"], Limits.for_state(state, cpu_scale))
+    examples, extended = state["tests"], state.get("extended_tests") or []
+    result: SubmissionResult = sandbox.run(code, examples + extended, Limits.for_state(state, cpu_scale),
+                                           checker=state.get("checker"))
+    ext_verdicts = result.tests[len(examples):]
+    result.tests = result.tests[:len(examples)]
     techniques = detect(code)
     violated, unchecked = judge_constraints(state["constraints"], techniques)
     record.update(
         reply=reply.text, code=code, code_sha256=hashlib.sha256(code.encode()).hexdigest(),
         entry=result.entry, compile_error=result.compile_error,
         verdicts=[t.to_dict() for t in result.tests],
-        correct=result.accepted, techniques=sorted(techniques),
+        correct=result.accepted,
+        correct_extended=all(v.verdict == "AC" for v in ext_verdicts) if extended else None,
+        extended_verdicts=[v.verdict for v in ext_verdicts] if extended else None,
+        techniques=sorted(techniques),
         violated_constraints=violated, unchecked_constraints=unchecked, follows=not violated,
         human_techniques=sorted(human) if human is not None else None,
         new_techniques=sorted(techniques - human) if human is not None else None,
         divergent=divergent_ratio(techniques, human) if human is not None else None,
-        excluded=result.infra_failure,
+        excluded=result.infra_failure or any(v.verdict == "INFRA" for v in ext_verdicts),
         tokens={"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
         timings={"model_s": round(reply.seconds, 4), "judge_s": round(result.seconds, 4),
                  "total_s": round(time.monotonic() - t0, 4)},
@@ -107,6 +114,8 @@ def format_table(metrics: dict) -> str:
     cols = [("state", None), ("n", "n"), ("pass@1", "pass@1"), ("follow", "constraint_following"),
             ("convergent", "convergent"), ("divergent", "divergent"), ("NeoGauge", "neogauge"),
             ("cum.NeoGauge", "cumulative_neogauge")]
+    if any(m.get("n_extended") for m in metrics["states"].values()):
+        cols.insert(3, ("pass@1+ext", "pass@1_plus"))
     lines = [f"model: {metrics['model']}", "  ".join(f"{c:>12}" for c, _ in cols)]
     for t, m in metrics["states"].items():
         cells = [f"{t:>12}", f"{m['n']:>12}"]

@@ -58,8 +58,11 @@ def state_metrics(samples: list[dict]) -> dict:
     (bool), ``divergent`` (float in [0, 1], or None when the problem has no human
     technique set) and ``excluded`` (bool: INFRA or model error).  Returns
     ``{"n", "excluded", "pass@1", "constraint_following", "convergent", "divergent",
-    "neogauge", "n_divergent"}``; pass@1 is averaged over problems (Chen et al. Eq. 1
-    with k = 1), the other rates over samples; divergent and NeoGauge over the
+    "neogauge", "n_divergent", "n_extended", "pass@1_examples_tiered", "pass@1_plus"}``;
+    pass@1 is averaged over problems (Chen et al. Eq. 1 with k = 1), the other rates over
+    samples; the two tiered pass@1 cover the ``n_extended`` samples whose state has
+    extended tests (``correct_extended`` not None): on the examples alone, and on the
+    examples plus the extended tests; divergent and NeoGauge over the
     ``n_divergent`` samples whose problem has a human technique set.  Rates are None
     when there is nothing to average.
     """
@@ -73,6 +76,20 @@ def state_metrics(samples: list[dict]) -> dict:
     for s in kept:
         by_problem.setdefault(s["problem_id"], []).append(bool(s["correct"]))
     out["pass@1"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in by_problem.values()]))
+    # Second tier (issue 5): samples of states that have extended tests; "plus" is
+    # correct on the examples and on the extended tests (EvalPlus' base/plus split).
+    tiered = [s for s in kept if s.get("correct_extended") is not None]
+    out["n_extended"] = len(tiered)
+    if tiered:
+        plus: dict[str, list[bool]] = {}
+        base: dict[str, list[bool]] = {}
+        for s in tiered:
+            base.setdefault(s["problem_id"], []).append(bool(s["correct"]))
+            plus.setdefault(s["problem_id"], []).append(bool(s["correct"]) and bool(s["correct_extended"]))
+        out["pass@1_examples_tiered"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in base.values()]))
+        out["pass@1_plus"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in plus.values()]))
+    else:
+        out["pass@1_examples_tiered"] = out["pass@1_plus"] = None
     follows = np.array([bool(s["follows"]) for s in kept], dtype=float)
     correct = np.array([bool(s["correct"]) for s in kept], dtype=float)
     convergent = correct * follows  # Eq. 2

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .statement import parse_examples, parse_limits
+from .statement import parse_examples, parse_limits, choose_checker
 
 STATE0_MARKER = "this is the og problem"
 NEOCODER_FILE = "NeoCoder.json"
@@ -198,7 +198,7 @@ def build_from_release(release_dir: Path) -> tuple[list[dict], BuildReport]:
                 "statement": statement,
                 "tests": [dict(t, source=source) for t in tests],
                 "tests_source": source,
-                "checker": "tokens",
+                "checker": choose_checker(statement),
                 "source_index": index,
                 "time_limit_s": limits[0] or DEFAULT_TIME_LIMIT_S,
                 "memory_limit_mb": limits[1] or DEFAULT_MEMORY_LIMIT_MB,

@@ -70,3 +70,32 @@ def parse_limits(full_statement: str) -> tuple[float | None, int | None]:
     t = re.search(r"time limit per test\s*\n?\s*([\d.]+)\s*seconds?", full_statement)
     m = re.search(r"memory limit per test\s*\n?\s*(\d+)\s*megabytes?", full_statement)
     return (float(t.group(1)) if t else None, int(m.group(1)) if m else None)
+
+
+_CASE_FREE = re.compile(
+    r"in any (letter )?case|any register|letter case does not matter|case[- ]insensitive"
+    r"|(upper|lower)case (and|or) (upper|lower)case letters|will be recogni[sz]ed as (a )?positive",
+    re.I)
+_SEVERAL = re.compile(
+    r"(multiple|several|many|more than one) (possible |valid |correct |optimal )?(answers|solutions|ways)"
+    r"|print any( one)? of them|output any( one)? of them|print any (such|valid|suitable|correct)"
+    r"|output any (such|valid|suitable|correct)|you (can|may) (print|output) any", re.I)
+_TOLERANCE = re.compile(
+    r"(absolute|relative) (or (absolute|relative) )?error[^.]{0,120}?10\s*\^\s*\{?\s*-\s*(\d+)", re.I)
+
+
+def choose_checker(statement: str) -> dict:
+    """Pick how outputs are compared, from the statement's own words.
+
+    Returns ``{"kind": "tokens" | "float" | "consensus", "ignore_case": bool,
+    "tolerance": float | None}``: "float" when the statement bounds the absolute or
+    relative error (Codeforces semantics, tolerance 10^-k as written), "consensus" when
+    it accepts any of several answers (an output is then accepted if some accepted human
+    solution prints it; see neocoder/oracle.py), else exact "tokens"; ``ignore_case``
+    when it lets YES/NO be printed in any letter case.
+    """
+    text = re.sub(r"\$\$\$", "", statement.replace("\n", " "))
+    tolerance = _TOLERANCE.search(text)
+    kind = "float" if tolerance else "consensus" if _SEVERAL.search(text) else "tokens"
+    return {"kind": kind, "ignore_case": bool(_CASE_FREE.search(text)),
+            "tolerance": 10.0 ** -int(tolerance.group(4)) if tolerance else None}

@@ -19,7 +19,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from .verdicts import AC, INFRA, MLE, OLE, RE, TLE, WA, SubmissionResult, TestVerdict, tokens_equal
+from .checkers import check
+from .verdicts import AC, INFRA, MLE, OLE, RE, TLE, WA, SubmissionResult, TestVerdict
 
 
 class RunnerLost(RuntimeError):
@@ -228,10 +229,13 @@ class PooledSandbox:
             self._workers.discard(worker)
         worker.destroy()
 
-    def run(self, source: str, tests: list[dict], limits: Limits = Limits()) -> SubmissionResult:
-        """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``).
+    def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
+            keep_output: bool = False) -> SubmissionResult:
+        """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
+        ``checker`` (neocoder.judge.checkers; default exact tokens).
 
-        Returns one TestVerdict per test, in order.  Never raises for sandbox
+        Returns one TestVerdict per test, in order (``keep_output``: with the whole
+        stdout, for the human-solution oracle).  Never raises for sandbox
         trouble: an unavailable backend and worker failures become INFRA (with the
         reason in ``detail``); a program that kills or stalls the runner gets RE.
         """
@@ -262,14 +266,15 @@ class PooledSandbox:
                 self._discard(worker)
             else:
                 self._release(worker)
-        result = interpret(header, rows, tests)
+        result = interpret(header, rows, tests, checker, keep_output)
         result.reset_problem = None if done.get("clean") else done.get("problem")
         result.seconds = time.monotonic() - start
         return result
 
 
-def interpret(header: dict | None, rows: dict, tests: list[dict]) -> SubmissionResult:
-    """Turn the runner's reports into verdicts by comparing stdout with the expected output."""
+def interpret(header: dict | None, rows: dict, tests: list[dict], checker=None,
+              keep_output: bool = False) -> SubmissionResult:
+    """Turn the runner's reports into verdicts by checking stdout against each test."""
     if header is None:
         return SubmissionResult(tests=[TestVerdict(INFRA, detail="runner sent no header") for _ in tests])
     if header.get("compile_error"):
@@ -285,7 +290,7 @@ def interpret(header: dict | None, rows: dict, tests: list[dict]) -> SubmissionR
         stdout = base64.b64decode(row["stdout_b64"])
         kind, detail = row["status"], None
         if kind == "ok":
-            verdict = AC if tokens_equal(stdout, test["output"]) else WA
+            verdict = AC if check(checker, stdout, test) else WA
         elif kind in ("tle", "mle", "ole"):
             verdict = {"tle": TLE, "mle": MLE, "ole": OLE}[kind]
         else:
@@ -294,5 +299,6 @@ def interpret(header: dict | None, rows: dict, tests: list[dict]) -> SubmissionR
         verdicts.append(TestVerdict(
             verdict, cpu_seconds=row["cpu_seconds"], wall_seconds=row["wall_seconds"],
             max_rss_kb=row["max_rss_kb"], peak_cgroup_kb=row.get("peak_cgroup_kb"), detail=detail,
-            stdout_head=stdout[:200].decode("utf-8", "replace")))
+            stdout_head=stdout[:200].decode("utf-8", "replace"),
+            stdout=stdout.decode("utf-8", "replace") if keep_output else None))
     return SubmissionResult(tests=verdicts, entry=header.get("entry"))

@@ -35,9 +35,13 @@ class TestVerdict:
     peak_cgroup_kb: int | None = None
     detail: str | None = None
     stdout_head: str = ""
+    stdout: str | None = None  # whole output, only when asked for (keep_output)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["stdout"] is None:
+            del d["stdout"]
+        return d
 
 
 @dataclass

@@ -10,7 +10,7 @@ from .detector import detect, guess_language
 SUPPORTED = ("python", "cpp")
 
 
-def _solutions_by_language(release_dir: Path, problem_ids=None) -> dict[str, list[tuple[str, str]]]:
+def solutions_by_language(release_dir: Path, problem_ids=None) -> dict[str, list[tuple[str, str]]]:
     """problem_id -> [(language, source)] from ``human_solutions.json``; DatasetError if malformed."""
     path = Path(release_dir) / HUMAN_FILE
     data = load_json(path)
@@ -36,7 +36,7 @@ def human_solution_techniques(release_dir: Path, problem_ids=None) -> dict[str, 
     Raises DatasetError for a malformed file.
     """
     return {pid: [detect(src, lang) for lang, src in sols if lang in SUPPORTED]
-            for pid, sols in _solutions_by_language(release_dir, problem_ids).items()}
+            for pid, sols in solutions_by_language(release_dir, problem_ids).items()}
 
 
 def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]:
@@ -48,7 +48,7 @@ def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]
     (its divergent score is then undefined).  Raises DatasetError for a malformed file.
     """
     result = {}
-    for pid, sols in _solutions_by_language(release_dir, problem_ids).items():
+    for pid, sols in solutions_by_language(release_dir, problem_ids).items():
         counts: dict[str, int] = {}
         union: set[str] = set()
         for lang, src in sols:
