@@ -66,10 +66,28 @@ def main():
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N problems.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the input mutations.")
 @click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True)
+@click.option("--model", "model_spec", default=None,
+              help="Build constraint chains by Denial Prompting with this augmentation model (PROVIDER/NAME) "
+                   "instead of converting the release.")
+@click.option("--problems", "problems_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Raw problems JSONL for --model (default: the release's crawl).")
+@click.option("--rounds", type=click.IntRange(min=0), default=5, show_default=True, help="Denial Prompting rounds.")
+@click.option("--detector", type=click.Choice(["treesitter", "llm"]), default="treesitter", show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Problems in flight at once (--model).")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=1), default=1024, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=None, help="Seconds per model call.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Retries with backoff on 429, 5xx and timeouts (the openai SDK's own).")
+@click.option("--base-url", default=None)
+@click.option("--api-key", default=None)
+@click.option("--api", type=click.Choice(["chat", "completion"]), default=None)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @_sandbox_options
 def build_dataset(release: Path, out: Path, oracle: bool, extended: int, label_humans: int, limit, seed: int,
-                  workers: int, quiet: bool, sandbox_kind, fresh, runtime):
+                  workers: int, model_spec, problems_path, rounds, detector, concurrency, temperature, max_tokens,
+                  timeout, max_retries, base_url, api_key, api, quiet: bool, sandbox_kind, fresh, runtime):
     """Write one canonical JSONL record per (problem, state t) from the release.
 
     With the oracle (default), every example test is run by the problem's accepted human
@@ -78,6 +96,12 @@ def build_dataset(release: Path, out: Path, oracle: bool, extended: int, label_h
     OUT.oracle-cache.jsonl, so an interrupted build resumes; the report goes to
     OUT.oracle.json.
     """
+    if model_spec:
+        return _denial_build(
+            release, out, model_spec, problems_path, limit, rounds, seed, detector, concurrency,
+            dict(temperature=temperature, max_tokens=max_tokens, base_url=base_url, api_key=api_key, api=api,
+                 max_retries=max_retries, **({"timeout": timeout} if timeout else {})),
+            quiet, sandbox_kind, fresh, runtime)
     try:
         records, report = build_from_release(release)
     except DatasetError as exc:
@@ -119,6 +143,86 @@ def build_dataset(release: Path, out: Path, oracle: bool, extended: int, label_h
     click.echo("tests taken from: " + ", ".join(f"{k}: {v} states" for k, v in sorted(sources.items())))
     for skip in report.skips:
         click.echo(f"skipped {skip}", err=True)
+
+
+def _denial_build(release, out, model_spec, problems_path, limit, rounds, seed, detector, concurrency,
+                  model_options, quiet, sandbox_kind, fresh, runtime):
+    """build-dataset --model: Denial Prompting chains (neocoder/denial.py)."""
+    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tqdm import tqdm
+
+    from .dataset.raw import CRAWL_FILE, load_raw_problems
+    from .denial import denial_chain
+    from .judge import make_sandbox
+    from .models import ModelError, get_model
+    from .models.cache import CachedModel, CallCache
+    from .runs import manifest
+    from .techniques import detect
+
+    problems_path = problems_path or Path(release) / CRAWL_FILE
+    try:
+        problems = load_raw_problems(problems_path)
+    except DatasetError as exc:
+        raise click.ClickException(str(exc)) from exc
+    problems = problems[:limit] if limit else problems
+    cache = CallCache(Path(str(out) + ".calls.jsonl"))
+    sandbox = make_sandbox(sandbox_kind, concurrency=concurrency, fresh=fresh, runtime=runtime)
+    if sandbox.unavailable:
+        raise click.ClickException(sandbox.unavailable)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    Path(str(out) + ".manifest.json").write_text(json.dumps(manifest(
+        sys.argv, model=model_spec, rounds=rounds, seed=seed, detector=detector, limit=limit,
+        problems_file=str(problems_path), problems=len(problems),
+        problems_sha256=hashlib.sha256(Path(problems_path).read_bytes()).hexdigest(),
+        **{k: v for k, v in model_options.items() if k != "api_key"}), indent=1), encoding="utf-8")
+    started = time.monotonic()
+    failed = {}
+    try:
+        with get_model(model_spec, release_dir=release, **model_options) as raw_model:
+            model = CachedModel(raw_model, cache)
+            if detector == "llm":
+                from .techniques.llm import LLMDetector
+                llm = LLMDetector(model)
+                detect_code = llm.detect
+            else:
+                detect_code = detect
+            bar = tqdm(total=len(problems), desc="denial prompting", unit="problem", disable=quiet)
+
+            def one(problem):
+                try:
+                    return denial_chain(problem, model, detect_code, sandbox, rounds=rounds, seed=seed)
+                except ModelError as exc:
+                    failed[problem["problem_id"]] = str(exc)
+                    return []
+                finally:
+                    bar.update(1)
+
+            with ThreadPoolExecutor(max_workers=concurrency) as pool:
+                chains = list(pool.map(one, problems))
+            bar.close()
+    except ModelError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        sandbox.close()
+    records = [r for chain in chains for r in chain]
+    tmp = Path(str(out) + ".tmp")
+    write_states(records, tmp)
+    tmp.replace(out)
+    stats = cache.stats()
+    solved = sum(r["augmentation"]["accepted"] for r in records)
+    click.echo(f"wrote {len(records)} problem states of {len(problems) - len(failed)} problems to {out} "
+               f"in {time.monotonic() - started:.0f}s")
+    click.echo("problems per state t: " + ", ".join(
+        f"t={t}: {sum(1 for r in records if r['state'] == t)}" for t in sorted({r["state"] for r in records})))
+    click.echo(f"augmentation solutions accepted: {solved} of {len(records)} states")
+    click.echo(f"model calls: {stats['calls_made']} made, {stats['cache_hits']} cache hits; tokens: "
+               f"{stats['prompt_tokens']} prompt, {stats['completion_tokens']} completion")
+    for pid, why in failed.items():
+        click.echo(f"failed {pid}: {why} (rerun to resume from the call cache)", err=True)
+    if failed:
+        sys.exit(1)
 
 
 def oracle_summary(report: dict, seconds: float) -> str:

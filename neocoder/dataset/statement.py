@@ -99,3 +99,28 @@ def choose_checker(statement: str) -> dict:
     kind = "float" if tolerance else "consensus" if _SEVERAL.search(text) else "tokens"
     return {"kind": kind, "ignore_case": bool(_CASE_FREE.search(text)),
             "tolerance": 10.0 ** -int(tolerance.group(4)) if tolerance else None}
+
+
+_HEADER = ("time limit per test", "memory limit per test", "input", "output")
+CONSTRAINTS_HEADING = "Programming constraints: DO NOT use the following techniques"
+
+
+def strip_header(full_statement: str) -> str:
+    """A crawled statement without Codeforces' header block (time and memory limits, input
+    and output files), as the release's state-0 statements read: title, then the text."""
+    lines = full_statement.split("\n")
+    out, i = lines[:1], 1
+    while i < len(lines) and lines[i].strip() in _HEADER and i + 1 < len(lines):
+        i += 2  # the header word and its value
+    return "\n".join(out + lines[i:])
+
+
+def with_constraints(statement: str, constraints: list[str]) -> str:
+    """The statement with a Denial Prompting constraints block after its title line, one
+    ``- technique`` line each, in the order given (callers pass newest first), as in the
+    NeoCoder release; the statement itself when there are none."""
+    if not constraints:
+        return statement
+    title, _, body = statement.partition("\n")
+    block = "\n".join([CONSTRAINTS_HEADING] + [f"- {c}" for c in constraints])
+    return f"{title}\n{block}\n{body}"

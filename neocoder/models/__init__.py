@@ -11,7 +11,7 @@ PROVIDERS = ("openai", "local", "replay")
 
 def get_model(spec: str, *, release_dir: Path | None = None, base_url: str | None = None,
               api_key: str | None = None, api: str | None = None, temperature: float = 0.0,
-              max_tokens: int = 1024) -> Model:
+              max_tokens: int = 1024, **client) -> Model:
     """Build the model named ``spec`` = ``PROVIDER/NAME``.
 
     - ``openai/<name>``: any OpenAI-compatible endpoint (``base_url``, ``api_key`` or
@@ -20,6 +20,8 @@ def get_model(spec: str, *, release_dir: Path | None = None, base_url: str | Non
       "completion" (it is a base model).
     - ``replay/gpt-4-1106-preview``: recorded codes from the release in ``release_dir``.
 
+    ``client`` options (``timeout`` seconds per call, ``max_retries`` on 429, 5xx and
+    timeouts, ``seed``) go to the openai client of openai/ and local/ models.
     Raises ModelError for an unknown provider or a model that cannot start.
     """
     provider, sep, name = spec.partition("/")
@@ -33,10 +35,10 @@ def get_model(spec: str, *, release_dir: Path | None = None, base_url: str | Non
     if provider == "local":
         from .local import LocalModel
         return LocalModel(spec, name, api=api or "completion", temperature=temperature,
-                          max_tokens=max_tokens)
+                          max_tokens=max_tokens, **client)
     from .openai_compat import OpenAICompatModel
     return OpenAICompatModel(spec, name, base_url=base_url, api_key=api_key, api=api or "chat",
-                             temperature=temperature, max_tokens=max_tokens)
+                             temperature=temperature, max_tokens=max_tokens, **client)
 
 
 __all__ = ["Model", "ModelError", "Prompt", "Reply", "get_model", "solve_prompt"]

@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from .base import ModelError
 from .openai_compat import OpenAICompatModel
@@ -101,9 +102,12 @@ class LocalModel(OpenAICompatModel):
     """
 
     def __init__(self, name: str, local_name: str, **kwargs):
-        self.server = LlamaServer(gguf_path(local_name), n_ctx=kwargs.pop("n_ctx", 8192))
+        model_file = gguf_path(local_name)
+        self.server = LlamaServer(model_file, n_ctx=kwargs.pop("n_ctx", 8192))
         kwargs.setdefault("timeout", 600.0)
         super().__init__(name, local_name, base_url=self.server.base_url, api_key="local", **kwargs)
+        # the server's port is picked anew each run; the model file is what identifies it
+        self.endpoint = "llama.cpp:" + Path(model_file).name
         self._one_at_a_time = threading.Lock()
 
     def generate(self, prompt, state):

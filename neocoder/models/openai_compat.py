@@ -38,6 +38,17 @@ class OpenAICompatModel(Model):
             key = "none"  # local endpoints accept any key
         self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
                                     max_retries=max_retries)
+        self.endpoint = str(self.client.base_url)
+
+    def request(self, prompt: Prompt) -> dict:
+        """What decides this call's answer (the key of the call cache, models/cache.py)."""
+        req = {"model": self.model_id, "endpoint": self.endpoint, "api": self.api,
+               "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        if self.api == "chat":
+            req["messages"] = list(prompt.messages)
+        else:
+            req.update(prompt=prompt.completion, stop=COMPLETION_STOP)
+        return req
 
     def generate(self, prompt: Prompt, state: dict) -> Reply:
         start = time.monotonic()

@@ -1,0 +1,90 @@
+"""An on-disk cache of model calls, so an interrupted run never pays for a call twice.
+
+A call is keyed by the SHA-256 of what determines its answer: the model, the endpoint,
+the API, the sampling parameters and the full messages (or completion prompt), as the
+model's ``request(prompt)`` describes them.  Replies are appended to a JSONL file
+(one line per call, flushed at once), so a run killed at any point keeps every call
+it finished.  Hits, misses and token totals are counted for the run's report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+
+from .base import Model, Prompt, Reply
+
+
+def request_key(request: dict) -> str:
+    """SHA-256 hex of a request description (sorted-key JSON)."""
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+class CallCache:
+    """JSONL file of ``{"key", "reply": {...}}`` lines; thread-safe."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.Lock()
+        self.replies: dict[str, dict] = {}
+        self.hits = self.misses = 0
+        self.prompt_tokens = self.completion_tokens = 0
+        if self.path.exists():
+            with self.path.open(encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        row = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a line cut by a crash: that call is made again
+                    self.replies[row["key"]] = row["reply"]
+
+    def get(self, key: str) -> dict | None:
+        with self.lock:
+            got = self.replies.get(key)
+            if got is not None:
+                self.hits += 1
+            return got
+
+    def put(self, key: str, reply: dict) -> None:
+        with self.lock:
+            self.misses += 1
+            self.prompt_tokens += reply.get("prompt_tokens") or 0
+            self.completion_tokens += reply.get("completion_tokens") or 0
+            self.replies[key] = reply
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
+                f.flush()
+
+    def stats(self) -> dict:
+        """Calls answered from the cache, calls made, and tokens of the calls made."""
+        return {"cache_hits": self.hits, "calls_made": self.misses,
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+class CachedModel(Model):
+    """Wrap a model that can describe its calls (``request(prompt) -> dict``)."""
+
+    def __init__(self, inner: Model, cache: CallCache):
+        if not hasattr(inner, "request"):
+            raise TypeError(f"{inner.name} cannot describe its calls, so they cannot be cached")
+        self.inner, self.cache, self.name = inner, cache, inner.name
+
+    def generate(self, prompt: Prompt, state: dict) -> Reply:
+        key = request_key(self.inner.request(prompt))
+        hit = self.cache.get(key)
+        if hit is not None:
+            return Reply(text=hit["text"], code_prefix=hit.get("code_prefix", ""),
+                         prompt_tokens=hit.get("prompt_tokens"), completion_tokens=hit.get("completion_tokens"),
+                         seconds=0.0, extra=dict(hit.get("extra") or {}, cached=True, key=key))
+        reply = self.inner.generate(prompt, state)
+        self.cache.put(key, {"text": reply.text, "code_prefix": reply.code_prefix,
+                             "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                             "seconds": round(reply.seconds, 3), "extra": reply.extra})
+        reply.extra = dict(reply.extra, cached=False, key=key)
+        return reply
+
+    def close(self) -> None:
+        self.inner.close()
