@@ -243,7 +243,8 @@ def oracle_summary(report: dict, seconds: float) -> str:
              f"{len(report['below_90'])}",
              f"extended tests: {sum(p.get('extended', 0) for p in probs)} in all; "
              f"{ten} problems with at least 10"]
-    lines += [f"  below 90%: {b['problem_id']} ({b['share']:.0%}): {b['reason']}" for b in report["below_90"]]
+    lines += [f"  below 90%: {b['problem_id']} ({b['share']:.1%}): {b['reason']}; failing solutions: "
+              + ", ".join(f"{k}: {v}" for k, v in b.get("failures", {}).items()) for b in report["below_90"]]
     return "\n".join(lines)
 
 
@@ -466,6 +467,112 @@ def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json, sandbox_ki
         for i, t in enumerate(result.tests):
             click.echo(f"test {i}: {t.verdict}  cpu {t.cpu_seconds}s  {t.detail or ''}")
 
+
+
+@main.command("aidanbench")
+@click.option("--model", "model_spec", required=True,
+              help="Generator: openai/<name>, local/gemma-3-270m, or replay/<answers.jsonl> to re-score.")
+@click.option("--judge", "judge_spec", required=True,
+              help="Coherence judge (PROVIDER/NAME), or 'none' to score novelty only.")
+@click.option("--embedder", "embedder_spec", default="local/all-MiniLM-L6-v2", show_default=True,
+              help="local/all-MiniLM-L6-v2 (offline) or openai/<embedding model>.")
+@click.option("--questions", "questions_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="One question per line (default: the 65 AidanBench questions).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
+@click.option("--max-answers", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--temperature", type=float, default=0.7, show_default=True, help="Generator temperature.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--coherence-stop", type=float, default=15.0, show_default=True, help="Stop at coherence <= this.")
+@click.option("--novelty-stop", type=float, default=0.15, show_default=True, help="Stop at novelty <= this.")
+@click.option("--llm-similarity", is_flag=True, help="Also stop when the judge rates an answer as similar to "
+              "an earlier one (1 - max similarity/100 <= --novelty-stop).")
+@click.option("--judge-retries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Asks again after an unparseable judge reply, then records an error.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Questions in flight at once.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run folder (default: runs/aidanbench/<model>); an existing one is resumed.")
+@click.option("--base-url", default=None)
+@click.option("--api-key", default=None)
+@click.option("--api", type=click.Choice(["chat", "completion"]), default=None)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=None, help="Seconds per model call.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def aidanbench_command(model_spec, judge_spec, embedder_spec, questions_path, limit, max_answers, temperature,
+                       max_tokens, coherence_stop, novelty_stop, llm_similarity, judge_retries, concurrency, out,
+                       base_url, api_key, api, timeout, max_retries, quiet):
+    """AidanBench: answers until incoherent or repetitive; counts and novelty per question."""
+    import hashlib
+
+    from .aidanbench.embedders import get_embedder
+    from .aidanbench.loop import Settings, run_benchmark
+    from .aidanbench.replay import ReplayAnswers
+    from .models import ModelError, get_model
+    from .models.base import load_prompt
+    from .models.cache import CachedModel, CallCache
+    from .runs import manifest
+
+    out = out or Path("runs") / "aidanbench" / re.sub(r"[^A-Za-z0-9._-]+", "_", model_spec)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = Settings(coherence_stop=coherence_stop, novelty_stop=novelty_stop, max_answers=max_answers,
+                        judge_retries=judge_retries, llm_similarity=llm_similarity)
+    client = dict(max_retries=max_retries, **({"timeout": timeout} if timeout else {}))
+    cache = CallCache(out / "calls.jsonl")
+    opened = []
+    try:
+        if model_spec.startswith("replay/"):
+            generator = ReplayAnswers(model_spec, Path(model_spec.partition("/")[2]))
+        else:
+            raw = get_model(model_spec, base_url=base_url, api_key=api_key, api=api, temperature=temperature,
+                            max_tokens=max_tokens, **client)
+            opened.append(raw)
+            generator = CachedModel(raw, cache)
+        judge = None
+        if judge_spec != "none":
+            if judge_spec == model_spec and opened and hasattr(opened[0], "with_temperature"):
+                raw_judge = opened[0].with_temperature(0.0)  # one local server for both roles
+            else:
+                raw_judge = get_model(judge_spec, base_url=base_url, api_key=api_key, api=api, temperature=0.0,
+                                      max_tokens=16, **client)
+                opened.append(raw_judge)
+            judge = CachedModel(raw_judge, cache)
+        embedder = get_embedder(embedder_spec, base_url=base_url, api_key=api_key)
+        if questions_path:
+            questions = [q.strip() for q in questions_path.read_text(encoding="utf-8").splitlines() if q.strip()]
+        elif isinstance(generator, ReplayAnswers):
+            questions = generator.questions
+        else:
+            questions = [q.strip() for q in (Path(__file__).parent / "aidanbench" / "questions.txt")
+                         .read_text(encoding="utf-8").splitlines() if q.strip()]
+        questions = questions[:limit] if limit else questions
+        prompt_files = ["aidan_answer_system.txt", "aidan_answer_user.txt", "aidan_answer_completion.txt",
+                        "aidan_coherence.txt", "aidan_similarity.txt"]
+        (out / "manifest.json").write_text(json.dumps(manifest(
+            sys.argv, model=model_spec, judge=judge_spec, embedder=embedder_spec, temperature=temperature,
+            judge_temperature=0.0, max_tokens=max_tokens, max_answers=max_answers,
+            coherence_stop=coherence_stop, novelty_stop=novelty_stop, llm_similarity=llm_similarity,
+            judge_retries=judge_retries, questions=len(questions),
+            questions_file=str(questions_path) if questions_path else "neocoder/aidanbench/questions.txt",
+            prompts={name: {"sha256": hashlib.sha256(load_prompt(name).encode()).hexdigest(),
+                            "text": load_prompt(name)} for name in prompt_files}), indent=1), encoding="utf-8")
+        started = time.monotonic()
+        lines, total = run_benchmark(questions, generator, judge, embedder, out, settings, concurrency,
+                                     progress=not quiet)
+    except (ModelError, DatasetError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for m in opened:
+            m.close()
+    (out / "metrics.json").write_text(json.dumps({"model": model_spec, "judge": judge_spec, "embedder":
+                                                  embedder_spec, **total}, indent=1), encoding="utf-8")
+    click.echo(f"{'#':>3}  {'answers':>7}  {'novelty sum':>11}  stop reason    question")
+    for q in lines:
+        click.echo(f"{q['question_index'] + 1:>3}  {q['answers']:>7}  {q['novelty_sum']:>11.3f}  "
+                   f"{q['stop_reason']:<13}  {q['question'][:60]}")
+    click.echo(f"total: {total['answers']} answers over {total['questions']} questions, novelty sum "
+               f"{total['novelty_sum']:.3f}; stops: {total['stop_reasons']}; embedded {embedder.texts_embedded} "
+               f"texts; model calls {cache.stats()['calls_made']} made, {cache.stats()['cache_hits']} cache hits; "
+               f"{time.monotonic() - started:.0f}s; results in {out / 'answers.jsonl'}")
 
 if __name__ == "__main__":
     main()

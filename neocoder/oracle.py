@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from .dataset.mutate import mutate_inputs
 from .judge import Limits
 from .judge.checkers import as_checker, check
 from .judge.verdicts import AC, WA
+from .store import JsonlStore
 
 FIX_SHARE = 0.9
 DROP_SHARE = 0.5
@@ -45,35 +45,22 @@ def _sha(obj) -> str:
 
 
 class RunCache:
-    """Append-only JSONL of human runs: key (problem, tier, tests hash, solution index)
-    -> per-test [verdict-kind, stdout]."""
+    """Human runs by key (problem, tier, tests hash, solution hash) -> per-test
+    [status, stdout]: a JsonlStore of ``runs`` lines, hits counted."""
 
     def __init__(self, path: Path):
-        self.path = Path(path)
-        self.lock = threading.Lock()
-        self.entries: dict[str, list] = {}
+        self.store = JsonlStore(path, "runs")
         self.hits = 0
-        if self.path.exists():
-            with self.path.open(encoding="utf-8") as f:
-                for line in f:
-                    try:
-                        row = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut by a crash: that run is done again
-                    self.entries[row["key"]] = row["runs"]
 
     def get(self, key: str):
-        got = self.entries.get(key)
+        got = self.store.get(key)
         if got is not None:
-            self.hits += 1
+            with self.store.lock:
+                self.hits += 1
         return got
 
     def put(self, key: str, runs: list) -> None:
-        with self.lock:
-            self.entries[key] = runs
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"key": key, "runs": runs}) + "\n")
-                f.flush()
+        self.store.put(key, runs)
 
 
 def run_humans(sandbox, pid: str, tier: str, humans: list[str], tests: list[dict], limits: Limits,
@@ -83,20 +70,20 @@ def run_humans(sandbox, pid: str, tier: str, humans: list[str], tests: list[dict
     tests_sha = _sha([t["input"] for t in tests])
     probe = [{"input": t["input"], "output": ""} for t in tests]
 
-    def one(index_src):
-        index, src = index_src
-        key = f"{pid}|{tier}|{tests_sha}|{index}"
+    def one(src):
+        key = f"{pid}|{tier}:script|{tests_sha}|{hashlib.sha256(src.encode('utf-8')).hexdigest()[:16]}"
         cached = cache.get(key)
         if cached is not None:
             return cached
-        result = sandbox.run(src, probe, limits, keep_output=True)
+        # as written: a human solve() handles one test case, called from its own loop
+        result = sandbox.run(src, probe, limits, keep_output=True, entry="script")
         runs = [["ok" if v.verdict in (AC, WA) else v.verdict, v.stdout or ""] for v in result.tests]
         if not any(r[0] == "INFRA" for r in runs):
             cache.put(key, runs)
         return runs
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, enumerate(humans)))
+        return list(pool.map(one, humans))
 
 
 def _agree(checker: dict, outputs: list[str]) -> bool:
@@ -139,6 +126,37 @@ def validate_examples(tests: list[dict], checker: dict, runs: list[list]) -> tup
         test["human_pass_share"] = None if share is None else round(share, 4)
         kept.append(test)
     return kept, log
+
+
+def _case_evidence(checker: dict, tests: list[dict], runs: list[list]) -> dict:
+    """Codeforces judges YES/NO in any case on many problems whose statements do not say
+    so; an accepted human solution whose output differs from the expected one only in
+    letter case is evidence of that, and turns ``ignore_case`` on (``case_evidence``)."""
+    if checker["ignore_case"] or checker["kind"] == "float":
+        return checker
+    for r in runs:
+        for (status, out), test in zip(r, tests):
+            if status == "ok" and out.split() != test["output"].split() and \
+                    out.lower().split() == test["output"].lower().split():
+                return dict(checker, ignore_case=True, case_evidence="an accepted human solution differs only in case")
+    return checker
+
+
+def _failures(runs: list[list], tests: list[dict], checker: dict) -> dict:
+    """Why human solutions fail a problem's examples: counts of crash/limit verdicts and
+    of clean runs with another answer."""
+    counts: dict[str, int] = {}
+    for r in runs:
+        for (status, out), test in zip(r, tests):
+            if status != "ok":
+                kind = status
+            elif checker["kind"] == "consensus" or check(checker, out.encode(), test):
+                continue
+            else:
+                kind = "other answer"
+            counts[kind] = counts.get(kind, 0) + 1
+            break
+    return counts
 
 
 def _share_all(runs: list[list], pairs: list[tuple[int, dict]], checker: dict) -> float:
@@ -205,6 +223,7 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
             bar.update(1)
             continue
         runs = run_humans(sandbox, pid, "examples", humans, first["tests"], limits, cache, workers)
+        checker = _case_evidence(checker, first["tests"], runs)
         tests, log = validate_examples(first["tests"], checker, runs)
         kept_idx = [i for i in range(len(first["tests"]))
                     if not any(e["test"] == i and e["action"] == "dropped" for e in log)]
@@ -215,8 +234,9 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
                      min_test_share=min((t["human_pass_share"] for t in tests), default=None))
         if not tests or solved_all < FIX_SHARE:
             report["below_90"].append({"problem_id": pid, "share": round(solved_all, 4),
-                                       "reason": "no test left" if not tests else
-                                       "fewer than 90% of human solutions pass all kept examples"})
+                                       "failures": _failures(runs, first["tests"], checker),
+                                       "reason": "no test left: the problem is left out of the dataset" if not tests
+                                       else "fewer than 90% of human solutions pass all kept examples"})
         ext = []
         # label with the solutions that pass every kept example here (a solution that fails
         # in this sandbox, e.g. by reading input its own way, says nothing about new inputs)
@@ -231,6 +251,9 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
             entry["extended_candidates"] = len(candidates)
         entry["extended"] = len(ext)
         report["problems"][pid] = entry
+        if not tests:
+            bar.update(1)
+            continue  # nothing left to judge with: its states are not written
         for s in group:
             out.append(dict(s, tests=tests, extended_tests=ext, checker=checker, oracle={
                 "humans": len(humans), "labelled_by": len(labellers) if ext else 0,

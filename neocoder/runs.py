@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -12,7 +11,8 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-import jsonlines
+
+from .store import append_jsonl, end_line
 
 SAMPLES = "samples.jsonl"
 METRICS = "metrics.json"
@@ -36,6 +36,7 @@ class RunDir:
         self.path.mkdir(parents=True, exist_ok=True)
         self.samples_path = self.path / SAMPLES
         self._lock = threading.Lock()
+        end_line(self.samples_path)  # a line cut by a crash must not swallow the next record
 
     def read_samples(self) -> list[dict]:
         """All complete sample lines; the latest line wins for a repeated key."""
@@ -58,10 +59,8 @@ class RunDir:
                 for s in self.read_samples() if not s.get("error") and not s.get("excluded")}
 
     def append(self, record: dict) -> None:
-        with self._lock, open(self.samples_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        with self._lock:
+            append_jsonl(self.samples_path, record, fsync=True)
 
     def write_json(self, name: str, data: dict) -> None:
         tmp = self.path / (name + ".tmp")

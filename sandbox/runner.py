@@ -5,6 +5,7 @@ into the image by ``neocoder sandbox build``.  ``runner.py --serve`` reads one J
 request per line on stdin and answers with JSON lines on stdout:
 
     request  {"op": "run", "id": str, "source": str, "inputs": [str, ...],
+              "entry": "auto"|"script" (optional; "script": never call solve() itself),
               "cpu_seconds": float, "wall_seconds": float,
               "stdout_bytes": int, "stderr_bytes": int}
     answers  {"kind": "header", "id", "entry": "solve"|"script"|null, "compile_error": str|null}
@@ -83,12 +84,16 @@ def _zero_arg_callable(fn):
     return required == 0 and kw_required == 0
 
 
-def prepare(source):
+def prepare(source, mode="auto"):
     """Return (entry, program_text) for ``source``; raises SyntaxError/ValueError.
 
-    entry is "solve" when the runner must call solve() itself, else "script".
+    entry is "solve" when the runner must call solve() itself, else "script"; mode
+    "script" runs every program as written (a human Codeforces solution whose solve()
+    handles one test case and is called from its own loop).
     """
     tree = ast.parse(source, filename="solution.py")
+    if mode == "script":
+        return "script", source
     functions = {
         n.name: n
         for n in tree.body
@@ -443,7 +448,7 @@ def emit(record):
 def run_job(job, scratch, cgroup):
     jid = job.get("id")
     try:
-        entry, program = prepare(job["source"])
+        entry, program = prepare(job["source"], job.get("entry", "auto"))
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         emit({"kind": "header", "id": jid, "entry": None, "compile_error": f"{type(exc).__name__}: {exc}"})
         return

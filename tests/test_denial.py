@@ -6,9 +6,7 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -19,6 +17,8 @@ from neocoder.denial import chain_rng, next_constraint
 from neocoder.models import ModelError, solve_prompt
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import OpenAICompatModel
+
+from loopback import FlakyServer
 
 # ----------------------------------------------------------------- the sampling rule
 
@@ -75,48 +75,6 @@ def test_raw_problems_errors_name_file_line_and_field(tmp_path):
 
 
 # ----------------------------------------------------------------- retries, timeouts, cache: a real HTTP server
-
-
-class FlakyServer:
-    """A real OpenAI-style endpoint on loopback: answers 429 ``fail_first`` times, then
-    200 with a chat completion; ``delay`` seconds before each answer."""
-
-    def __init__(self, fail_first=1, delay=0.0):
-        self.requests, self.fail_first, self.delay = 0, fail_first, delay
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("content-length", 0)))
-                outer.requests += 1
-                time.sleep(outer.delay)
-                if outer.requests <= outer.fail_first:
-                    body, code = b'{"error": {"message": "slow down", "type": "rate_limit"}}', 429
-                else:
-                    body, code = json.dumps({
-                        "id": "c1", "object": "chat.completion", "created": 0, "model": "m",
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": "```python\ndef solve():\n    print(1)\n```"}}],
-                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}).encode(), 200
-                try:
-                    self.send_response(code)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("retry-after", "0")
-                    self.send_header("content-length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client timed out and left
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
 
 
 @pytest.fixture

@@ -159,3 +159,12 @@ def test_build_dataset_with_the_oracle_resumes_and_eval_reports_both_tiers(tmp_p
     assert all(s["correct_extended"] in (True, False) and len(s["extended_verdicts"]) >= 5 for s in samples)
     metrics = json.loads((run / "metrics.json").read_text())["states"]["0"]
     assert metrics["n_extended"] == 2 and metrics["pass@1_plus"] <= metrics["pass@1_examples_tiered"]
+
+
+def test_script_mode_runs_a_human_solution_as_written(sandbox):
+    """Human Codeforces solutions call their per-case solve() from their own loop; the
+    model contract (solve() once on the whole input) would judge them on one case only."""
+    src = "def solve():\n    print(int(input()) * 2)\nfor _ in range(int(input())):\n    solve()\n"
+    tests = [{"input": "2\n3\n4\n", "output": "6\n8\n"}]
+    assert sandbox.run(src, tests).verdicts == ["WA"]  # solve() alone reads "2" and prints 4
+    assert sandbox.run(src, tests, entry="script").verdicts == ["AC"]

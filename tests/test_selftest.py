@@ -1,6 +1,5 @@
 """The sandbox regression corpus, against the real Docker engine (CI runs it here)."""
 
-import os
 import subprocess
 
 import docker

@@ -80,6 +80,10 @@ _SEVERAL = re.compile(
     r"(multiple|several|many|more than one) (possible |valid |correct |optimal )?(answers|solutions|ways)"
     r"|print any( one)? of them|output any( one)? of them|print any (such|valid|suitable|correct)"
     r"|output any (such|valid|suitable|correct)|you (can|may) (print|output) any", re.I)
+# in the Output section: "print ... any funny permutation", "any of them is accepted"
+_ANY_ANSWER = re.compile(
+    r"\b(print|output)\b[^.]{0,60}?\bany\b(?!\s+(case|letter|register|order|of the letters|other|\(possibly|number))"
+    r"|\bany of them (is|are|will be) accepted", re.I)
 _TOLERANCE = re.compile(
     r"(absolute|relative) (or (absolute|relative) )?error[^.]{0,120}?10\s*\^\s*\{?\s*-\s*(\d+)", re.I)
 
@@ -96,7 +100,9 @@ def choose_checker(statement: str) -> dict:
     """
     text = re.sub(r"\$\$\$", "", statement.replace("\n", " "))
     tolerance = _TOLERANCE.search(text)
-    kind = "float" if tolerance else "consensus" if _SEVERAL.search(text) else "tokens"
+    output = re.search(r"\bOutput\b(.*?)(\bExamples?\b|$)", text)
+    several = _SEVERAL.search(text) or (output and _ANY_ANSWER.search(output.group(1)))
+    kind = "float" if tolerance else "consensus" if several else "tokens"
     return {"kind": kind, "ignore_case": bool(_CASE_FREE.search(text)),
             "tolerance": 10.0 ** -int(tolerance.group(4)) if tolerance else None}
 

@@ -62,9 +62,10 @@ class Limits:
         """Limits fixed when a worker starts; the others travel with each job."""
         return (self.memory_mb, self.pids, self.tmpfs_mb)
 
-    def job(self, source: str, tests: list[dict]) -> dict:
-        """The runner's request for ``source`` on ``tests`` (inputs only)."""
-        return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source,
+    def job(self, source: str, tests: list[dict], entry: str = "auto") -> dict:
+        """The runner's request for ``source`` on ``tests`` (inputs only); ``entry``
+        "script" runs the program as written instead of calling its solve()."""
+        return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source, "entry": entry,
                 "inputs": [t["input"] for t in tests], "cpu_seconds": self.cpu_seconds,
                 "wall_seconds": self.wall_seconds, "stdout_bytes": self.stdout_bytes,
                 "stderr_bytes": self.stderr_bytes, "stack_bytes": self.memory_mb << 20,
@@ -230,12 +231,14 @@ class PooledSandbox:
         worker.destroy()
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
-            keep_output: bool = False) -> SubmissionResult:
+            keep_output: bool = False, entry: str = "auto") -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
         ``checker`` (neocoder.judge.checkers; default exact tokens).
 
         Returns one TestVerdict per test, in order (``keep_output``: with the whole
-        stdout, for the human-solution oracle).  Never raises for sandbox
+        stdout, for the human-solution oracle).  ``entry`` "auto" follows the program
+        contract (a zero-argument solve() is called once per test); "script" runs the
+        program as written (human Codeforces solutions).  Never raises for sandbox
         trouble: an unavailable backend and worker failures become INFRA (with the
         reason in ``detail``); a program that kills or stalls the runner gets RE.
         """
@@ -247,7 +250,7 @@ class PooledSandbox:
 
         if self.unavailable:
             return all_tests(INFRA, self.unavailable)
-        job = limits.job(source, tests)
+        job = limits.job(source, tests, entry)
         budget = len(tests) * (limits.wall_seconds + 5) + 30
         with self._slots:
             try:

@@ -33,6 +33,7 @@ class Prompt:
     messages: tuple
     completion: str
     code_prefix: str
+    stop: tuple | None = None  # completions API stop sequences (default: the code ones)
 
     def sha256(self) -> str:
         """Stable hash of the prompt (both shapes), for the samples file."""

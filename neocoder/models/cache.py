@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from pathlib import Path
 
+from ..store import JsonlStore
 from .base import Model, Prompt, Reply
 
 
@@ -23,40 +23,32 @@ def request_key(request: dict) -> str:
 
 
 class CallCache:
-    """JSONL file of ``{"key", "reply": {...}}`` lines; thread-safe."""
+    """The replies of model calls by request key (a JsonlStore of ``reply`` lines), with
+    hits, calls made and their tokens counted."""
 
     def __init__(self, path: Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = threading.Lock()
-        self.replies: dict[str, dict] = {}
+        self.store = JsonlStore(path, "reply")
+        self.path = self.store.path
         self.hits = self.misses = 0
         self.prompt_tokens = self.completion_tokens = 0
-        if self.path.exists():
-            with self.path.open(encoding="utf-8") as f:
-                for line in f:
-                    try:
-                        row = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut by a crash: that call is made again
-                    self.replies[row["key"]] = row["reply"]
+
+    @property
+    def replies(self) -> dict:
+        return self.store.entries
 
     def get(self, key: str) -> dict | None:
-        with self.lock:
-            got = self.replies.get(key)
-            if got is not None:
+        got = self.store.get(key)
+        if got is not None:
+            with self.store.lock:
                 self.hits += 1
-            return got
+        return got
 
     def put(self, key: str, reply: dict) -> None:
-        with self.lock:
+        self.store.put(key, reply)
+        with self.store.lock:
             self.misses += 1
             self.prompt_tokens += reply.get("prompt_tokens") or 0
             self.completion_tokens += reply.get("completion_tokens") or 0
-            self.replies[key] = reply
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
-                f.flush()
 
     def stats(self) -> dict:
         """Calls answered from the cache, calls made, and tokens of the calls made."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 
@@ -40,6 +41,13 @@ class OpenAICompatModel(Model):
                                     max_retries=max_retries)
         self.endpoint = str(self.client.base_url)
 
+    def with_temperature(self, temperature: float) -> "OpenAICompatModel":
+        """The same model and client (and, for a local model, server) sampled at
+        ``temperature``: a judge at 0 beside a generator at 0.7."""
+        other = copy.copy(self)
+        other.temperature = temperature
+        return other
+
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the key of the call cache, models/cache.py)."""
         req = {"model": self.model_id, "endpoint": self.endpoint, "api": self.api,
@@ -47,7 +55,7 @@ class OpenAICompatModel(Model):
         if self.api == "chat":
             req["messages"] = list(prompt.messages)
         else:
-            req.update(prompt=prompt.completion, stop=COMPLETION_STOP)
+            req.update(prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP))
         return req
 
     def generate(self, prompt: Prompt, state: dict) -> Reply:
@@ -62,7 +70,7 @@ class OpenAICompatModel(Model):
             else:
                 resp = self.client.completions.create(
                     model=self.model_id, prompt=prompt.completion, temperature=self.temperature,
-                    max_tokens=self.max_tokens, stop=COMPLETION_STOP, seed=self.seed)
+                    max_tokens=self.max_tokens, stop=list(prompt.stop or COMPLETION_STOP), seed=self.seed)
                 text = resp.choices[0].text or ""
                 prefix = prompt.code_prefix
         except openai.OpenAIError as exc:

@@ -243,17 +243,30 @@ def parameters(fn) -> set[str]:
 
 # ----------------------------------------------------------------- the rules
 
+def loop_bodies(root) -> Iterator[tuple]:
+    """(loop, body) for every loop of either language."""
+    for loop in walk(root):
+        if loop.type in LOOPS:
+            body = loop.child_by_field_name("body")
+            if body is not None:
+                yield loop, body
+
+
+def conditional_loops(root, kinds=("while_statement", "for_statement", "do_statement")) -> Iterator[tuple]:
+    """(loop, condition) for every loop of ``kinds`` that has a condition."""
+    for loop in walk(root):
+        if loop.type in kinds:
+            cond = loop_condition(loop)
+            if cond is not None:
+                yield loop, cond
+
+
 def two_pointers(root) -> bool:
     """A loop whose condition compares two indices that its body moves towards each other
     (``while l < r: ... l += 1 ... r -= 1``), or moves both forward as a merge does
     (``while i < n and j < m``).  A loop that computes the midpoint of the two is a
     binary search, not two pointers."""
-    for loop in walk(root):
-        if loop.type not in ("while_statement", "for_statement", "do_statement"):
-            continue
-        cond = loop_condition(loop)
-        if cond is None:
-            continue
+    for loop, cond in conditional_loops(root):
         moved = steps(loop)
         compared = [(text(a), text(b)) for a, op, b in comparisons(cond)
                     if op in COMPARE_OPS and a is not None and b is not None]
@@ -274,12 +287,7 @@ def sliding_window(root) -> bool:
     (a) a loop with an inner while loop that advances a left index ``l`` and removes
     ``x[l]`` from a running value (``s -= a[l]``, ``cnt[a[l]] -= 1``), or (b) one loop
     that adds ``x[i]`` to a running value and subtracts ``x[i - k]`` from it."""
-    for loop in walk(root):
-        if loop.type not in LOOPS:
-            continue
-        body = loop.child_by_field_name("body")
-        if body is None:
-            continue
+    for loop, body in loop_bodies(root):
         for inner in walk(body):
             if inner.type != "while_statement":
                 continue
@@ -555,12 +563,7 @@ def greedy(root) -> bool:
         if value is not None and _strip(value).type in CALLS and callee(_strip(value)) == "sorted" \
                 and target is not None:
             sorted_at.setdefault(text(target), value.end_byte)
-    for loop in walk(root):
-        if loop.type not in LOOPS:
-            continue
-        body = loop.child_by_field_name("body")
-        if body is None:
-            continue
+    for loop, body in loop_bodies(root):
         if any(callee(c) in ("heappop", "heappushpop", "heapreplace") or
                (callee(c) == "top" and receiver(c) in heaps) for c in calls(body)):
             return True
@@ -719,12 +722,7 @@ def binary_search(root, recursive: dict) -> bool:
     ``hi`` (or tests ``hi - lo > 1``) and whose body computes ``(lo + hi) // 2`` /
     ``lo + (hi - lo) // 2`` / ``>> 1``; or a recursive function computing that midpoint of
     two of its parameters and calling itself once on one side."""
-    for loop in walk(root):
-        if loop.type not in ("while_statement", "for_statement", "do_statement"):
-            continue
-        cond = loop_condition(loop)
-        if cond is None:
-            continue
+    for loop, cond in conditional_loops(root):
         pairs = [(text(a), text(b)) for a, op, b in comparisons(cond) if a is not None and b is not None]
         pairs += [(text(d[0]), text(d[2])) for a, op, b in comparisons(cond) if a is not None
                   for d in [binary(_strip(a))] if d and d[1] == "-"]
@@ -786,12 +784,7 @@ def _container_loop(root, lifo: bool) -> bool:
     pop(0), get(), front()) and puts into q (append/push/put/emplace)."""
     takes_fifo = {"popleft", "get", "front"}
     heaps = priority_queues(root)
-    for loop in walk(root):
-        if loop.type not in ("while_statement", "do_statement"):
-            continue
-        cond = loop_condition(loop)
-        if cond is None:
-            continue
+    for loop, cond in conditional_loops(root, ("while_statement", "do_statement")):
         names = {text(n) for n in walk(cond) if n.type == "identifier"}
         body = loop.child_by_field_name("body")
         if body is None:

@@ -1,0 +1,66 @@
+"""Real OpenAI-style HTTP endpoints on loopback, for the retry, timeout, cache and judge
+tests (a cloud API cannot run here; these servers do)."""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def _completion(text: str) -> bytes:
+    return json.dumps({
+        "id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}).encode()
+
+
+class FlakyServer:
+    """A real OpenAI-style endpoint on loopback: answers 429 ``fail_first`` times, then
+    200 with a chat completion; ``delay`` seconds before each answer."""
+
+    def __init__(self, fail_first=1, delay=0.0):
+        self.requests, self.fail_first, self.delay = 0, fail_first, delay
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                outer.requests += 1
+                time.sleep(outer.delay)
+                if outer.requests <= outer.fail_first:
+                    body, code = b'{"error": {"message": "slow down", "type": "rate_limit"}}', 429
+                else:
+                    body, code = _completion(outer.next_reply()), 200
+                try:
+                    self.send_response(code)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("retry-after", "0")
+                    self.send_header("content-length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and left
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+    def next_reply(self) -> str:
+        return "```python\ndef solve():\n    print(1)\n```"
+
+
+class ScriptedServer(FlakyServer):
+    """Answers 200 with the given chat replies in order ("no idea" when they run out)."""
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        super().__init__(fail_first=0)
+
+    def next_reply(self) -> str:
+        return self.replies.pop(0) if self.replies else "no idea"
