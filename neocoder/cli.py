@@ -233,13 +233,15 @@ def oracle_summary(report: dict, seconds: float) -> str:
         c = p["checker"]
         name = c["kind"] + (" (any case)" if c["ignore_case"] else "")
         kinds[name] = kinds.get(name, 0) + 1
-    fixed = sum(1 for p in probs for e in p.get("log", []) if e["action"] == "fixed")
+    several = sum(1 for p in probs if p["checker"].get("consensus_evidence"))
+    case = sum(1 for p in probs if p["checker"].get("case_evidence"))
     dropped = sum(1 for p in probs for e in p.get("log", []) if e["action"] == "dropped")
     ten = sum(1 for p in probs if p.get("extended", 0) >= 10)
     lines = [f"human oracle: {len(report['problems'])} problems in {seconds:.0f}s, "
              f"{report['cache_hits']} cached human runs reused",
              "checkers: " + ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())),
-             f"example tests fixed: {fixed}, dropped: {dropped}; problems below 90% of humans: "
+             f"turned consensus by human evidence: {several}, any-case by human evidence: {case}; "
+             f"example tests dropped: {dropped}; problems below 90% of humans: "
              f"{len(report['below_90'])}",
              f"extended tests: {sum(p.get('extended', 0) for p in probs)} in all; "
              f"{ten} problems with at least 10"]

@@ -5,9 +5,10 @@ the sandbox on every example test, and its output is checked with the problem's
 checker.  That gives, per test, the share of human solutions that pass it:
 
 - a test that at least ``FIX_SHARE`` (90%) of the humans answer with one and the same
-  output, different from the statement's, has a mis-parsed expected output: it is
-  *fixed* to that output (``provenance: "human-majority"``);
-- otherwise a test that fewer than half of the humans pass is *dropped*;
+  output, different from the statement's, shows that the problem accepts several
+  answers (or that the statement's answer was mis-parsed): the problem becomes
+  consensus-checked (``consensus_evidence``), accepting both;
+- a test that fewer than half of the humans pass is *dropped*;
 - a several-answers ("consensus") problem accepts, per test, every output some human
   produced that ran cleanly, plus the statement's (``accepted_outputs``).
 
@@ -32,6 +33,7 @@ from tqdm import tqdm
 from .dataset.mutate import mutate_inputs
 from .judge import Limits
 from .judge.checkers import as_checker, check
+from .judge.special import SPECIAL
 from .judge.verdicts import AC, WA
 from .store import JsonlStore
 
@@ -93,7 +95,7 @@ def _agree(checker: dict, outputs: list[str]) -> bool:
 
 
 def validate_examples(tests: list[dict], checker: dict, runs: list[list]) -> tuple[list[dict], list[dict]]:
-    """Apply the human runs to the example tests: (kept tests, log of fixes and drops).
+    """Apply the human runs to the example tests: (kept tests, log of drops).
 
     Each kept test gains ``human_pass_share`` (0..1), ``humans`` (solutions that ran
     it) and ``provenance``; consensus tests gain ``accepted_outputs``."""
@@ -109,17 +111,6 @@ def validate_examples(tests: list[dict], checker: dict, runs: list[list]) -> tup
         else:
             passing = sum(1 for s, o in outs if s == "ok" and check(checker, o.encode(), test))
         share = passing / n if n else None
-        if share is not None and share < FIX_SHARE and checker["kind"] != "consensus":
-            votes: dict[str, int] = {}
-            for o in clean:
-                key = " ".join(o.lower().split() if checker["ignore_case"] else o.split())
-                votes[key] = votes.get(key, 0) + 1
-            best = max(votes.items(), key=lambda kv: kv[1], default=(None, 0))
-            if best[1] >= FIX_SHARE * n:
-                log.append({"test": i, "action": "fixed", "share_before": round(share, 3),
-                            "expected_before": test["output"][:200]})
-                test = dict(test, output=best[0] + "\n", provenance="human-majority")
-                share = best[1] / n
         if share is not None and share < DROP_SHARE:
             log.append({"test": i, "action": "dropped", "share": round(share, 3)})
             continue
@@ -132,13 +123,37 @@ def _case_evidence(checker: dict, tests: list[dict], runs: list[list]) -> dict:
     """Codeforces judges YES/NO in any case on many problems whose statements do not say
     so; an accepted human solution whose output differs from the expected one only in
     letter case is evidence of that, and turns ``ignore_case`` on (``case_evidence``)."""
-    if checker["ignore_case"] or checker["kind"] == "float":
+    if checker["ignore_case"] or checker["kind"] in ("float", "special"):
         return checker
     for r in runs:
         for (status, out), test in zip(r, tests):
             if status == "ok" and out.split() != test["output"].split() and \
                     out.lower().split() == test["output"].lower().split():
                 return dict(checker, ignore_case=True, case_evidence="an accepted human solution differs only in case")
+    return checker
+
+
+def _several_answers_evidence(checker: dict, tests: list[dict], runs: list[list]) -> dict:
+    """Accepted human solutions that agree (>= 90%) on an answer other than the
+    statement's mean the problem accepts several answers (or the statement's answer was
+    mis-parsed): the problem becomes consensus-checked, accepting the statement's answer
+    and every answer a human printed (``consensus_evidence``)."""
+    if checker["kind"] != "tokens" or not runs:
+        return checker
+    for i, test in enumerate(tests):
+        outs = [r[i] for r in runs]
+        passing = sum(1 for st, o in outs if st == "ok" and check(checker, o.encode(), test))
+        if passing >= FIX_SHARE * len(runs):
+            continue
+        votes: dict[str, int] = {}
+        for st, o in outs:
+            if st == "ok":
+                key = " ".join(o.lower().split() if checker["ignore_case"] else o.split())
+                votes[key] = votes.get(key, 0) + 1
+        if votes and max(votes.values()) >= FIX_SHARE * len(runs):
+            return dict(checker, kind="consensus",
+                        consensus_evidence=f"test {i}: {max(votes.values())} of {len(runs)} accepted human "
+                                           f"solutions agree on another answer than the statement's")
     return checker
 
 
@@ -185,6 +200,9 @@ def label_extended(candidates: list[str], checker: dict, runs: list[list]) -> li
                 "humans": len(outs), "human_pass_share": 1.0}
         if checker["kind"] == "consensus":
             test["accepted_outputs"] = sorted({" ".join(o.split()) for o in outputs})
+        elif checker["kind"] == "special":
+            if not all(check(checker, o.encode(), test) for o in outputs):
+                continue  # the checker must accept every human's answer
         elif not _agree(checker, outputs):
             continue
         tests.append(test)
@@ -223,7 +241,10 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
             bar.update(1)
             continue
         runs = run_humans(sandbox, pid, "examples", humans, first["tests"], limits, cache, workers)
-        checker = _case_evidence(checker, first["tests"], runs)
+        if pid in SPECIAL:  # a problem-specific checker is written for this one
+            checker = {"kind": "special", "special": pid, "ignore_case": False, "tolerance": None}
+        checker = _several_answers_evidence(_case_evidence(checker, first["tests"], runs), first["tests"], runs)
+        entry["checker"] = checker
         tests, log = validate_examples(first["tests"], checker, runs)
         kept_idx = [i for i in range(len(first["tests"]))
                     if not any(e["test"] == i and e["action"] == "dropped" for e in log)]
@@ -257,7 +278,6 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
         for s in group:
             out.append(dict(s, tests=tests, extended_tests=ext, checker=checker, oracle={
                 "humans": len(humans), "labelled_by": len(labellers) if ext else 0,
-                "fixed": sum(e["action"] == "fixed" for e in log),
                 "dropped": sum(e["action"] == "dropped" for e in log),
                 "share_all_examples": round(solved_all, 4)}))
         bar.update(1)

@@ -9,7 +9,7 @@ from neocoder.cli import main
 from neocoder.dataset.mutate import _rows, mutate_inputs
 from neocoder.dataset.statement import choose_checker
 from neocoder.judge.checkers import as_checker, check
-from neocoder.oracle import label_extended, validate_examples
+from neocoder.oracle import _case_evidence, _several_answers_evidence, label_extended, validate_examples
 
 # ----------------------------------------------------------------- checkers on hand-made outputs
 
@@ -104,17 +104,29 @@ def test_mutation_values_stay_in_observed_ranges(release_states):
 
 # ----------------------------------------------------------------- oracle decisions on hand-made runs
 
-def test_validate_examples_fixes_drops_and_collects_consensus():
+def test_validate_examples_drops_and_collects_consensus():
     tests = [{"input": "1\n", "output": "5\n"}, {"input": "2\n", "output": "7\n"}, {"input": "3\n", "output": "9\n"}]
-    runs = [[["ok", "5\n"], ["ok", "8\n"], ["RE", ""]] for _ in range(9)] + [[["ok", "5\n"], ["ok", "1\n"], ["ok", "9\n"]]]
+    runs = [[["ok", "5\n"], ["ok", "7\n"], ["RE", ""]] for _ in range(9)] + [[["ok", "5\n"], ["ok", "1\n"], ["ok", "9\n"]]]
     kept, log = validate_examples(tests, TOKENS, runs)
     assert [t["input"] for t in kept] == ["1\n", "2\n"]
-    assert kept[0]["human_pass_share"] == 1.0
-    assert kept[1]["output"] == "8\n" and kept[1]["provenance"] == "human-majority"  # 9 of 10 agree on 8
-    assert {"test": 2, "action": "dropped", "share": 0.1} in log
+    assert kept[0]["human_pass_share"] == 1.0 and kept[1]["human_pass_share"] == 0.9
+    assert log == [{"test": 2, "action": "dropped", "share": 0.1}]
     consensus = {"kind": "consensus", "ignore_case": False, "tolerance": None}
     kept, log = validate_examples(tests[:1], consensus, [[["ok", "1 2\n"]], [["ok", "2  1\n"]], [["TLE", ""]]])
     assert kept[0]["accepted_outputs"] == ["1 2", "2 1"] and kept[0]["human_pass_share"] == pytest.approx(2 / 3, abs=1e-3)
+
+
+def test_human_evidence_turns_on_any_case_and_consensus():
+    tests = [{"input": "1\n", "output": "YES\n8\n"}]
+    assert _case_evidence(TOKENS, tests, [[["ok", "Yes\n8\n"]]])["ignore_case"] is True
+    assert _case_evidence(TOKENS, tests, [[["ok", "YES\n9\n"]]]) == TOKENS
+    agree = [[["ok", "YES\n9\n"]] for _ in range(9)] + [[["ok", "YES\n8\n"]]]
+    checker = _several_answers_evidence(TOKENS, tests, agree)
+    assert checker["kind"] == "consensus" and "9 of 10" in checker["consensus_evidence"]
+    kept, _ = validate_examples(tests, checker, agree)
+    assert check(checker, b"YES 9", kept[0]) and check(checker, b"YES 8", kept[0]) and not check(checker, b"NO", kept[0])
+    split = [[["ok", f"YES\n{k}\n"]] for k in range(10)]  # humans disagree: no evidence of anything
+    assert _several_answers_evidence(TOKENS, tests, split) == TOKENS
 
 
 def test_label_extended_keeps_only_unanimous_clean_runs():
@@ -168,3 +180,14 @@ def test_script_mode_runs_a_human_solution_as_written(sandbox):
     tests = [{"input": "2\n3\n4\n", "output": "6\n8\n"}]
     assert sandbox.run(src, tests).verdicts == ["WA"]  # solve() alone reads "2" and prints 4
     assert sandbox.run(src, tests, entry="script").verdicts == ["AC"]
+
+
+def test_special_checker_for_1758A_accepts_any_valid_palindrome():
+    special = {"kind": "special", "special": "1758A", "ignore_case": False, "tolerance": None}
+    test = {"input": "2\na\nab\n", "output": "aa\nabba\n"}
+    assert check(special, b"aa\nbaab\n", test)  # another valid answer
+    assert not check(special, b"aa\nabab\n", test)  # not a palindrome
+    assert not check(special, b"aa\naabb\n", test)
+    assert not check(special, b"aa\n", test)  # a case missing
+    with pytest.raises(ValueError):
+        as_checker({"kind": "special", "special": "9999Z"})

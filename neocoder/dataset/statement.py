@@ -92,7 +92,8 @@ def choose_checker(statement: str) -> dict:
     """Pick how outputs are compared, from the statement's own words.
 
     Returns ``{"kind": "tokens" | "float" | "consensus", "ignore_case": bool,
-    "tolerance": float | None}``: "float" when the statement bounds the absolute or
+    "tolerance": float | None}`` (the human oracle may later make it "special", a
+    problem-specific checker, or consensus on human evidence), else "float" when the statement bounds the absolute or
     relative error (Codeforces semantics, tolerance 10^-k as written), "consensus" when
     it accepts any of several answers (an output is then accepted if some accepted human
     solution prints it; see neocoder/oracle.py), else exact "tokens"; ``ignore_case``

@@ -10,6 +10,8 @@ neocoder.dataset.statement.choose_checker):
 - ``consensus`` (several valid answers): the tokens equal those of any output in the
   test's ``accepted_outputs`` (outputs of accepted human solutions on that input, plus
   the statement's own answer) or the expected output;
+- ``special``: a problem-specific checker (neocoder/judge/special.py) decides from the
+  test's input, for several-answers problems where validity is simple to check;
 
 and ``ignore_case`` compares letters without case (YES/yes/Yes).  The legacy string
 "tokens" means ``{"kind": "tokens"}``.
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import math
 
+from .special import SPECIAL
+
 TOKENS = {"kind": "tokens", "ignore_case": False, "tolerance": None}
 
 
@@ -26,7 +30,9 @@ def as_checker(checker) -> dict:
     """Normalise a record's checker field (a dict, the legacy string "tokens", or None)."""
     if checker is None or checker == "tokens":
         return dict(TOKENS)
-    if isinstance(checker, dict) and checker.get("kind") in ("tokens", "float", "consensus"):
+    if isinstance(checker, dict) and checker.get("kind") == "special" and checker.get("special") not in SPECIAL:
+        raise ValueError(f"unknown special checker {checker.get('special')!r}")
+    if isinstance(checker, dict) and checker.get("kind") in ("tokens", "float", "consensus", "special"):
         return {**TOKENS, **checker}
     raise ValueError(f"unknown checker {checker!r}")
 
@@ -54,6 +60,8 @@ def check(checker, actual: bytes, test: dict) -> bool:
     "accepted_outputs": [str, ...]?}``) under ``checker``.  Raises ValueError for an
     unknown checker kind."""
     spec = as_checker(checker)
+    if spec["kind"] == "special":
+        return SPECIAL[spec["special"]](test["input"], actual)
     case = bool(spec["ignore_case"])
     got = _tokens(actual, case)
     if spec["kind"] == "float":

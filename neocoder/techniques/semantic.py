@@ -293,15 +293,13 @@ def sliding_window(root) -> bool:
                 continue
             advanced = {v for v, d in steps(inner).items() if 1 in d}
             for target, op, value in assignments(inner):
-                if op in ("-=",) and value is not None:
-                    used = {text(i) for n in walk(value) if n.type in SUBSCRIPTS for i in subscript_parts(n)[1]}
-                    used |= {text(i) for n in walk(target) if n.type in SUBSCRIPTS
-                             for s in subscript_parts(n)[1] for m in walk(s) if m.type in SUBSCRIPTS
-                             for i in subscript_parts(m)[1]}
-                    if used & advanced:
+                if op == "-=" and value is not None:
+                    # the left index inside a subscript: s -= a[l] (value) or cnt[a[l]] -= 1 (target)
+                    indices = {text(i) for side in (value, target) for n in walk(side) if n.type in SUBSCRIPTS
+                               for i in subscript_parts(n)[1]}
+                    if indices & advanced:
                         return True
-        removed = {}
-        added = set()
+        added, removed = set(), set()
         for target, op, value in assignments(body):
             value = _strip(value) if value is not None else None
             if target is None or value is None or op not in ("+=", "-=") or value.type not in SUBSCRIPTS:
@@ -311,8 +309,8 @@ def sliding_window(root) -> bool:
             if op == "+=":
                 added.add(key)
             elif any(binary(_strip(i)) and binary(_strip(i))[1] == "-" for i in index):
-                removed[key] = True
-        if added & set(removed):
+                removed.add(key)
+        if added & removed:
             return True
     return False
 
@@ -399,18 +397,8 @@ def depth_first_search(root, recursive: dict) -> bool:
     (``s.pop()``, ``s.top()``) and pushes more."""
     for fn in _recursive_defs(recursive):
         body = fn.child_by_field_name("body")
-        params = parameters(fn)
-        for loop in walk(body):
-            if loop.type in LOOPS:
-                it = loop_iterable(loop)
-                for n in walk(it if it is not None else loop):
-                    if n.type in SUBSCRIPTS:
-                        container, index = subscript_parts(n)
-                        if container is not None and container.type == "identifier" and \
-                                [text(i) for i in index] and text(index[0]) in params and \
-                                (it is not None or (n.parent is not None and n.parent.type in SUBSCRIPTS
-                                                    or n.parent.type == "field_expression")):
-                            return True
+        if _loops_over_neighbours(body, parameters(fn)):
+            return True
         sites = _recursive_calls(body, recursive)
         marks = [call.start_byte for call in calls(body) if callee(call) in ("add", "insert")]
         marks += [t.start_byte for t, op, v in assignments(body)
@@ -418,6 +406,25 @@ def depth_first_search(root, recursive: dict) -> bool:
         if any(m < s for m in marks for s in sites) and _reads_in_condition(body, marks):
             return True
     return _container_loop(root, lifo=True)
+
+
+def _loops_over_neighbours(body, params: set[str]) -> bool:
+    """A loop in ``body`` over ``g[p]`` (Python for / C++ range-for), or one reading
+    ``g[p][i]`` / ``g[p].size()``, with p a parameter of the function."""
+    for loop in walk(body):
+        if loop.type not in LOOPS:
+            continue
+        iterable = loop_iterable(loop)
+        for n in walk(iterable if iterable is not None else loop):
+            if n.type not in SUBSCRIPTS:
+                continue
+            container, index = subscript_parts(n)
+            if container is None or container.type != "identifier" or not index or text(index[0]) not in params:
+                continue
+            used_as_list = n.parent is not None and (n.parent.type in SUBSCRIPTS or n.parent.type == "field_expression")
+            if iterable is not None or used_as_list:
+                return True
+    return False
 
 
 def width_first_search(root) -> bool:
