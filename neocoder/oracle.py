@@ -46,27 +46,8 @@ def _sha(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class RunCache:
-    """Human runs by key (problem, tier, tests hash, solution hash) -> per-test
-    [status, stdout]: a JsonlStore of ``runs`` lines, hits counted."""
-
-    def __init__(self, path: Path):
-        self.store = JsonlStore(path, "runs")
-        self.hits = 0
-
-    def get(self, key: str):
-        got = self.store.get(key)
-        if got is not None:
-            with self.store.lock:
-                self.hits += 1
-        return got
-
-    def put(self, key: str, runs: list) -> None:
-        self.store.put(key, runs)
-
-
 def run_humans(sandbox, pid: str, tier: str, humans: list[str], tests: list[dict], limits: Limits,
-               cache: RunCache, workers: int = 2) -> list[list]:
+               cache: JsonlStore, workers: int = 2) -> list[list]:
     """Run each human solution on ``tests``; return ``[[[status, stdout], ...] per test] per
     solution`` where status is "ok" (finished cleanly) or the verdict (TLE, RE, ...)."""
     tests_sha = _sha([t["input"] for t in tests])
@@ -220,7 +201,7 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
     the checker, the number of humans, fixes and drops, the examples' pass shares and the
     count of extended tests; problems below 90% are listed in ``below_90``.
     """
-    cache = RunCache(cache_path)
+    cache = JsonlStore(cache_path, "runs")  # (problem, tier, tests, solution) -> [[status, stdout]]
     by_problem: dict[str, list[dict]] = {}
     for s in states:
         by_problem.setdefault(s["problem_id"], []).append(s)

@@ -30,13 +30,15 @@ def append_jsonl(path: Path, record: dict, fsync: bool = False) -> None:
 
 class JsonlStore:
     """Lines ``{"key": ..., <field>: value}``; the last line for a key wins; a line cut
-    by a crash is skipped (that entry is simply made again).  Thread-safe."""
+    by a crash is skipped (that entry is simply made again).  ``hits`` counts the gets
+    that found their key.  Thread-safe."""
 
     def __init__(self, path: Path, field: str):
         self.path, self.field = Path(path), field
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
         self.entries: dict[str, object] = {}
+        self.hits = 0
         if self.path.exists():
             with self.path.open(encoding="utf-8") as f:
                 for line in f:
@@ -49,7 +51,10 @@ class JsonlStore:
 
     def get(self, key: str):
         with self.lock:
-            return self.entries.get(key)
+            got = self.entries.get(key)
+            if got is not None:
+                self.hits += 1
+            return got
 
     def put(self, key: str, value) -> None:
         with self.lock:

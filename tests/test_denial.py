@@ -169,7 +169,6 @@ def test_denial_prompting_with_the_local_model_resumes_and_is_reproducible(tmp_p
     assert killed.returncode != 0
     resumed = _build(tmp_path, tmp_path / "resumed.jsonl")
     assert resumed.returncode == 0, resumed.stderr
-    assert "1 cache hits" in resumed.stdout or " cache hits" in resumed.stdout
     made = int(resumed.stdout.split("model calls: ")[1].split(" made")[0])
     hits = int(resumed.stdout.split(" made, ")[1].split(" cache hits")[0])
     assert hits >= 1 and made + hits >= len(records)

@@ -6,9 +6,9 @@ given back in ``answer_num`` order, so the stop rule applies to the recorded ord
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..dataset.records import jsonl_lines
 from ..dataset.release import DatasetError
 from ..models import Model, Prompt, Reply
 
@@ -21,17 +21,9 @@ class ReplayAnswers(Model):
         self.name = spec
         self.by_question: dict[str, dict[int, str]] = {}
         self.recorded_model = None
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise DatasetError(path, "-", "-", f"cannot read: {exc}") from exc
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(path, f"line {number}", "-", f"not JSON ({exc.msg})") from exc
+        for number, row in jsonl_lines(path):
+            if not isinstance(row, dict):
+                raise DatasetError(path, f"line {number}", "-", "expected an object")
             for key, kind in (("question", str), ("answer", str), ("answer_num", int)):
                 if not isinstance(row.get(key), kind):
                     raise DatasetError(path, f"line {number}", key, f"missing or not {kind.__name__}")

@@ -8,9 +8,9 @@ optionally ``tests`` (``[{"input", "output"}]``), ``time_limit_s`` and
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from .records import jsonl_lines
 from .release import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIME_LIMIT_S, DatasetError
 from .statement import choose_checker, parse_examples, parse_limits, strip_header
 
@@ -25,18 +25,8 @@ def load_raw_problems(path: Path) -> list[dict]:
     """
     path = Path(path)
     problems, seen = [], set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(path, "-", "-", f"cannot read: {exc}") from exc
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, row in jsonl_lines(path):
         where = f"line {number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(path, where, "-", f"not JSON ({exc.msg})") from exc
         pid = row.get("problem_id") if isinstance(row, dict) else None
         if not isinstance(pid, str) or not pid:
             raise DatasetError(path, where, "problem_id", "missing or not a string")

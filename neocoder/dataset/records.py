@@ -21,8 +21,9 @@ def write_states(records: list[dict], path: Path) -> None:
     tmp.replace(path)
 
 
-def _lines(path: Path):
-    """(line number, parsed object) for each non-blank line; DatasetError on bad JSON."""
+def jsonl_lines(path: Path):
+    """(line number, parsed object) for each non-blank line of a JSONL file; DatasetError
+    naming the file and line when it is missing or a line is not JSON."""
     if not path.is_file():
         raise DatasetError(path, "-", "-", "file not found")
     with open(path, encoding="utf-8") as f:
@@ -48,7 +49,7 @@ def load_tests(path: Path) -> list[dict]:
     """
     path = Path(path)
     tests = []
-    for lineno, test in _lines(path):
+    for lineno, test in jsonl_lines(path):
         _check_test(path, f"line {lineno}", "input/output", test)
         tests.append(test)
     return tests
@@ -63,7 +64,7 @@ def load_states(path: Path) -> list[dict]:
     """
     path = Path(path)
     records = []
-    for lineno, rec in _lines(path):
+    for lineno, rec in jsonl_lines(path):
         for name, kind in REQUIRED.items():
             if not isinstance(rec.get(name), kind):
                 raise DatasetError(path, f"line {lineno}", name, f"missing or not {kind.__name__}")

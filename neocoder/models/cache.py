@@ -29,19 +29,19 @@ class CallCache:
     def __init__(self, path: Path):
         self.store = JsonlStore(path, "reply")
         self.path = self.store.path
-        self.hits = self.misses = 0
+        self.misses = 0
         self.prompt_tokens = self.completion_tokens = 0
 
     @property
     def replies(self) -> dict:
         return self.store.entries
 
+    @property
+    def hits(self) -> int:
+        return self.store.hits
+
     def get(self, key: str) -> dict | None:
-        got = self.store.get(key)
-        if got is not None:
-            with self.store.lock:
-                self.hits += 1
-        return got
+        return self.store.get(key)
 
     def put(self, key: str, reply: dict) -> None:
         self.store.put(key, reply)
