@@ -1,9 +1,10 @@
 """Deterministic technique detection with tree-sitter (queries kept as data).
 
-``detect(source)`` returns the set of taxonomy names a program uses.  The rules are
-the ``queries/<language>.scm`` files plus recursion, which needs the call graph:
-a program uses recursion when its functions' calls contain a cycle (a function
-calling itself, or f -> g -> f).  Definitions are in docs/techniques.md.
+``detect(source)`` returns the set of taxonomy names a program uses.  The syntactic
+rules are the ``queries/<language>.scm`` files; recursion needs the call graph (a
+cycle: a function calling itself, or f -> g -> f); the semantic techniques (two
+pointers, BFS, greedy, misc, ...) are the AST rules of ``semantic.py``.  Definitions
+are in docs/techniques.md.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def recursive_functions(root) -> dict[str, list]:
     return recursive
 
 
-def _semantic(root, language: str, found: set[str]) -> set[str]:
+def _semantic(root, language: str) -> set[str]:
     """The heuristic techniques of ``semantic.py`` (definitions in docs/techniques.md)."""
     recursive = recursive_functions(root)
     out = set()
@@ -165,4 +166,4 @@ def detect(source: str, language: str = "python") -> set[str]:
     found = {name.replace("_", " ") for name in ts.QueryCursor(query).captures(tree.root_node)
              if not name.startswith("_")}
     with semantic.TreeIndex(tree.root_node):
-        return found | _semantic(tree.root_node, language, found)
+        return found | _semantic(tree.root_node, language)

@@ -403,7 +403,7 @@ def depth_first_search(root, recursive: dict) -> bool:
         marks = [call.start_byte for call in calls(body) if callee(call) in ("add", "insert")]
         marks += [t.start_byte for t, op, v in assignments(body)
                   if t is not None and t.type in SUBSCRIPTS and op == "=" and text(v) in TRUE_WORDS]
-        if any(m < s for m in marks for s in sites) and _reads_in_condition(body, marks):
+        if any(m < s for m in marks for s in sites) and _reads_in_condition(body):
             return True
     return _container_loop(root, lifo=True)
 
@@ -757,7 +757,7 @@ def _recursive_calls(body, recursive: dict) -> list[int]:
     return [c.start_byte for c in calls(body) if callee(c) in recursive]
 
 
-def _reads_in_condition(body, marks) -> bool:
+def _reads_in_condition(body) -> bool:
     """Some if/while condition in ``body`` tests membership or a subscript (a visited check)."""
     for n in walk(body):
         if n.type in ("if_statement", "while_statement", "conditional_expression"):
