@@ -91,8 +91,8 @@ def build_dataset(release: Path, out: Path, oracle: bool, extended: int, label_h
     """Write one canonical JSONL record per (problem, state t) from the release.
 
     With the oracle (default), every example test is run by the problem's accepted human
-    Python solutions and checked with the problem's checker; tests most humans fail are
-    fixed or dropped, and extended tests are added.  Human runs are cached in
+    Python solutions and checked with the problem's checker (refined on human evidence);
+    tests most humans fail are dropped, and extended tests are added.  Human runs are cached in
     OUT.oracle-cache.jsonl, so an interrupted build resumes; the report goes to
     OUT.oracle.json.
     """
@@ -135,8 +135,7 @@ def build_dataset(release: Path, out: Path, oracle: bool, extended: int, label_h
         click.echo(oracle_summary(oracle_report, time.monotonic() - started))
     write_states(records, out)
     click.echo(f"wrote {len(records)} problem states of {len({r['problem_id'] for r in records})} problems to {out}")
-    click.echo("problems per state t: " + ", ".join(
-        f"t={t}: {sum(1 for r in records if r['state'] == t)}" for t in sorted({r["state"] for r in records})))
+    click.echo(states_per_t(records))
     sources: dict[str, int] = {}
     for r in records:
         sources[r["tests_source"]] = sources.get(r["tests_source"], 0) + 1
@@ -207,15 +206,12 @@ def _denial_build(release, out, model_spec, problems_path, limit, rounds, seed, 
     finally:
         sandbox.close()
     records = [r for chain in chains for r in chain]
-    tmp = Path(str(out) + ".tmp")
-    write_states(records, tmp)
-    tmp.replace(out)
+    write_states(records, out)  # atomic: a killed build leaves no half-written file
     stats = cache.stats()
     solved = sum(r["augmentation"]["accepted"] for r in records)
     click.echo(f"wrote {len(records)} problem states of {len(problems) - len(failed)} problems to {out} "
                f"in {time.monotonic() - started:.0f}s")
-    click.echo("problems per state t: " + ", ".join(
-        f"t={t}: {sum(1 for r in records if r['state'] == t)}" for t in sorted({r["state"] for r in records})))
+    click.echo(states_per_t(records))
     click.echo(f"augmentation solutions accepted: {solved} of {len(records)} states")
     click.echo(f"model calls: {stats['calls_made']} made, {stats['cache_hits']} cache hits; tokens: "
                f"{stats['prompt_tokens']} prompt, {stats['completion_tokens']} completion")
@@ -223,6 +219,14 @@ def _denial_build(release, out, model_spec, problems_path, limit, rounds, seed, 
         click.echo(f"failed {pid}: {why} (rerun to resume from the call cache)", err=True)
     if failed:
         sys.exit(1)
+
+
+def states_per_t(records: list[dict]) -> str:
+    """'problems per state t: t=0: 199, t=1: 199, ...' for written records."""
+    counts: dict[int, int] = {}
+    for r in records:
+        counts[r["state"]] = counts.get(r["state"], 0) + 1
+    return "problems per state t: " + ", ".join(f"t={t}: {n}" for t, n in sorted(counts.items()))
 
 
 def oracle_summary(report: dict, seconds: float) -> str:

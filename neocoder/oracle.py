@@ -198,8 +198,9 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
 
     ``states``: problem-state records (all states of a problem share its tests);
     ``human_solutions``: problem_id -> Python 3 sources.  The report has, per problem,
-    the checker, the number of humans, fixes and drops, the examples' pass shares and the
-    count of extended tests; problems below 90% are listed in ``below_90``.
+    the checker (with any human evidence), the number of humans, dropped tests, the
+    examples' pass shares and the count of extended tests; problems below 90% are listed
+    in ``below_90``.
     """
     cache = JsonlStore(cache_path, "runs")  # (problem, tier, tests, solution) -> [[status, stdout]]
     by_problem: dict[str, list[dict]] = {}

@@ -266,18 +266,24 @@ def test_every_technique_is_pinned_in_both_languages():
         "hashmap", "heap", "sorting"}
 
 
-def test_agreement_thresholds_on_the_audited_gpt4_labels(tmp_path, release_dir):
-    """Issue 4's thresholds, against the release's GPT-4 labels with only the labels that
-    CPython's ast / a keyword scan show wrong corrected (scripts/audit_labels.py)."""
+def _audit_labels_script():
+    """scripts/audit_labels.py, loaded as a module (scripts are not a package)."""
     import importlib.util
     from pathlib import Path
 
-    from neocoder.techniques.agreement import agreement
-
     path = Path(__file__).resolve().parents[1] / "scripts" / "audit_labels.py"
     spec = importlib.util.spec_from_file_location("audit_labels", path)
-    audit_labels = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(audit_labels)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_agreement_thresholds_on_the_audited_gpt4_labels(tmp_path, release_dir):
+    """Issue 4's thresholds, against the release's GPT-4 labels with only the labels that
+    CPython's ast / a keyword scan show wrong corrected (scripts/audit_labels.py)."""
+    from neocoder.techniques.agreement import agreement
+
+    audit_labels = _audit_labels_script()
     corrected, report = audit_labels.audit(release_dir, release_dir / "human_solution_techniques.json")
     assert report["python"]["while loop"][0] > 0  # GPT-4 misses some plain while statements
     labels = tmp_path / "audited.json"
@@ -288,13 +294,7 @@ def test_agreement_thresholds_on_the_audited_gpt4_labels(tmp_path, release_dir):
 
 
 def test_audit_evidence_is_independent_of_the_detector():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "audit_labels.py"
-    spec = importlib.util.spec_from_file_location("audit_labels", path)
-    audit_labels = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(audit_labels)
+    audit_labels = _audit_labels_script()
     present, absent = audit_labels.python_evidence("x = [i for i in a if i]\nwhile x:\n    x.pop()\n")
     assert "while loop" in present and "for loop" not in present and "for loop" not in absent
     assert "if statement" not in absent and "tuple" in absent
