@@ -18,7 +18,11 @@ from pathlib import Path
 
 import docker
 
-SANDBOX_DIR = Path(__file__).resolve().parents[2] / "sandbox"
+from .. import resources
+
+# The recipe ships inside the package (the checkout's sandbox/ folder, mapped by
+# pyproject.toml), so an installed wheel builds the same image as a checkout.
+SANDBOX_DIR = resources.sandbox_dir()
 RUNNER_PATH = SANDBOX_DIR / "runner.py"
 DEFAULT_IMAGE = os.environ.get("NEOCODER_SANDBOX_IMAGE", "neocoder-sandbox:latest")
 RUNNER_LABEL = "neocoder.runner_sha256"
@@ -37,7 +41,7 @@ def runner_sha256() -> str:
     for name in ("runner.py", "child.py", "Dockerfile"):
         path = SANDBOX_DIR / name
         if not path.is_file():
-            raise ImageError(f"{path} not found: install neocoder from a checkout (pip install -e .)")
+            raise ImageError(f"{path} not found: the sandbox recipe is incomplete; reinstall neocoder")
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

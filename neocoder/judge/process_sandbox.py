@@ -95,7 +95,7 @@ class ProcessSandbox(PooledSandbox):
         if missing:
             self.unavailable = f"the process sandbox needs util-linux ({', '.join(missing)} not found)"
         elif not RUNNER_PATH.is_file():
-            self.unavailable = f"{RUNNER_PATH} not found: install neocoder from a checkout"
+            self.unavailable = f"{RUNNER_PATH} not found: the sandbox recipe is incomplete; reinstall neocoder"
 
     def _new_worker(self, limits: Limits) -> Worker:
         return _ProcessWorker(limits)

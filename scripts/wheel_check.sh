@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# CI: prove that an installed wheel of neocoder works on its own, without a checkout.
+#
+# An editable install resolves files through the checkout, so it hides a missing
+# package, a missing data file or a path computed from the checkout layout.  This
+# script builds a plain wheel, installs it into a fresh virtualenv outside the
+# checkout and, from a folder outside the checkout, checks that
+#   - every file of neocoder/, prompts/ and sandbox/ is in the wheel (a new subpackage
+#     must also be listed in pyproject.toml's `packages`),
+#   - the prompts and the sandbox recipe are found through neocoder.resources,
+#   - `neocoder sandbox build` works and reuses an up-to-date image (same recipe bytes,
+#     same label, same image), and
+#   - `neocoder eval` judges 5 problems and writes metrics.json.
+# The heavy extras (local, aidanbench) are not installed: the eval needs neither.
+#
+# Usage: bash scripts/wheel_check.sh   (needs Docker with the sandbox base image, as
+# left by scripts/setup.sh; NEOCODER_RELEASE defaults to ../shared/neocoder)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout=$(pwd)
+export NEOCODER_RELEASE="${NEOCODER_RELEASE:-$(cd .. && pwd)/shared/neocoder}"
+PYTHON="${PYTHON:-python3}"
+image="${NEOCODER_SANDBOX_IMAGE:-neocoder-sandbox:latest}"
+unset PYTHONPATH  # nothing may reach into the checkout
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/neocoder-wheel.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+start=$SECONDS
+step() { echo "== wheel check [$((SECONDS - start)) s]: $*"; }
+
+# Build from a copy of the files git knows (tracked, or new and not ignored): the wheel
+# then holds exactly the working tree, and no stale build/ folder of the checkout can
+# slip old modules into it.
+step "copying the checkout's files to $work/src"
+git ls-files -z --cached --others --exclude-standard | "$PYTHON" -c '
+import os, shutil, sys
+dest = sys.argv[1]
+for name in sys.stdin.read().split("\0"):
+    if name and os.path.isfile(name):  # a file deleted but not yet committed is skipped
+        os.makedirs(os.path.join(dest, os.path.dirname(name)), exist_ok=True)
+        shutil.copy2(name, os.path.join(dest, name))
+' "$work/src"
+
+step "creating a fresh virtualenv in $work/venv"
+"$PYTHON" -m venv "$work/venv"
+pip=("$work/venv/bin/pip" --disable-pip-version-check -q)
+
+step "building the wheel"
+"${pip[@]}" wheel --no-deps -w "$work/dist" "$work/src"
+wheel=$(ls "$work"/dist/neocoder-*.whl)
+echo "$(basename "$wheel")"
+
+step "checking the wheel holds every file of neocoder/, prompts/ and sandbox/"
+"$PYTHON" - "$work/src" "$wheel" <<'EOF'
+import pathlib, sys, zipfile
+
+src, wheel = pathlib.Path(sys.argv[1]), sys.argv[2]
+# Where pyproject.toml's package-dir puts each checkout folder inside the wheel.
+layout = {"neocoder": "neocoder", "prompts": "neocoder/prompts", "sandbox": "neocoder/sandbox_recipe"}
+shipped = set(zipfile.ZipFile(wheel).namelist())
+missing = [f"{folder}/{path.relative_to(src / folder).as_posix()}"
+           for folder, inside in layout.items()
+           for path in sorted((src / folder).rglob("*"))
+           if path.is_file() and f"{inside}/{path.relative_to(src / folder).as_posix()}" not in shipped]
+if missing:
+    sys.exit("the wheel lacks: " + ", ".join(missing)
+             + "\n(add the subpackage to `packages`, or the data file to `package-data`, in pyproject.toml)")
+print(f"{len(shipped)} files, none missing")
+EOF
+
+step "installing the wheel (without the local and aidanbench extras)"
+"${pip[@]}" install "$wheel"
+neocoder="$work/venv/bin/neocoder"
+
+# Everything below runs from a folder that is neither the checkout nor inside it.
+mkdir "$work/elsewhere"
+cd "$work/elsewhere"
+
+step "finding the prompts and the sandbox recipe in the installed package"
+"$work/venv/bin/python" - "$checkout" <<'EOF'
+import pathlib, sys
+
+import neocoder
+from neocoder.resources import prompt_names, prompt_text, sandbox_dir
+
+checkout = pathlib.Path(sys.argv[1]).resolve()
+package = pathlib.Path(neocoder.__file__).resolve().parent
+if checkout in package.parents:
+    sys.exit(f"neocoder was imported from the checkout ({package}), not from the wheel")
+want = sorted(p.name for p in (checkout / "prompts").iterdir() if p.suffix == ".txt")
+got = prompt_names()
+if got != want:
+    sys.exit(f"prompts in the wheel {got} != prompts in the checkout {want}")
+for name in got:
+    if prompt_text(name) != (checkout / "prompts" / name).read_text(encoding="utf-8"):
+        sys.exit(f"prompt {name} differs from the checkout's")
+recipe = sandbox_dir()
+for name in ("Dockerfile", "runner.py", "child.py"):
+    if (recipe / name).read_bytes() != (checkout / "sandbox" / name).read_bytes():
+        sys.exit(f"{recipe / name} differs from the checkout's sandbox/{name}")
+print(f"package {package}: {len(got)} prompts, sandbox recipe in {recipe}")
+EOF
+
+# The image is labelled with the SHA-256 of runner.py, child.py and Dockerfile (in that
+# order, neocoder/judge/image.py); the wheel carries the same bytes, so an image that is
+# already up to date must come out of the build unchanged.
+label() { docker image inspect -f '{{ index .Config.Labels "neocoder.runner_sha256" }}' "$image" 2>/dev/null || true; }
+image_id() { docker image inspect -f '{{ .Id }}' "$image" 2>/dev/null || true; }
+expected=$(cat "$checkout"/sandbox/runner.py "$checkout"/sandbox/child.py "$checkout"/sandbox/Dockerfile \
+    | sha256sum | cut -d' ' -f1)
+label_before=$(label)
+id_before=$(image_id)
+
+step "neocoder sandbox build (from the wheel)"
+"$neocoder" sandbox build
+label_after=$(label)
+id_after=$(image_id)
+if [ "$label_after" != "$expected" ]; then
+    echo "wheel check: $image is labelled ${label_after:-<none>}, the checkout's recipe is $expected" >&2
+    exit 1
+fi
+if [ "$label_before" = "$expected" ]; then
+    if [ "$id_after" != "$id_before" ]; then
+        echo "wheel check: the wheel rebuilt an up-to-date $image ($id_before -> $id_after)" >&2
+        exit 1
+    fi
+    echo "image reused: $id_after"
+elif [ -n "$label_before" ]; then
+    echo "image rebuilt (it was stale): $id_after"
+else
+    echo "image built (there was none): $id_after"
+fi
+
+step "neocoder eval --model replay/gpt-4-1106-preview --limit 5 (from the wheel)"
+"$neocoder" eval --model replay/gpt-4-1106-preview --limit 5 --out "$work/run"
+"$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/run/metrics.json" || {
+    echo "wheel check: the eval wrote no readable metrics.json" >&2
+    exit 1
+}
+
+step "passed"
