@@ -11,3 +11,15 @@ from __future__ import annotations
 
 class NeocoderError(Exception):
     """Base class of the errors neocoder reports to its user as a message, not a traceback."""
+
+
+class RecordError(NeocoderError, ValueError):
+    """A record of an input or run file is malformed or of another format version.
+
+    The message names the file, the record (an index, a problem id, or ``line N``) and
+    the field, so the user can go straight to it.
+    """
+
+    def __init__(self, path, record, field_name, problem):
+        self.path, self.record, self.field, self.problem = str(path), record, field_name, problem
+        super().__init__(f"{path}: record {record}: field {field_name!r}: {problem}")

@@ -30,6 +30,8 @@ from math import comb
 
 import numpy as np
 
+from .records import ProblemState, Sample
+
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k for one problem with n samples of which c are correct.
@@ -51,52 +53,39 @@ def divergent_ratio(techniques: set[str], human: set[str]) -> float:
     return len(set(techniques) - set(human)) / len(techniques)
 
 
-def state_metrics(samples: list[dict]) -> dict:
-    """Metrics of one state from its samples.
+def state_metrics(samples: list[Sample]) -> dict:
+    """Metrics of one state from its ``Sample`` records (records.py).
 
-    Each sample is a dict with ``problem_id``, ``correct`` (bool), ``follows``
-    (bool), ``divergent`` (float in [0, 1], or None when the problem has no human
-    technique set) and ``excluded`` (bool: INFRA or model error).  Returns
-    ``{"n", "excluded", "pass@1", "constraint_following", "convergent", "divergent",
-    "neogauge", "n_divergent", "n_extended", "pass@1_examples_tiered", "pass@1_plus"}``;
-    pass@1 is averaged over problems (Chen et al. Eq. 1 with k = 1), the other rates over
-    samples; the two tiered pass@1 cover the ``n_extended`` samples whose state has
-    extended tests (``correct_extended`` not None): on the examples alone, and on the
-    examples plus the extended tests; divergent and NeoGauge over the
-    ``n_divergent`` samples whose problem has a human technique set.  Rates are None
-    when there is nothing to average.
+    Reads each sample's ``problem_id``, ``correct`` (every example AC), ``correct_plus``
+    (examples and extended tests AC; None without extended tests), ``follows``,
+    ``divergent`` (Eq. 3 in [0, 1], or None without a human technique set) and
+    ``excluded`` (INFRA or model error).  Returns ``{"n", "excluded", "pass@1",
+    "constraint_following", "convergent", "divergent", "neogauge", "n_divergent",
+    "n_extended", "pass@1_examples_tiered", "pass@1_plus"}``; pass@1 is averaged over
+    problems (Chen et al. Eq. 1 with k = 1), the other rates over samples; the two tiered
+    pass@1 cover the ``n_extended`` samples whose state has extended tests: on the
+    examples alone, and on the examples plus the extended tests (EvalPlus' base/plus);
+    divergent and NeoGauge over the ``n_divergent`` samples whose problem has a human
+    technique set.  Rates are None when there is nothing to average.
     """
-    kept = [s for s in samples if not s.get("excluded")]
+    kept = [s for s in samples if not s.excluded]
     out = {"n": len(kept), "excluded": len(samples) - len(kept)}
     if not kept:
         out.update({"pass@1": None, "constraint_following": None, "convergent": None,
                     "divergent": None, "neogauge": None, "n_divergent": 0})
         return out
-    by_problem: dict[str, list[bool]] = {}
-    for s in kept:
-        by_problem.setdefault(s["problem_id"], []).append(bool(s["correct"]))
-    out["pass@1"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in by_problem.values()]))
-    # Second tier (issue 5): samples of states that have extended tests; "plus" is
-    # correct on the examples and on the extended tests (EvalPlus' base/plus split).
-    tiered = [s for s in kept if s.get("correct_extended") is not None]
+    out["pass@1"] = _pass_at_1(kept, lambda s: s.correct)
+    tiered = [s for s in kept if s.correct_plus is not None]
     out["n_extended"] = len(tiered)
-    if tiered:
-        plus: dict[str, list[bool]] = {}
-        base: dict[str, list[bool]] = {}
-        for s in tiered:
-            base.setdefault(s["problem_id"], []).append(bool(s["correct"]))
-            plus.setdefault(s["problem_id"], []).append(bool(s["correct"]) and bool(s["correct_extended"]))
-        out["pass@1_examples_tiered"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in base.values()]))
-        out["pass@1_plus"] = float(np.mean([pass_at_k(len(v), sum(v), 1) for v in plus.values()]))
-    else:
-        out["pass@1_examples_tiered"] = out["pass@1_plus"] = None
-    follows = np.array([bool(s["follows"]) for s in kept], dtype=float)
-    correct = np.array([bool(s["correct"]) for s in kept], dtype=float)
+    out["pass@1_examples_tiered"] = _pass_at_1(tiered, lambda s: s.correct) if tiered else None
+    out["pass@1_plus"] = _pass_at_1(tiered, lambda s: s.correct_plus) if tiered else None
+    follows = np.array([s.follows for s in kept], dtype=float)
+    correct = np.array([s.correct for s in kept], dtype=float)
     convergent = correct * follows  # Eq. 2
     out["constraint_following"] = float(follows.mean())
     out["convergent"] = float(convergent.mean())
-    has_div = np.array([s.get("divergent") is not None for s in kept])
-    divergent = np.array([s["divergent"] if s.get("divergent") is not None else 0.0 for s in kept])
+    has_div = np.array([s.divergent is not None for s in kept])
+    divergent = np.array([s.divergent if s.divergent is not None else 0.0 for s in kept])
     out["n_divergent"] = int(has_div.sum())
     if has_div.any():
         out["divergent"] = float(divergent[has_div].mean())  # Eq. 3, averaged
@@ -106,11 +95,19 @@ def state_metrics(samples: list[dict]) -> dict:
     return out
 
 
-def all_states(samples: list[dict]) -> dict[str, dict]:
-    """Per-state metrics keyed by str(t), with ``cumulative_neogauge`` (sum over t' <= t)."""
-    states: dict[int, list[dict]] = {}
+def _pass_at_1(samples: list[Sample], correct) -> float:
+    """pass@1 averaged over problems: per problem Eq. 1 with k = 1 over its samples."""
+    by_problem: dict[str, list[bool]] = {}
     for s in samples:
-        states.setdefault(int(s["state"]), []).append(s)
+        by_problem.setdefault(s.problem_id, []).append(bool(correct(s)))
+    return float(np.mean([pass_at_k(len(v), sum(v), 1) for v in by_problem.values()]))
+
+
+def all_states(samples: list[Sample]) -> dict[str, dict]:
+    """Per-state metrics keyed by str(t), with ``cumulative_neogauge`` (sum over t' <= t)."""
+    states: dict[int, list[Sample]] = {}
+    for s in samples:
+        states.setdefault(int(s.state), []).append(s)
     result, running = {}, 0.0
     for t in sorted(states):
         m = state_metrics(states[t])
@@ -128,10 +125,10 @@ def unique_share(techniques: set[str], others: list[set[str]]) -> float:
     return len(set(techniques) - union) / len(techniques)
 
 
-def human_baselines(states: list[dict], solutions: dict[str, list[set[str]]]) -> dict[str, dict]:
+def human_baselines(states: list[ProblemState], solutions: dict[str, list[set[str]]]) -> dict[str, dict]:
     """Human rows per state t (Eq. 5 and Eq. 6), shaped like ``all_states``.
 
-    ``states``: problem-state records (``problem_id``, ``state``, ``constraints``);
+    ``states``: ``ProblemState`` records;
     ``solutions``: problem_id -> technique sets of its human solutions.  Rates are
     means over problems of per-problem means over solutions; ``neogauge`` is the mean
     of follow(s) * unique_share(s); ``pass@1`` is None (accepted submissions are not
@@ -139,13 +136,13 @@ def human_baselines(states: list[dict], solutions: dict[str, list[set[str]]]) ->
     """
     by_state: dict[int, list[tuple]] = {}
     for st in states:
-        sols = solutions.get(st["problem_id"]) or []
+        sols = solutions.get(st.problem_id) or []
         if not sols:
             continue
-        constraints = set(st["constraints"])
+        constraints = set(st.constraints)
         follows = [not (t & constraints) for t in sols]
         div = [unique_share(t, sols[:i] + sols[i + 1:]) for i, t in enumerate(sols)]
-        by_state.setdefault(int(st["state"]), []).append((follows, div))
+        by_state.setdefault(int(st.state), []).append((follows, div))
     result, running = {}, 0.0
     for t in sorted(by_state):
         rows = by_state[t]

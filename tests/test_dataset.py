@@ -3,6 +3,7 @@ import json
 import pytest
 
 from neocoder.dataset import DatasetError, build_from_release, load_states, write_states
+from neocoder.records import ProblemState
 from neocoder.dataset.statement import parse_examples, parse_limits
 from neocoder.cli import parse_states
 
@@ -73,9 +74,12 @@ def test_malformed_release_names_file_record_and_field(tmp_path, release_dir):
 
 def test_jsonl_round_trip_and_bad_line(tmp_path, release_states):
     records, _ = release_states
+    states = [ProblemState.from_dict(r) for r in records[:10]]
     path = tmp_path / "states.jsonl"
-    write_states(records[:10], path)
-    assert load_states(path) == records[:10]
+    write_states(states, path)
+    assert load_states(path) == states and [s.to_dict() for s in states][3]["checker"] == records[3]["checker"]
+    (tmp_path / "plain.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:3]))  # no version
+    assert load_states(tmp_path / "plain.jsonl") == states[:3]
     path.write_text(path.read_text() + '{"problem_id": "X", "state": 0, "constraints": [], "statement": "s", "tests": [{"input": 1}]}\n')
     with pytest.raises(DatasetError, match=r"line 11.*tests\[0\]"):
         load_states(path)

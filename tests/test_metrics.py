@@ -1,11 +1,17 @@
 import pytest
 
 from neocoder.metrics import all_states, divergent_ratio, pass_at_k, state_metrics
+from neocoder.records import ProblemState, Sample, TierResult
 
 
-def s(pid, state, correct, follows, divergent, excluded=False):
-    return {"problem_id": pid, "state": state, "correct": correct, "follows": follows,
-            "divergent": divergent, "excluded": excluded}
+def s(pid, state, correct, follows, divergent, excluded=False, plus=None):
+    """A judged sample: ``excluded`` as an INFRA verdict on the examples; ``plus`` the
+    extended tier's correctness (None: the state has no extended tests)."""
+    verdict = "INFRA" if excluded else ("AC" if correct else "WA")
+    return Sample(problem_id=pid, state=state, sample=0, model="m", constraints=[], prompt_sha256="0" * 64,
+                  examples=TierResult([{"verdict": verdict}], correct, infra=excluded), follows=follows,
+                  divergent=divergent,
+                  plus=None if plus is None else TierResult([{"verdict": "AC" if plus else "WA"}], plus))
 
 
 def test_pass_at_k_matches_the_closed_form():
@@ -47,6 +53,22 @@ def test_pass_at_1_averages_over_problems_with_several_samples():
     assert state_metrics(samples)["pass@1"] == pytest.approx((0.5 + 0.0) / 2)
 
 
+def test_tiers_side_by_side_give_pass_at_1_plus():
+    # A: right on both tiers; B: right on the examples only; C: no extended tests
+    samples = [s("A", 0, True, True, 0, plus=True), s("B", 0, True, True, 0, plus=False), s("C", 0, True, True, 0)]
+    m = state_metrics(samples)
+    assert m["n_extended"] == 2 and m["pass@1"] == 1.0
+    assert m["pass@1_examples_tiered"] == 1.0 and m["pass@1_plus"] == pytest.approx(0.5)
+    assert samples[1].correct and samples[1].correct_plus is False and samples[2].correct_plus is None
+
+
+def test_a_model_error_excludes_the_sample():
+    failed = Sample(problem_id="A", state=0, sample=0, model="m", constraints=[], prompt_sha256="0" * 64,
+                    error="boom")
+    assert failed.excluded and not failed.finished
+    assert state_metrics([failed, s("B", 0, True, True, 0)])["excluded"] == 1
+
+
 def test_empty_state_has_no_rates():
     assert state_metrics([s("A", 0, True, True, 0, excluded=True)])["pass@1"] is None
 
@@ -54,8 +76,7 @@ def test_empty_state_has_no_rates():
 def test_human_baselines_eq5_eq6_hand_computed():
     from neocoder.metrics import human_baselines, unique_share
     sols = {"A": [{"for loop", "if statement"}, {"for loop", "heap"}, {"while loop"}]}
-    states = [{"problem_id": "A", "state": 0, "constraints": []},
-              {"problem_id": "A", "state": 1, "constraints": ["for loop"]}]
+    states = [ProblemState("A", 0, [], "s", []), ProblemState("A", 1, ["for loop"], "s", [])]
     assert unique_share({"for loop", "heap"}, [{"for loop", "if statement"}, {"while loop"}]) == 0.5
     m = human_baselines(states, sols)
     # Eq. 6: shares 1/2 (if), 1/2 (heap), 1/1 (while)

@@ -1,4 +1,4 @@
-"""Reading and writing canonical problem-state records as JSONL."""
+"""Reading and writing problem-state records (records.ProblemState) and tests as JSONL."""
 
 from __future__ import annotations
 
@@ -6,34 +6,11 @@ from pathlib import Path
 
 import jsonlines
 
+from ..records import ProblemState, from_line
+from ..store import RunFolder, jsonl_lines
 from .release import DatasetError
 
-REQUIRED = {"problem_id": str, "state": int, "constraints": list, "statement": str, "tests": list}
 
-
-def write_states(records: list[dict], path: Path) -> None:
-    """Write records, one JSON object per line, atomically (temp file, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with jsonlines.open(tmp, mode="w") as w:
-        w.write_all(records)
-    tmp.replace(path)
-
-
-def jsonl_lines(path: Path):
-    """(line number, parsed object) for each non-blank line of a JSONL file; DatasetError
-    naming the file and line when it is missing or a line is not JSON."""
-    if not path.is_file():
-        raise DatasetError(path, "-", "-", "file not found")
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, jsonlines.Reader([line]).read()
-            except jsonlines.InvalidLineError as exc:
-                raise DatasetError(path, f"line {lineno}", "-", f"not valid JSON: {exc}") from exc
 
 
 def _check_test(path: Path, where: str, field_name: str, test) -> None:
@@ -55,20 +32,31 @@ def load_tests(path: Path) -> list[dict]:
     return tests
 
 
-def load_states(path: Path) -> list[dict]:
-    """Read and validate a problem-state JSONL file.
+def write_states(states: list[ProblemState], path: Path) -> None:
+    """Write problem states to a JSONL file, one record per line, atomically (temp file,
+    then rename), so a killed build leaves no half-written file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with jsonlines.open(tmp, mode="w") as w:
+        w.write_all(s.to_dict() for s in states)
+    tmp.replace(path)
 
-    Raises DatasetError naming the file, the line number and the field for a line
-    that is not JSON, lacks a required field, or has a test without string
-    ``input``/``output``.
+
+def load_states(path: Path) -> list[ProblemState]:
+    """Read and validate problem states: a run folder from ``build-dataset`` (its
+    ``records.jsonl``) or a JSONL file of problem-state records.
+
+    Raises DatasetError naming the file, the line number and the field for a line that
+    is not JSON, lacks a required field, has a test without string ``input``/``output``,
+    or is of another format version.
     """
     path = Path(path)
-    records = []
-    for lineno, rec in jsonl_lines(path):
-        for name, kind in REQUIRED.items():
-            if not isinstance(rec.get(name), kind):
-                raise DatasetError(path, f"line {lineno}", name, f"missing or not {kind.__name__}")
-        for j, test in enumerate(rec["tests"]):
-            _check_test(path, f"line {lineno}", f"tests[{j}]", test)
-        records.append(rec)
-    return records
+    file = path / RunFolder.RECORDS if path.is_dir() else path
+    states = []
+    for lineno, rec in jsonl_lines(file):
+        record = from_line(rec, file, lineno)
+        if not isinstance(record, ProblemState):
+            raise DatasetError(file, f"line {lineno}", "type", f"a {record.TYPE} record, not a problem state")
+        states.append(record)
+    return states

@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import RecordError
 from .statement import parse_examples, parse_limits, choose_checker
 
 STATE0_MARKER = "this is the og problem"
@@ -31,20 +32,16 @@ DEFAULT_TIME_LIMIT_S = 2.0
 DEFAULT_MEMORY_LIMIT_MB = 256
 
 
-class DatasetError(ValueError):
-    """A release or dataset file is malformed; the message names file, record and field."""
-
-    def __init__(self, path, record, field_name, problem):
-        self.path, self.record, self.field, self.problem = str(path), record, field_name, problem
-        super().__init__(f"{path}: record {record}: field {field_name!r}: {problem}")
+DatasetError = RecordError  # the name the dataset stage and its callers know it by
 
 
 def default_release_dir() -> Path:
-    """The release folder: $NEOCODER_RELEASE, else ``../shared/neocoder`` beside the checkout."""
+    """The release folder: $NEOCODER_RELEASE, else ``../shared/neocoder`` from the current
+    directory (the layout of a checkout with ``shared/`` beside it)."""
     env = os.environ.get("NEOCODER_RELEASE")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "neocoder"
+    return Path("..").resolve() / "shared" / "neocoder"
 
 
 def load_json(path: Path):

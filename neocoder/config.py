@@ -1,0 +1,158 @@
+"""What a run is asked to do: one config type per command, and one for a model.
+
+The CLI builds these from its options and hands them to the Python API
+(``neocoder/api.py``); a notebook or another harness builds them directly.  ``public()``
+gives the dict that goes into a run's manifest (API keys are never in it).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from .aidanbench.scoring import COHERENCE_STOP, NOVELTY_STOP
+
+SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
+LOCAL_FIELDS = {"progress"}  # how this process shows its work, not what the run is
+
+
+def _plain(value):
+    if isinstance(value, Config):
+        return value.public()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Config:
+    """Base of the config dataclasses: ``public()`` for the manifest."""
+
+    def public(self) -> dict:
+        """The config as plain JSON values, without secrets (API keys) or display options."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)
+                if f.name not in SECRET_FIELDS | LOCAL_FIELDS}
+
+
+@dataclass
+class ModelConfig(Config):
+    """A model and how to call it (``--model`` and the shared model options).
+
+    ``spec`` is ``PROVIDER/NAME`` (models/__init__.py lists the providers).  ``timeout``
+    is seconds per call (None: the provider's default); ``max_retries`` are the openai
+    SDK's retries with backoff on 429, 5xx and timeouts; ``seed`` is sent to endpoints
+    that accept one.  ``release_dir`` is where ``replay/gpt-4-1106-preview`` finds the
+    recorded codes.
+    """
+
+    spec: str
+    base_url: str | None = None
+    api_key: str | None = None
+    api: str | None = None  # "chat" or "completion"; None: the provider's default
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float | None = None
+    max_retries: int = 3
+    seed: int | None = 0
+    release_dir: Path | None = None
+
+
+    def with_(self, **changes) -> "ModelConfig":
+        """A copy with some fields changed (e.g. a judge's temperature and max_tokens)."""
+        return ModelConfig(**{**asdict(self), **changes})
+
+
+@dataclass
+class SandboxConfig(Config):
+    """Where programs run (``--sandbox``, ``--fresh``, ``--runtime``, ``--workers``)."""
+
+    kind: str = "docker"  # "docker" (strong isolation) or "process" (weaker; docs/sandbox.md)
+    fresh: bool = False  # a new container per submission instead of the warm pool
+    runtime: str | None = None  # Docker runtime, e.g. runsc
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # submissions in flight at once
+
+
+@dataclass
+class EvalConfig(Config):
+    """``neocoder eval``: a model on NeoCoder problem states.
+
+    ``dataset`` is a problem-states JSONL file or run folder from ``build-dataset``
+    (None: converted from the release at ``release_dir``).  ``states`` are the t to
+    evaluate; ``limit`` keeps the first N problems; ``samples`` per state; the CPU-time
+    limit per test is the problem's time limit times ``cpu_scale``.  ``out`` is the run
+    folder (an existing one is resumed).  ``model.spec == "human"`` gives the human
+    baselines (Eq. 5, 6) instead.
+    """
+
+    model: ModelConfig
+    out: Path
+    release_dir: Path
+    dataset: Path | None = None
+    states: list = field(default_factory=lambda: list(range(6)))
+    limit: int | None = None
+    samples: int = 1
+    cpu_scale: float = 1.0
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    progress: bool = True
+
+
+
+@dataclass
+class DatasetConfig(Config):
+    """``neocoder build-dataset`` from the release: convert, then (``oracle``) validate the
+    examples with the accepted human solutions and add ``extended`` mutated tests labelled
+    by ``label_humans`` agreeing humans (neocoder/oracle.py)."""
+
+    release_dir: Path
+    out: Path
+    oracle: bool = True
+    extended: int = 20
+    label_humans: int = 10
+    limit: int | None = None
+    seed: int = 0
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    progress: bool = True
+
+
+
+@dataclass
+class ChainConfig(Config):
+    """``neocoder build-dataset --model``: Denial Prompting chains (neocoder/denial.py) for
+    raw problems (``problems``; None: the release's crawl) with ``rounds`` rounds."""
+
+    model: ModelConfig
+    release_dir: Path
+    out: Path
+    problems: Path | None = None
+    limit: int | None = None
+    rounds: int = 5
+    seed: int = 0
+    detector: str = "treesitter"  # or "llm": the augmentation model labels techniques
+    concurrency: int = 2
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    progress: bool = True
+
+
+
+@dataclass
+class AidanConfig(Config):
+    """``neocoder aidanbench``: ``model`` answers each question until the ``judge`` (None:
+    novelty only) finds an answer incoherent (score <= ``coherence_stop``) or the embedder
+    finds it repetitive (novelty <= ``novelty_stop``), or ``max_answers`` is reached."""
+
+    model: ModelConfig
+    judge: ModelConfig | None
+    out: Path
+    embedder: str = "local/all-MiniLM-L6-v2"
+    questions: Path | None = None  # one question per line (None: the 65 AidanBench questions)
+    limit: int | None = None
+    max_answers: int = 100
+    coherence_stop: float = COHERENCE_STOP
+    novelty_stop: float = NOVELTY_STOP
+    llm_similarity: bool = False
+    judge_retries: int = 2
+    concurrency: int = 1
+    progress: bool = True
+

@@ -1,0 +1,332 @@
+"""Typed, versioned records: what every command writes and reads.
+
+One record type per thing a run keeps, each a dataclass with one comment per field:
+
+- ``ProblemState``: one (problem, state t) of the benchmark (the dataset's records);
+- ``Sample``: one judged solution of one problem state, its two test tiers side by side
+  (``examples`` and ``plus``, as EvalPlus keeps base and plus);
+- ``Answer`` and ``QuestionResult``: AidanBench's answers and per-question outcomes;
+- ``Manifest``: what a run needs to be reproduced (``manifest.json``).
+
+Every JSONL line carries ``type`` and ``format_version``; ``from_line`` refuses a line of
+another version with an error naming the file and line.  ``FORMAT_VERSION`` changes
+whenever a record's layout does; ``docs/records.md`` documents every field.
+
+Format history:
+- 1 (no ``format_version`` field): ``samples.jsonl`` with flat ``correct`` /
+  ``correct_extended`` / ``extended_verdicts``; AidanBench's ``answers.jsonl``.
+- 2: one ``records.jsonl`` per run folder; samples keep their tiers as ``TierResult``s.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+from .errors import RecordError
+
+FORMAT_VERSION = 2
+
+
+def _known_fields(cls, data: dict) -> tuple[dict, dict]:
+    names = {f.name for f in fields(cls)}
+    return ({k: v for k, v in data.items() if k in names},
+            {k: v for k, v in data.items() if k not in names and k not in ("type", "format_version")})
+
+
+@dataclass
+class Record:
+    """Base of the JSONL records: ``to_dict`` / ``from_dict`` and the ``type`` tag."""
+
+    TYPE = "record"
+
+    def to_dict(self) -> dict:
+        """The record as one JSON object, tagged with ``type`` and ``format_version``."""
+        return {"type": self.TYPE, "format_version": FORMAT_VERSION, **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        """Build the record from ``to_dict``'s output (unknown keys are an error).
+
+        Raises TypeError / KeyError on a wrong shape; ``from_line`` turns those into a
+        RecordError naming file and line.
+        """
+        known, unknown = _known_fields(cls, data)
+        if unknown:
+            raise KeyError(f"unknown field(s) {sorted(unknown)}")
+        return cls(**known)
+
+    @property
+    def key(self) -> tuple:
+        """The record's identity within a run (the resume key)."""
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        """True if a resumed run keeps this record instead of redoing it."""
+        return True
+
+
+@dataclass
+class ProblemState(Record):
+    """One problem at state t of its constraint chain (NeoCoder, Lu et al. 2025, Sec. 3)."""
+
+    TYPE = "problem_state"
+
+    problem_id: str  # Codeforces id, e.g. "1901A"
+    state: int  # t: the number of techniques the solution must not use
+    constraints: list  # the t forbidden technique names (taxonomy names), newest first
+    statement: str  # the statement the model sees, constraints block included
+    tests: list  # example tests: [{"input": str, "output": str, ...}] (checker fields may be added)
+    checker: object = "tokens"  # output comparison: "tokens" or a checker dict (judge/checkers.py)
+    extended_tests: list = field(default_factory=list)  # the second tier (oracle-labelled), may be empty
+    tests_source: str = "statement"  # where the examples came from ("statement", "annotated", ...)
+    source_index: int | None = None  # index in the release's per-problem lists this state came from
+    time_limit_s: float = 2.0  # Codeforces time limit, seconds of CPU time per test
+    memory_limit_mb: int = 256  # Codeforces memory limit, MiB
+    extra: dict = field(default_factory=dict)  # provenance: oracle fields, ``augmentation`` of Denial Prompting
+
+    @property
+    def key(self) -> tuple:
+        return (self.problem_id, int(self.state))
+
+    def to_dict(self) -> dict:
+        """Flat JSON object: ``extra``'s keys are written beside the typed fields."""
+        out = super().to_dict()
+        out.update(out.pop("extra"))
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ProblemState":
+        """Typed fields from their keys; every other key goes to ``extra``."""
+        known, unknown = _known_fields(cls, data)
+        known.pop("extra", None)
+        state = cls(**known, extra=unknown)
+        for name, kind in (("problem_id", str), ("state", int), ("constraints", list), ("statement", str),
+                           ("tests", list)):
+            if not isinstance(getattr(state, name), kind):
+                raise TypeError(f"{name}: missing or not {kind.__name__}")
+        for j, test in enumerate(state.tests):
+            if not (isinstance(test, dict) and isinstance(test.get("input"), str)
+                    and isinstance(test.get("output"), str)):
+                raise TypeError(f"tests[{j}]: expected {{'input': str, 'output': str}}")
+        return state
+
+
+@dataclass
+class TierResult:
+    """One tier of tests (examples or plus) of one sample, as judged in the sandbox."""
+
+    tests: list  # per test: {"verdict", "cpu_seconds", "wall_seconds", "detail", ...} (judge/verdicts.py)
+    correct: bool  # every test of the tier is AC
+    infra: bool = False  # the sandbox failed on some test (INFRA): the tier says nothing about the model
+
+    @property
+    def verdicts(self) -> list[str]:
+        """The verdict names, one per test."""
+        return [t["verdict"] for t in self.tests]
+
+
+@dataclass
+class Sample(Record):
+    """One solution of one problem state: the reply, both test tiers, techniques, scores."""
+
+    TYPE = "sample"
+
+    problem_id: str  # the problem state's problem
+    state: int  # the problem state's t
+    sample: int  # index of this sample among the state's samples (0-based)
+    model: str  # PROVIDER/NAME of the model that wrote it
+    constraints: list  # the state's forbidden techniques
+    prompt_sha256: str  # SHA-256 of the prompt (both shapes, models/base.py Prompt.sha256)
+    reply: str | None = None  # the model's raw reply (None on a model error)
+    code_prefix: str = ""  # what the program starts with when the reply continues a completion prompt
+    code: str | None = None  # the program judged (program.py)
+    code_sha256: str | None = None
+    entry: str | None = None  # how the program was run: "solve" (called per test) or "script"
+    compile_error: str | None = None  # the compiler's message when the program does not compile
+    examples: TierResult | None = None  # the statement's (human-validated) example tests
+    plus: TierResult | None = None  # the extended tests, where the dataset has them
+    techniques: list = field(default_factory=list)  # T(s): techniques detected in the code, sorted
+    violated_constraints: list = field(default_factory=list)  # constraints whose technique was detected
+    unchecked_constraints: list = field(default_factory=list)  # constraints the detector cannot decide
+    follows: bool = False  # no constraint violated
+    human_techniques: list | None = None  # H(p): union of the problem's human technique sets (None: unknown)
+    new_techniques: list | None = None  # T(s) minus H(p)
+    divergent: float | None = None  # Eq. 3, in [0, 1]; None without H(p)
+    error: str | None = None  # the model error, when the call failed
+    tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}
+    timings: dict = field(default_factory=dict)  # seconds: {"model_s", "judge_s", "total_s"}
+
+    @property
+    def key(self) -> tuple:
+        return (self.problem_id, int(self.state), int(self.sample))
+
+    @property
+    def correct(self) -> bool:
+        """Every example test AC (the paper's correct(s))."""
+        return bool(self.examples and self.examples.correct)
+
+    @property
+    def correct_plus(self) -> bool | None:
+        """Correct on the examples and on the extended tests; None without extended tests."""
+        return None if self.plus is None else self.correct and self.plus.correct
+
+    @property
+    def excluded(self) -> bool:
+        """Left out of every rate: the model call failed or the sandbox did (INFRA)."""
+        return bool(self.error) or any(t is not None and t.infra for t in (self.examples, self.plus)) \
+            or self.examples is None
+
+    @property
+    def finished(self) -> bool:
+        """A sample with a model error or an INFRA verdict is retried on resume."""
+        return not self.excluded
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Sample":
+        data = dict(data)
+        for tier in ("examples", "plus"):
+            if data.get(tier) is not None:
+                data[tier] = TierResult(**data[tier])
+        return super().from_dict(data)
+
+
+@dataclass
+class Answer(Record):
+    """One AidanBench answer with its scores (McLaughlin et al., AidanBench)."""
+
+    TYPE = "answer"
+
+    model: str  # the generator
+    question_index: int  # 0-based position of the question in the run's question list
+    question: str
+    answer_num: int  # 1-based position of the answer within its question
+    answer: str
+    coherence: float | None = None  # judge's 0-100 score (None: --judge none, or an error)
+    novelty: float | None = None  # 1 - max cosine similarity to the earlier answers
+    llm_novelty: float | None = None  # 1 - max judge-rated similarity / 100 (--llm-similarity)
+    stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "error")
+    error: str | None = None
+    judge_replies: list = field(default_factory=list)  # the judge's raw replies, retries included
+    tokens: dict = field(default_factory=dict)  # {"generator": {...}, "judge": {...}}
+    seconds: dict = field(default_factory=dict)  # {"generate", "embed", "judge"}
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, self.question_index, self.answer_num)
+
+
+@dataclass
+class QuestionResult(Record):
+    """How one question ended for one model: answers kept, novelty summed, stop reason."""
+
+    TYPE = "question"
+
+    model: str
+    question_index: int
+    question: str
+    answers: int  # answers before the stop (AidanBench's count)
+    novelty_sum: float  # sum of those answers' novelty (the paper's score)
+    stop_reason: str  # "incoherent", "repetitive", "max answers" or "error"
+    error: str | None = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, self.question_index)
+
+    @property
+    def finished(self) -> bool:
+        """A question that ended in an error is retried on resume."""
+        return self.stop_reason != "error"
+
+
+RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult)}
+
+
+def from_line(data: object, path, line: int) -> Record:
+    """The typed record of one parsed JSONL line.
+
+    A ``problem_state`` line may omit ``type`` and ``format_version`` (its layout is the
+    same in versions 1 and 2, and hand-made datasets have neither).  Raises RecordError
+    naming ``path``, ``line`` and the field for an unknown type or version or a wrong shape.
+    """
+    if not isinstance(data, dict):
+        raise RecordError(path, f"line {line}", "-", "expected a JSON object")
+    kind = data.get("type", "problem_state" if "format_version" not in data else None)
+    version = data.get("format_version", 1 if kind == "problem_state" else None)
+    if version != FORMAT_VERSION and not (kind == "problem_state" and version == 1):
+        raise RecordError(path, f"line {line}", "format_version",
+                          f"{version!r} is not {FORMAT_VERSION}: written by another neocoder version "
+                          "(convert a run folder with `neocoder upgrade-run DIR`)")
+    cls = RECORD_TYPES.get(kind)
+    if cls is None:
+        raise RecordError(path, f"line {line}", "type", f"unknown record type {kind!r}; known: {sorted(RECORD_TYPES)}")
+    try:
+        return cls.from_dict(data)
+    except (TypeError, KeyError, ValueError) as exc:
+        raise RecordError(path, f"line {line}", cls.TYPE, str(exc)) from exc
+
+
+def _git_commit() -> str | None:
+    """The checkout's commit when neocoder runs from one (None for an installed wheel)."""
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+        return out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+@dataclass
+class Manifest:
+    """``manifest.json``: what a run needs to be reproduced.
+
+    ``kind`` names the command ("eval", "human", "aidanbench", "dataset", "chains");
+    ``config`` is the command's configuration as given (API keys are never stored).
+    """
+
+    kind: str
+    config: dict
+    command: list = field(default_factory=list)  # argv when started from the CLI
+    format_version: int = FORMAT_VERSION
+    started: str = ""  # UTC, ISO 8601
+    git_commit: str | None = None
+    python: str = ""
+    platform: str = ""
+    packages: dict = field(default_factory=dict)  # versions of neocoder and its main dependencies
+    extra: dict = field(default_factory=dict)  # facts found while running (sandbox image, problem counts)
+
+    @classmethod
+    def capture(cls, kind: str, config: dict, **extra) -> "Manifest":
+        """A manifest for a run starting now, with this process's versions and command."""
+        versions = {}
+        for pkg in ("neocoder", "openai", "docker", "tree-sitter", "tree-sitter-python", "numpy"):
+            try:
+                versions[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                versions[pkg] = None
+        return cls(kind=kind, config=config, command=list(sys.argv),
+                   started=datetime.now(timezone.utc).isoformat(timespec="seconds"), git_commit=_git_commit(),
+                   python=sys.version.split()[0], platform=platform.platform(), packages=versions, extra=extra)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict, path="manifest.json") -> "Manifest":
+        """Raises RecordError for another format version or a wrong shape."""
+        if data.get("format_version") != FORMAT_VERSION:
+            raise RecordError(path, "-", "format_version",
+                              f"{data.get('format_version')!r} is not {FORMAT_VERSION}: written by another "
+                              "neocoder version (convert the run folder with `neocoder upgrade-run DIR`)")
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise RecordError(path, "-", "-", str(exc)) from exc
