@@ -86,7 +86,7 @@ def test_429_is_retried_then_answered(prompt):
     server = FlakyServer(fail_first=2)
     try:
         model = OpenAICompatModel("openai/m", "m", base_url=server.url, api_key="k", max_retries=3, timeout=5)
-        reply = model.generate(prompt, {})
+        reply = model.generate(prompt)
         assert "print(1)" in reply.text and reply.completion_tokens == 7
         assert server.requests == 3  # two 429s, then the answer
     finally:
@@ -98,7 +98,7 @@ def test_retries_are_bounded(prompt):
     try:
         model = OpenAICompatModel("openai/m", "m", base_url=server.url, api_key="k", max_retries=2, timeout=5)
         with pytest.raises(ModelError, match="RateLimitError"):
-            model.generate(prompt, {})
+            model.generate(prompt)
         assert server.requests == 3  # the first try and two retries, never forever
     finally:
         server.close()
@@ -110,7 +110,7 @@ def test_a_call_that_times_out_is_retried_then_reported(prompt):
         model = OpenAICompatModel("openai/m", "m", base_url=server.url, api_key="k", max_retries=1, timeout=0.3)
         start = time.monotonic()
         with pytest.raises(ModelError, match="Timeout"):
-            model.generate(prompt, {})
+            model.generate(prompt)
         assert server.requests == 2 and time.monotonic() - start < 5
     finally:
         server.close()
@@ -122,11 +122,11 @@ def test_call_cache_answers_repeated_calls_without_the_endpoint(tmp_path, prompt
         path = tmp_path / "calls.jsonl"
         inner = OpenAICompatModel("openai/m", "m", base_url=server.url, api_key="k")
         model = CachedModel(inner, CallCache(path))
-        first = model.generate(prompt, {})
-        again = CachedModel(inner, CallCache(path)).generate(prompt, {})  # a new process would reload the file
+        first = model.generate(prompt)
+        again = CachedModel(inner, CallCache(path)).generate(prompt)  # a new process would reload the file
         assert server.requests == 1 and again.text == first.text and again.extra["cached"] is True
         other = OpenAICompatModel("openai/m", "m", base_url=server.url, api_key="k", temperature=0.5)
-        CachedModel(other, CallCache(path)).generate(prompt, {})  # other parameters: another call
+        CachedModel(other, CallCache(path)).generate(prompt)  # other parameters: another call
         assert server.requests == 2
         with path.open("a") as f:
             f.write('{"key": "cut')  # a line cut by a crash is ignored, not fatal
@@ -144,7 +144,7 @@ def _build(tmp_path, out, seed=0, wait_for_calls=None):
     if wait_for_calls is None:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    calls = tmp_path / (out.name + ".calls.jsonl")
+    calls = out / "calls.jsonl"
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and proc.poll() is None:
         if calls.exists() and len(calls.read_text().splitlines()) >= wait_for_calls:
@@ -156,21 +156,21 @@ def _build(tmp_path, out, seed=0, wait_for_calls=None):
 
 
 def test_denial_prompting_with_the_local_model_resumes_and_is_reproducible(tmp_path, release_dir):
-    whole = _build(tmp_path, tmp_path / "whole.jsonl")
+    whole = _build(tmp_path, tmp_path / "whole")
     assert whole.returncode == 0, whole.stderr
-    records = [json.loads(line) for line in (tmp_path / "whole.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (tmp_path / "whole" / "records.jsonl").read_text().splitlines()]
     assert records[0]["problem_id"] == "1901A" and records[0]["state"] == 0
     for r in records:
         assert r["statement"] == with_constraints(records[0]["statement"], r["constraints"])
         assert r["augmentation"]["verdicts"] and r["augmentation"]["model"] == "local/gemma-3-270m"
         assert r["state"] == len(r["constraints"])
 
-    killed = _build(tmp_path, tmp_path / "resumed.jsonl", wait_for_calls=1)
+    killed = _build(tmp_path, tmp_path / "resumed", wait_for_calls=1)
     assert killed.returncode != 0
-    resumed = _build(tmp_path, tmp_path / "resumed.jsonl")
+    resumed = _build(tmp_path, tmp_path / "resumed")
     assert resumed.returncode == 0, resumed.stderr
     made = int(resumed.stdout.split("model calls: ")[1].split(" made")[0])
     hits = int(resumed.stdout.split(" made, ")[1].split(" cache hits")[0])
     assert hits >= 1 and made + hits >= len(records)
     # the same seed at temperature 0 gives the same chain, byte for byte, killed or not
-    assert (tmp_path / "resumed.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+    assert (tmp_path / "resumed" / "records.jsonl").read_bytes() == (tmp_path / "whole" / "records.jsonl").read_bytes()

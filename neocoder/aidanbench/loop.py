@@ -7,42 +7,29 @@ answer is embedded once); the question stops at the first answer with coherence 
 or novelty <= 0.15 (optionally also judge-rated similarity, ``llm_similarity``), at
 ``max_answers``, or at an error.  Formulas: neocoder/aidanbench/scoring.py.
 
-Results go to ``answers.jsonl`` as they happen: one ``"type": "answer"`` line per
-answer and one ``"type": "question"`` line when a question ends.  A rerun with the same
-folder skips ended questions and continues unfinished ones after their last answer.
+Results go to the run folder's ``records.jsonl`` as they happen: one ``Answer`` record
+per answer and one ``QuestionResult`` when a question ends (records.py).  A rerun with
+the same folder skips ended questions and continues unfinished ones after their last
+answer.  The settings are the run's ``AidanConfig`` (config.py).
 """
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from ..models import Model, ModelError, Prompt
+from ..config import AidanConfig
+from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
 from ..models.base import load_prompt
-from ..store import append_jsonl, end_line
-from .scoring import COHERENCE_STOP, NOVELTY_STOP, novelty, parse_score, stop_reason
+from ..records import Answer, QuestionResult
+from ..store import RunFolder
+from .scoring import novelty, parse_score, stop_reason
 
 ANSWER_STOP = ("\n\n", "\nQuestion:")
-
-
-@dataclass
-class Settings:
-    """What decides a run; recorded in its manifest."""
-
-    coherence_stop: float = COHERENCE_STOP
-    novelty_stop: float = NOVELTY_STOP
-    max_answers: int = 100
-    judge_retries: int = 2
-    llm_similarity: bool = False
-    prompts: dict = field(default_factory=lambda: {
-        "answer": ["aidan_answer_system.txt", "aidan_answer_user.txt", "aidan_answer_completion.txt"],
-        "coherence": "aidan_coherence.txt", "similarity": "aidan_similarity.txt"})
+PROMPT_FILES = ("aidan_answer_system.txt", "aidan_answer_user.txt", "aidan_answer_completion.txt",
+                "aidan_coherence.txt", "aidan_similarity.txt")
 
 
 def answer_prompt(question: str, previous: list[str]) -> Prompt:
@@ -55,7 +42,8 @@ def answer_prompt(question: str, previous: list[str]) -> Prompt:
     return Prompt(messages=({"role": "system", "content": load_prompt("aidan_answer_system.txt").strip()},
                             {"role": "user", "content": user}),
                   completion=completion.rstrip("\n"), code_prefix="",
-                  stop=ANSWER_STOP + (f"\n{len(previous) + 2}.",))
+                  stop=ANSWER_STOP + (f"\n{len(previous) + 2}.",),
+                  replay_key=ReplayKey(question, len(previous) + 1))
 
 
 def _score_prompt(name: str, attempt: int, **fields) -> Prompt:
@@ -74,7 +62,7 @@ def judge_score(judge: Model, name: str, retries: int, **fields) -> tuple[float 
     after that (the caller records an error, never a 0).  ModelError propagates."""
     replies, tokens = [], {"prompt": 0, "completion": 0}
     for attempt in range(retries + 1):
-        reply = judge.generate(_score_prompt(name, attempt, **fields), {})
+        reply = judge.generate(_score_prompt(name, attempt, **fields))
         replies.append(reply.text)
         tokens["prompt"] += reply.prompt_tokens or 0
         tokens["completion"] += reply.completion_tokens or 0
@@ -84,39 +72,14 @@ def judge_score(judge: Model, name: str, retries: int, **fields) -> tuple[float 
     return None, replies, tokens
 
 
-class Results:
-    """The run's ``answers.jsonl``: appended and flushed per line, read back on resume."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = threading.Lock()
-        end_line(self.path)
-
-    def read(self) -> list[dict]:
-        if not self.path.exists():
-            return []
-        rows = []
-        with self.path.open(encoding="utf-8") as f:
-            for line in f:
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # the line being written when the run died
-        return rows
-
-    def append(self, row: dict) -> None:
-        with self.lock:
-            append_jsonl(self.path, row)
-
-
-def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder, results: Results,
-                 settings: Settings, done_answers: list[dict]) -> dict:
-    """Answer ``question`` until the stop rule; append every answer and the final
-    question line to ``results``; return the question line.  ``done_answers`` are this
-    question's answer lines from an interrupted run (continued, not redone)."""
-    answers = [a["answer"] for a in done_answers]
-    novelty_sum = sum(a["novelty"] for a in done_answers)
+def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder, folder: RunFolder,
+                 settings: AidanConfig, done_answers: list[Answer]) -> QuestionResult:
+    """Answer ``question`` until the stop rule; append every ``Answer`` and the final
+    ``QuestionResult`` to ``folder``; return the latter.  ``done_answers`` are this
+    question's answers from an interrupted run (continued, not redone).  A replayed
+    source whose recorded answers end stops the question as "max answers"."""
+    answers = [a.answer for a in done_answers]
+    novelty_sum = sum(a.novelty for a in done_answers)
     matrix = embedder.embed(answers) if answers else None  # once, to rebuild the stored matrix
     reason, error = None, None
     while reason is None:
@@ -125,15 +88,14 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             break
         t0 = time.monotonic()
         try:
-            reply = generator.generate(answer_prompt(question, answers),
-                                       {"question": question, "answer_num": len(answers) + 1})
+            reply = generator.generate(answer_prompt(question, answers))
+        except NoRecordedReply:
+            reason = "max answers"  # a replayed source has no more answers for this question
+            break
         except ModelError as exc:
             reason, error = "error", f"generator: {exc}"
             break
         text = reply.text.strip()
-        if reply.extra.get("exhausted"):
-            reason = "max answers"  # a replayed file has no more answers for this question
-            break
         t1 = time.monotonic()
         vector = embedder.embed([text])[0]
         n = round(novelty(vector, matrix), 6)  # as stored: a resumed run sums the same numbers
@@ -164,86 +126,76 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         reason = "error" if error else stop_reason(coherence, n, settings.coherence_stop, settings.novelty_stop)
         if reason is None and llm_novelty is not None and llm_novelty <= settings.novelty_stop:
             reason = "repetitive"
-        results.append({
-            "type": "answer", "model": generator.name, "question_index": index, "question": question,
-            "answer_num": len(answers) + 1, "answer": text, "coherence": coherence, "novelty": n,
-            "llm_novelty": llm_novelty, "stop": reason, "error": error, "judge_replies": judge_replies,
-            "tokens": {"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
-                       "judge": judge_tokens},
-            "seconds": {"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
-        })
+        folder.append(Answer(
+            model=generator.name, question_index=index, question=question, answer_num=len(answers) + 1,
+            answer=text, coherence=coherence, novelty=n, llm_novelty=llm_novelty, stop=reason, error=error,
+            judge_replies=judge_replies,
+            tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
+                    "judge": judge_tokens},
+            seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)}))
         if reason is None:
             answers.append(text)
             novelty_sum += n
             matrix = vector[None, :] if matrix is None else np.vstack([matrix, vector])
-    line = {"type": "question", "model": generator.name, "question_index": index, "question": question,
-            "answers": len(answers), "novelty_sum": round(novelty_sum, 6), "stop_reason": reason, "error": error}
-    results.append(line)
-    return line
+    result = QuestionResult(model=generator.name, question_index=index, question=question, answers=len(answers),
+                            novelty_sum=round(novelty_sum, 6), stop_reason=reason, error=error)
+    folder.append(result)
+    return result
 
 
-def resume_state(rows: list[dict], model_name: str) -> tuple[dict, dict]:
-    """(ended questions: index -> question line, unfinished: index -> answer lines in
-    order) of ``model_name`` in an existing results file.  Answer lines that ended their
-    question (``stop`` set) are left out of the unfinished ones: that answer is redone.
-    A question that ended in an error is unfinished again (retried on resume)."""
-    ended, partial = {}, {}
-    for r in rows:
-        if r.get("model") != model_name:
-            continue
-        if r["type"] == "question":
-            if r["stop_reason"] == "error":
-                ended.pop(r["question_index"], None)
-            else:
-                ended[r["question_index"]] = r
-        elif r["type"] == "answer" and r.get("stop") is None:
-            partial.setdefault(r["question_index"], {})[r["answer_num"]] = r
+def resume_state(folder: RunFolder, model_name: str) -> tuple[dict, dict]:
+    """(ended questions: index -> QuestionResult, unfinished: index -> Answers in order) of
+    ``model_name`` in a run folder.  Answers that ended their question (``stop`` set) are
+    left out of the unfinished ones: that answer is redone.  A question that ended in an
+    error is unfinished again (the resume rule: it is not ``finished``)."""
+    ended = {q.question_index: q for q in folder.read(QuestionResult) if q.model == model_name and q.finished}
+    partial: dict[int, dict[int, Answer]] = {}
+    for a in folder.read(Answer):
+        if a.model == model_name and a.stop is None and a.question_index not in ended:
+            partial.setdefault(a.question_index, {})[a.answer_num] = a
     unfinished = {}
     for i, answers in partial.items():
-        if i in ended:
-            continue
         ordered = [answers[k] for k in sorted(answers)]
-        ordered = [a for k, a in enumerate(ordered, 1) if a["answer_num"] == k]  # a gap ends the prefix
-        unfinished[i] = ordered
+        unfinished[i] = [a for k, a in enumerate(ordered, 1) if a.answer_num == k]  # a gap ends the prefix
     return ended, unfinished
 
 
-def totals(question_lines: list[dict]) -> dict:
+def totals(results: list[QuestionResult]) -> dict:
     """Per-model totals: the README's score (answers before the stop, summed), the paper's
     (novelty summed), and the stop reasons."""
-    return {"questions": len(question_lines),
-            "answers": sum(q["answers"] for q in question_lines),
-            "novelty_sum": round(sum(q["novelty_sum"] for q in question_lines), 6),
-            "stop_reasons": dict(Counter(q["stop_reason"] for q in question_lines)),
-            "errors": sum(1 for q in question_lines if q["stop_reason"] == "error")}
+    return {"questions": len(results),
+            "answers": sum(q.answers for q in results),
+            "novelty_sum": round(sum(q.novelty_sum for q in results), 6),
+            "stop_reasons": dict(Counter(q.stop_reason for q in results)),
+            "errors": sum(1 for q in results if q.stop_reason == "error")}
 
 
-def run_benchmark(questions: list[str], generator: Model, judge: Model | None, embedder, out: Path,
-                  settings: Settings, concurrency: int = 1, progress: bool = True) -> tuple[list[dict], dict]:
-    """Run (or resume) every question; returns (question lines in question order, totals).
+def run_benchmark(questions: list[str], generator: Model, judge: Model | None, embedder, folder: RunFolder,
+                  settings: AidanConfig, progress: bool = True) -> tuple[list[QuestionResult], dict]:
+    """Run (or resume) every question for one generator; returns (its QuestionResults in
+    question order, totals).
 
-    Questions already ended in ``out/answers.jsonl`` are skipped; unfinished ones
-    continue after their last answer.  ``concurrency`` questions run at once.
+    Questions already ended in ``folder`` are skipped; unfinished ones continue after
+    their last answer.  ``settings.concurrency`` questions run at once.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     from tqdm import tqdm
 
-    results = Results(Path(out) / "answers.jsonl")
-    ended, unfinished = resume_state(results.read(), generator.name)
+    ended, unfinished = resume_state(folder, generator.name)
     todo = [(i, q) for i, q in enumerate(questions) if i not in ended]
     bar = tqdm(total=len(questions), initial=len(questions) - len(todo), desc=f"aidanbench {generator.name}",
                unit="question", disable=not progress)
 
     def one(item):
         i, q = item
-        line = run_question(i, q, generator, judge, embedder, results, settings, unfinished.get(i, []))
+        result = run_question(i, q, generator, judge, embedder, folder, settings, unfinished.get(i, []))
         bar.update(1)
-        return line
+        return result
 
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        for line in pool.map(one, todo):
-            ended[line["question_index"]] = line
+    with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
+        for result in pool.map(one, todo):
+            ended[result.question_index] = result
     bar.close()
     lines = [ended[i] for i in sorted(ended) if i < len(questions)]
     return lines, totals(lines)

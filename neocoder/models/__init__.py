@@ -1,44 +1,48 @@
-"""Model stage: every provider behind one interface, chosen by ``PROVIDER/NAME``."""
+"""Model stage: every provider behind one interface, chosen by ``PROVIDER/NAME``.
+
+A provider is one module and one line in ``PROVIDERS``: a factory that takes the NAME
+part and the ``ModelConfig`` and returns a ``Model``.  Modules are imported only when
+their provider is used.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib import import_module
+from typing import Callable
 
-from .base import Model, ModelError, Prompt, Reply, solve_prompt
+from ..config import ModelConfig
+from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply, solve_prompt
 
-PROVIDERS = ("openai", "local", "replay")
+
+def _lazy(module: str, factory: str) -> Callable[[str, ModelConfig], Model]:
+    def build(name: str, config: ModelConfig) -> Model:
+        return getattr(import_module(module, __name__), factory)(name, config)
+    build.__doc__ = f"{module}.{factory}"
+    return build
 
 
-def get_model(spec: str, *, release_dir: Path | None = None, base_url: str | None = None,
-              api_key: str | None = None, api: str | None = None, temperature: float = 0.0,
-              max_tokens: int = 1024, **client) -> Model:
-    """Build the model named ``spec`` = ``PROVIDER/NAME``.
+# provider -> factory(NAME, config).  openai/<model>: any OpenAI-compatible endpoint;
+# local/gemma-3-270m: a llama.cpp server started here; replay/<source>: recorded replies.
+PROVIDERS: dict[str, Callable[[str, ModelConfig], Model]] = {
+    "openai": _lazy(".openai_compat", "from_config"),
+    "local": _lazy(".local", "from_config"),
+    "replay": _lazy(".replay", "from_config"),
+}
 
-    - ``openai/<name>``: any OpenAI-compatible endpoint (``base_url``, ``api_key`` or
-      $OPENAI_BASE_URL / $OPENAI_API_KEY); ``api`` "chat" (default) or "completion".
-    - ``local/gemma-3-270m``: a llama.cpp server started here; ``api`` defaults to
-      "completion" (it is a base model).
-    - ``replay/gpt-4-1106-preview``: recorded codes from the release in ``release_dir``.
 
-    ``client`` options (``timeout`` seconds per call, ``max_retries`` on 429, 5xx and
-    timeouts, ``seed``) go to the openai client of openai/ and local/ models.
-    Raises ModelError for an unknown provider or a model that cannot start.
+def get_model(config: ModelConfig | str, **options) -> Model:
+    """Build the model ``config.spec`` = ``PROVIDER/NAME`` names.
+
+    A bare spec string is accepted with ``options`` as ``ModelConfig`` fields.  Raises
+    ModelError for an unknown provider, an unknown model, or a model that cannot start.
     """
-    provider, sep, name = spec.partition("/")
+    if isinstance(config, str):
+        config = ModelConfig(config, **options)
+    provider, sep, name = config.spec.partition("/")
     if not sep or not name or provider not in PROVIDERS:
-        raise ModelError(f"--model must be PROVIDER/NAME with PROVIDER in {PROVIDERS}, got {spec!r}")
-    if provider == "replay":
-        from .replay import ReplayModel
-        if release_dir is None:
-            raise ModelError("replay models need the release folder")
-        return ReplayModel(spec, name, Path(release_dir))
-    if provider == "local":
-        from .local import LocalModel
-        return LocalModel(spec, name, api=api or "completion", temperature=temperature,
-                          max_tokens=max_tokens, **client)
-    from .openai_compat import OpenAICompatModel
-    return OpenAICompatModel(spec, name, base_url=base_url, api_key=api_key, api=api or "chat",
-                             temperature=temperature, max_tokens=max_tokens, **client)
+        raise ModelError(f"--model must be PROVIDER/NAME with PROVIDER in {tuple(PROVIDERS)}, got {config.spec!r}")
+    return PROVIDERS[provider](name, config)
 
 
-__all__ = ["Model", "ModelError", "Prompt", "Reply", "get_model", "solve_prompt"]
+__all__ = ["Model", "ModelConfig", "ModelError", "NoRecordedReply", "PROVIDERS", "Prompt", "ReplayKey", "Reply",
+           "get_model", "solve_prompt"]

@@ -5,21 +5,32 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+from ..errors import NeocoderError
+from ..resources import prompt_text as load_prompt
 
 
-class ModelError(RuntimeError):
+class ModelError(NeocoderError):
     """A model could not be reached, started, or gave no usable reply."""
 
 
-def load_prompt(name: str) -> str:
-    """Text of ``prompts/<name>``; raises ModelError if the file is missing."""
-    path = PROMPTS_DIR / name
-    if not path.is_file():
-        raise ModelError(f"prompt file {path} not found")
-    return path.read_text(encoding="utf-8")
+class NoRecordedReply(ModelError):
+    """A replayed source holds no reply for this prompt (a recorded answer list ended)."""
+
+
+@dataclass(frozen=True)
+class ReplayKey:
+    """Which recorded reply answers a prompt, for replay models.
+
+    ``item`` is the problem id (NeoCoder) or the question (AidanBench); ``step`` is the
+    state t or the 1-based answer number; ``sample`` the sample index; ``source_index``
+    the index of the release's per-problem lists a problem state came from.
+    """
+
+    item: str
+    step: int
+    sample: int = 0
+    source_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -34,14 +45,15 @@ class Prompt:
     completion: str
     code_prefix: str
     stop: tuple | None = None  # completions API stop sequences (default: the code ones)
+    replay_key: ReplayKey | None = None  # which recorded reply a replay model gives (not sent anywhere)
 
     def sha256(self) -> str:
-        """Stable hash of the prompt (both shapes), for the samples file."""
+        """Stable hash of the prompt (both shapes; not the replay key), for the records."""
         blob = json.dumps([list(self.messages), self.completion], sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def solve_prompt(statement: str) -> Prompt:
+def solve_prompt(statement: str, replay_key: ReplayKey | None = None) -> Prompt:
     """Build the problem-solving prompt from ``prompts/solve_*.txt`` for one statement."""
     system = load_prompt("solve_system.txt").strip()
     user = load_prompt("solve_user.txt").replace("{statement}", statement.strip())
@@ -52,6 +64,7 @@ def solve_prompt(statement: str) -> Prompt:
         messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
         completion=completion,
         code_prefix=completion[prefix_start:],
+        replay_key=replay_key,
     )
 
 
@@ -73,13 +86,36 @@ class Reply:
 
 
 class Model:
-    """Base class: ``name`` is the ``PROVIDER/NAME`` given on the command line."""
+    """Base class of every provider: ``name`` is the ``PROVIDER/NAME`` of the model.
+
+    Subclasses implement ``generate``; the optional abilities below are declared here
+    with their defaults, so callers never probe with ``hasattr``.
+    """
 
     name: str = "?"
 
-    def generate(self, prompt: Prompt, state: dict) -> Reply:  # pragma: no cover - interface
-        """Answer ``prompt`` for problem state ``state`` (a canonical record)."""
+    def generate(self, prompt: Prompt) -> Reply:  # pragma: no cover - interface
+        """Answer ``prompt``.  Raises ModelError when no usable reply can be had."""
         raise NotImplementedError
+
+    def request(self, prompt: Prompt) -> dict | None:
+        """What decides this call's answer (the call cache's key, models/cache.py), or
+        None when calls need no caching (replayed replies cost nothing)."""
+        return None
+
+    def with_temperature(self, temperature: float) -> "Model | None":
+        """The same model (and server) sampled at ``temperature``, or None when a second
+        model must be built for that (a judge at 0 beside a generator at 0.7)."""
+        return None
+
+    def variants(self) -> list["Model"]:
+        """The separate models this one stands for: a recorded file holding several
+        models' answers gives one replay model per recorded model.  Default: ``[self]``."""
+        return [self]
+
+    def recorded_items(self) -> list[str]:
+        """The items (AidanBench questions) a recorded source holds, in order; [] for live models."""
+        return []
 
     def close(self) -> None:
         """Release resources (servers, connections)."""

@@ -57,21 +57,26 @@ class CallCache:
 
 
 class CachedModel(Model):
-    """Wrap a model that can describe its calls (``request(prompt) -> dict``)."""
+    """Wrap a model so each call it can describe (``request(prompt)``) is made once;
+    calls it cannot describe (replayed replies) go straight through."""
 
     def __init__(self, inner: Model, cache: CallCache):
-        if not hasattr(inner, "request"):
-            raise TypeError(f"{inner.name} cannot describe its calls, so they cannot be cached")
         self.inner, self.cache, self.name = inner, cache, inner.name
 
-    def generate(self, prompt: Prompt, state: dict) -> Reply:
-        key = request_key(self.inner.request(prompt))
+    def request(self, prompt: Prompt) -> dict | None:
+        return self.inner.request(prompt)
+
+    def generate(self, prompt: Prompt) -> Reply:
+        request = self.inner.request(prompt)
+        if request is None:
+            return self.inner.generate(prompt)
+        key = request_key(request)
         hit = self.cache.get(key)
         if hit is not None:
             return Reply(text=hit["text"], code_prefix=hit.get("code_prefix", ""),
                          prompt_tokens=hit.get("prompt_tokens"), completion_tokens=hit.get("completion_tokens"),
                          seconds=0.0, extra=dict(hit.get("extra") or {}, cached=True, key=key))
-        reply = self.inner.generate(prompt, state)
+        reply = self.inner.generate(prompt)
         self.cache.put(key, {"text": reply.text, "code_prefix": reply.code_prefix,
                              "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
                              "seconds": round(reply.seconds, 3), "extra": reply.extra})

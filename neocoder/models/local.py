@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ..config import ModelConfig
 from .base import ModelError
 from .openai_compat import OpenAICompatModel
 
@@ -110,10 +111,17 @@ class LocalModel(OpenAICompatModel):
         self.endpoint = "llama.cpp:" + Path(model_file).name
         self._one_at_a_time = threading.Lock()
 
-    def generate(self, prompt, state):
+    def generate(self, prompt):
         with self._one_at_a_time:
-            return super().generate(prompt, state)
+            return super().generate(prompt)
 
     def close(self) -> None:
         super().close()
         self.server.stop()
+
+
+def from_config(name: str, config: ModelConfig) -> LocalModel:
+    """``local/<name>``: a base model, so the completions API with a code-prefix prompt by default."""
+    return LocalModel(config.spec, name, api=config.api or "completion", temperature=config.temperature,
+                      max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
+                      **({"timeout": config.timeout} if config.timeout else {}))

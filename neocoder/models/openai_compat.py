@@ -8,7 +8,13 @@ import time
 
 import openai
 
+from ..config import ModelConfig
 from .base import Model, ModelError, Prompt, Reply
+
+
+class EndpointError(ModelError):
+    """The endpoint cannot be reached or refuses the key or model: every call would fail
+    the same way, so the run stops with this one message instead of recording errors."""
 
 # Where a completion prompt's program is cut: the model starts writing tests,
 # a main guard or prose instead of the body of solve().
@@ -58,7 +64,7 @@ class OpenAICompatModel(Model):
             req.update(prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP))
         return req
 
-    def generate(self, prompt: Prompt, state: dict) -> Reply:
+    def generate(self, prompt: Prompt) -> Reply:
         start = time.monotonic()
         try:
             if self.api == "chat":
@@ -73,6 +79,14 @@ class OpenAICompatModel(Model):
                     max_tokens=self.max_tokens, stop=list(prompt.stop or COMPLETION_STOP), seed=self.seed)
                 text = resp.choices[0].text or ""
                 prefix = prompt.code_prefix
+        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+            raise EndpointError(f"{self.name}: the endpoint {self.endpoint} refused the request "
+                                f"({type(exc).__name__}: {exc}); check --api-key and the model name") from exc
+        except openai.APITimeoutError as exc:
+            raise ModelError(f"{self.name}: no reply within the timeout after the client's retries: {exc}") from exc
+        except openai.APIConnectionError as exc:
+            raise EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.client.max_retries} "
+                                f"retries ({exc}); check --base-url and that the server is running") from exc
         except openai.OpenAIError as exc:
             raise ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
         usage = getattr(resp, "usage", None)
@@ -86,3 +100,11 @@ class OpenAICompatModel(Model):
 
     def close(self) -> None:
         self.client.close()
+
+
+def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
+    """``openai/<name>``: the chat API unless ``config.api`` says otherwise."""
+    return OpenAICompatModel(config.spec, name, base_url=config.base_url, api_key=config.api_key,
+                             api=config.api or "chat", temperature=config.temperature,
+                             max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
+                             **({"timeout": config.timeout} if config.timeout else {}))

@@ -1,37 +1,139 @@
-"""Recorded outputs answered without any network: ``replay/gpt-4-1106-preview``.
+"""Recorded replies answered without any network: ``replay/<source>``.
 
-The NeoCoder release records, for every problem and Denial Prompting round, the
-augmentation model's own solution (``codes`` in NeoCoder.json, written by
-gpt-4-1106-preview).  State t of a problem is answered with the code recorded at
-the state's ``source_index`` (the first round that holds its constraint list).
+Three sources, one provider:
+
+- ``replay/gpt-4-1106-preview``: the NeoCoder release records, for every problem and
+  Denial Prompting round, the augmentation model's own solution (``codes`` in
+  NeoCoder.json, written by gpt-4-1106-preview).  State t of a problem is answered with
+  the code recorded at the state's ``source_index`` (the first round holding its list).
+- ``replay/<run folder>``: the replies recorded in any earlier run's ``records.jsonl``
+  (NeoCoder samples or AidanBench answers, of any model), so a run can be judged again
+  (a new checker, detector or threshold) without calling the model.
+- ``replay/<answers.jsonl>``: recorded AidanBench answers, lines ``{"model", "question",
+  "answer_num", "answer"}``, the form published results come in; a file holding several
+  models' answers gives one replay model per recorded model (``variants()``).
+
+The prompt's ``replay_key`` says which recorded reply answers it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..dataset import load_release_problems
-from .base import Model, ModelError, Prompt, Reply
+from ..config import ModelConfig
+from ..dataset import default_release_dir, load_release_problems
+from ..dataset.records import jsonl_lines
+from ..dataset.release import DatasetError
+from ..records import Answer, Sample
+from ..store import RunFolder
+from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 
 RECORDED_MODELS = {"gpt-4-1106-preview"}
 
 
-class ReplayModel(Model):
+class ReleaseReplay(Model):
     """Answers from ``codes`` in ``<release_dir>/NeoCoder.json``.
 
-    Raises ModelError for an unknown recorded model, or when a state asks for a
-    problem or index the release does not hold.
+    Raises ModelError for an unknown recorded model; NoRecordedReply when a prompt asks
+    for a problem or index the release does not hold.
     """
 
     def __init__(self, name: str, recorded: str, release_dir: Path):
         if recorded not in RECORDED_MODELS:
-            raise ModelError(f"no recorded outputs for {recorded!r}; known: {', '.join(sorted(RECORDED_MODELS))}")
+            raise ModelError(f"no recorded outputs for {recorded!r}: give one of {sorted(RECORDED_MODELS)}, "
+                             "an earlier run folder, or a recorded answers JSONL file")
         self.name = name
         self.codes = {p["problem_id"]: p["codes"] for p in load_release_problems(release_dir)}
 
-    def generate(self, prompt: Prompt, state: dict) -> Reply:
-        codes = self.codes.get(state["problem_id"])
-        index = state.get("source_index", state["state"])
+    def generate(self, prompt: Prompt) -> Reply:
+        key = _key_of(self, prompt)
+        codes = self.codes.get(key.item)
+        index = key.step if key.source_index is None else key.source_index
         if codes is None or not 0 <= index < len(codes):
-            raise ModelError(f"{self.name}: no recorded code for {state['problem_id']} index {index}")
+            raise NoRecordedReply(f"{self.name}: no recorded code for {key.item} index {index}")
         return Reply(text=codes[index])
+
+
+class RecordedReplay(Model):
+    """Answers from recorded replies, per recorded model, keyed by (item, step, sample):
+    NeoCoder samples (problem id, state, sample) or AidanBench answers (question, answer
+    number, 0).  A source of several models answers through its ``variants()``."""
+
+    def __init__(self, name: str, replies: dict[str, dict[tuple, Reply]], items: list[str]):
+        self.name, self.replies, self.items = name, replies, items
+
+    def generate(self, prompt: Prompt) -> Reply:
+        key = _key_of(self, prompt)
+        if len(self.replies) != 1:
+            raise ModelError(f"{self.name} holds the replies of {len(self.replies)} models: replay each variant")
+        got = next(iter(self.replies.values())).get((key.item, key.step, key.sample))
+        if got is None:
+            raise NoRecordedReply(f"{self.name}: no recorded reply for {key.item!r} step {key.step} "
+                                  f"sample {key.sample}")
+        return Reply(text=got.text, code_prefix=got.code_prefix, extra=dict(got.extra))
+
+    def recorded_items(self) -> list[str]:
+        return list(self.items)
+
+    def variants(self) -> list[Model]:
+        """One replay model per recorded model (``<name>#<model>``) when the source holds several."""
+        if len(self.replies) <= 1:
+            return [self]
+        return [RecordedReplay(f"{self.name}#{model}", {model: replies},
+                               [i for i in self.items if any(k[0] == i for k in replies)])
+                for model, replies in self.replies.items()]
+
+
+def _key_of(model: Model, prompt: Prompt) -> ReplayKey:
+    if prompt.replay_key is None:
+        raise ModelError(f"{model.name}: this prompt carries no replay key, so no recorded reply answers it")
+    return prompt.replay_key
+
+
+def _from_run_folder(name: str, folder: Path) -> RecordedReplay:
+    replies: dict[str, dict[tuple, Reply]] = {}
+    items = []
+    for rec in RunFolder(folder, create=False).read():
+        if isinstance(rec, Sample) and rec.reply is not None:
+            key, reply = (rec.problem_id, rec.state, rec.sample), Reply(text=rec.reply, code_prefix=rec.code_prefix)
+        elif isinstance(rec, Answer):
+            key, reply = (rec.question, rec.answer_num, 0), Reply(text=rec.answer)
+        else:
+            continue
+        reply.extra["recorded_model"] = rec.model
+        replies.setdefault(rec.model, {})[key] = reply
+        items.append(key[0])
+    if not replies:
+        raise DatasetError(folder, "-", "-", "no recorded replies in this run folder")
+    return RecordedReplay(name, replies, list(dict.fromkeys(items)))
+
+
+def _from_answers_file(name: str, path: Path) -> RecordedReplay:
+    replies: dict[str, dict[tuple, Reply]] = {}
+    items = []
+    for number, row in jsonl_lines(path):
+        if not isinstance(row, dict):
+            raise DatasetError(path, f"line {number}", "-", "expected an object")
+        for field_name, kind in (("question", str), ("answer", str), ("answer_num", int)):
+            if not isinstance(row.get(field_name), kind):
+                raise DatasetError(path, f"line {number}", field_name, f"missing or not {kind.__name__}")
+        model = str(row.get("model") or "recorded")
+        key = (row["question"], row["answer_num"], 0)
+        if key in replies.get(model, {}):
+            raise DatasetError(path, f"line {number}", "answer_num",
+                               f"appears twice for this question and model {model!r}")
+        replies.setdefault(model, {})[key] = Reply(text=row["answer"], extra={"recorded_model": model})
+        items.append(row["question"])
+    if not replies:
+        raise DatasetError(path, "-", "-", "no recorded answers")
+    return RecordedReplay(name, replies, list(dict.fromkeys(items)))
+
+
+def from_config(name: str, config: ModelConfig) -> Model:
+    """``replay/<name>``: a recorded model of the release, a run folder, or an answers file."""
+    path = Path(name)
+    if path.is_dir():
+        return _from_run_folder(config.spec, path)
+    if path.suffix == ".jsonl" or path.is_file():
+        return _from_answers_file(config.spec, path)
+    return ReleaseReplay(config.spec, name, Path(config.release_dir or default_release_dir()))

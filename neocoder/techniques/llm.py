@@ -70,7 +70,7 @@ class LLMDetector:
         prompt = self.prompt(source, language)
         last = ""
         for _ in range(self.retries + 1):
-            reply = self.model.generate(prompt, {})
+            reply = self.model.generate(prompt)
             text = reply.code_prefix + reply.text
             found, dropped = parse_labels(text)
             self.dropped += len(dropped)
