@@ -1,0 +1,31 @@
+"""NeoCoder: sandboxed benchmarks of language-model creativity.
+
+The Python API (what each ``neocoder`` command runs):
+
+- ``evaluate(EvalConfig) -> EvalResult``: NeoCoder on a model (or the human baselines);
+- ``build_dataset(DatasetConfig)`` / ``build_chains(ChainConfig) -> DatasetResult``:
+  problem states from the release, or by Denial Prompting with any model;
+- ``run_aidanbench(AidanConfig) -> AidanResult``: AidanBench.
+
+Configs are in ``neocoder.config``, records in ``neocoder.records``, run folders in
+``neocoder.store``; ``docs/architecture.md`` shows how they fit.
+"""
+
+from .errors import NeocoderError
+
+_LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "run_aidanbench", "build_chains", "build_dataset",
+                 "evaluate"),
+         "config": ("AidanConfig", "ChainConfig", "DatasetConfig", "EvalConfig", "ModelConfig", "SandboxConfig")}
+
+
+def __getattr__(name: str):
+    """The API names are imported on first use, so ``import neocoder.records`` stays light."""
+    for module, names in _LAZY.items():
+        if name in names:
+            from importlib import import_module
+            return getattr(import_module(f".{module}", __name__), name)
+    raise AttributeError(f"module 'neocoder' has no attribute {name!r}")
+
+__all__ = ["AidanConfig", "AidanResult", "ChainConfig", "DatasetConfig", "DatasetResult", "EvalConfig",
+           "EvalResult", "ModelConfig", "NeocoderError", "SandboxConfig", "build_chains", "run_aidanbench",
+           "build_dataset", "evaluate"]

@@ -65,10 +65,10 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
     first = solve_prompt(statement)
     messages = list(first.messages)
     records, seen = [], set()
-    limits = Limits.for_state(problem)
+    limits = Limits.for_cpu(float(problem["time_limit_s"]), int(problem["memory_limit_mb"]))
     for round_index in range(rounds + 1):
         prompt = _thread_prompt(messages, statement)
-        reply = model.generate(prompt, problem)
+        reply = model.generate(prompt)
         code = program_from_reply(reply)
         result = sandbox.run(code, problem["tests"], limits, checker=problem.get("checker"))
         techniques = detect(code)

@@ -214,7 +214,7 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
         first = group[0]
         checker = as_checker(first.get("checker"))
         humans = human_solutions.get(pid, [])
-        limits = Limits.for_state(first)
+        limits = Limits.for_cpu(float(first["time_limit_s"]), int(first["memory_limit_mb"]))
         entry = {"checker": checker, "humans": len(humans)}
         if not humans:
             entry["note"] = "no accepted Python 3 human solution: tests not validated"

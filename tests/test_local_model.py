@@ -48,13 +48,14 @@ def test_eval_through_the_local_server(tmp_path, release_dir, sandbox):
                                        "--max-tokens", "96", "--out", str(out), "--release", str(release_dir),
                                        "--quiet"])
     assert result.exit_code == 0, result.output
-    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    samples = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert len(samples) == 2
     for s in samples:
         assert not s.get("error"), s.get("error")
         assert s["tokens"]["completion"] > 0
         assert s["code"].startswith("import sys") and "def solve():" in s["code"]
-        assert len(s["verdicts"]) >= 1 and all(v["verdict"] != "INFRA" for v in s["verdicts"])
+        tests = s["examples"]["tests"]
+        assert len(tests) >= 1 and all(t["verdict"] != "INFRA" for t in tests)
 
 
 def test_llm_detector_through_the_local_model(tmp_path):

@@ -142,27 +142,27 @@ def test_label_extended_keeps_only_unanimous_clean_runs():
 # ----------------------------------------------------------------- the real build and eval
 
 def test_build_dataset_with_the_oracle_resumes_and_eval_reports_both_tiers(tmp_path, release_dir, sandbox):
-    out = tmp_path / "states.jsonl"
+    out = tmp_path / "dataset"
     args = ["build-dataset", "--from-release", str(release_dir), "--out", str(out), "--limit", "2",
             "--extended", "12", "--quiet"]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 0, first.output
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert {r["problem_id"] for r in records} == {"1901A", "1899A"}
     for r in records:
         assert r["oracle"]["humans"] >= 5 and r["checker"]["kind"] in ("tokens", "consensus")
         assert all(t["human_pass_share"] >= 0.9 for t in r["tests"])
         assert len(r["extended_tests"]) >= 5
         assert all(t["humans"] >= 5 and t["provenance"] == "mutation" for t in r["extended_tests"])
-    report = json.loads((tmp_path / "states.jsonl.oracle.json").read_text())
+    report = json.loads((out / "metrics.json").read_text())["oracle"]
     assert set(report["problems"]) == {"1901A", "1899A"}
-    cache = tmp_path / "states.jsonl.oracle-cache.jsonl"
-    before, runs = out.read_bytes(), len(cache.read_text().splitlines())
+    cache = out / "oracle-cache.jsonl"
+    before, runs = (out / "records.jsonl").read_bytes(), len(cache.read_text().splitlines())
     second = CliRunner().invoke(main, args)  # every human run comes from the cache
     assert second.exit_code == 0, second.output
     assert len(cache.read_text().splitlines()) == runs  # no run made again
-    assert json.loads((tmp_path / "states.jsonl.oracle.json").read_text())["cache_hits"] > report["cache_hits"]
-    assert out.read_bytes() == before
+    assert json.loads((out / "metrics.json").read_text())["oracle"]["cache_hits"] > report["cache_hits"]
+    assert (out / "records.jsonl").read_bytes() == before
 
     run = tmp_path / "run"
     result = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--dataset", str(out),
@@ -170,8 +170,8 @@ def test_build_dataset_with_the_oracle_resumes_and_eval_reports_both_tiers(tmp_p
                                        "--quiet", "--workers", "2"])
     assert result.exit_code == 0, result.output
     assert "pass@1+ext" in result.output
-    samples = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
-    assert all(s["correct_extended"] in (True, False) and len(s["extended_verdicts"]) >= 5 for s in samples)
+    samples = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+    assert all(s["plus"]["correct"] in (True, False) and len(s["plus"]["tests"]) >= 5 for s in samples)
     metrics = json.loads((run / "metrics.json").read_text())["states"]["0"]
     assert metrics["n_extended"] == 2 and metrics["pass@1_plus"] <= metrics["pass@1_examples_tiered"]
 

@@ -1,0 +1,338 @@
+"""The Python API: one function per command, what the CLI and any other harness call.
+
+    >>> from neocoder import EvalConfig, ModelConfig, evaluate
+    >>> result = evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"),
+    ...                              out=Path("runs/gpt4"), release_dir=Path("../shared/neocoder")))
+    >>> result.metrics["states"]["0"]["neogauge"]
+
+Each function takes a config (config.py), sets up the model and the sandbox, runs the
+stage functions, writes the run folder (store.RunFolder: manifest, records, calls,
+metrics) and returns a result object.  Errors a user can act on are NeocoderError.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
+from .dataset import BuildReport, build_from_release, load_states
+from .errors import NeocoderError
+from .models import ModelError, get_model
+from .models.base import load_prompt
+from .models.cache import CachedModel, CallCache
+from .records import Manifest, ProblemState, QuestionResult
+from .store import RunFolder
+
+
+@dataclass
+class EvalResult:
+    """What ``evaluate`` returns: the run folder, its metrics (as in ``metrics.json``:
+    ``{"model", "states": {t: {...}}}``) and the wall time in seconds."""
+
+    run: Path
+    metrics: dict
+    seconds: float
+
+
+@dataclass
+class DatasetResult:
+    """What ``build_dataset`` and ``build_chains`` return: the run folder, the problem
+    states written, the import report, the oracle report (build_dataset with the oracle),
+    the problems that failed (build_chains: problem id -> model error), the call-cache
+    stats (build_chains) and the wall time in seconds."""
+
+    run: Path
+    states: list[ProblemState]
+    report: BuildReport | None = None
+    oracle: dict | None = None
+    failed: dict = field(default_factory=dict)
+    calls: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+@dataclass
+class AidanResult:
+    """What ``aidanbench`` returns: per generator model, its question results (in question
+    order) and totals; texts embedded, call-cache stats, wall time in seconds."""
+
+    run: Path
+    results: dict[str, list[QuestionResult]]
+    totals: dict[str, dict]
+    embedded: int = 0
+    calls: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+@contextmanager
+def open_sandbox(config: SandboxConfig, concurrency: int | None = None):
+    """The sandbox backend ``config`` names, closed on exit.
+
+    Raises NeocoderError when it cannot run here (no engine, no image).
+    """
+    from .judge import make_sandbox
+    box = make_sandbox(config.kind, concurrency=concurrency or config.workers, fresh=config.fresh,
+                       runtime=config.runtime)
+    try:
+        if box.unavailable:
+            raise NeocoderError(box.unavailable)
+        yield box
+    finally:
+        box.close()
+
+
+def run_program(program: Path, tests: Path, cpu_seconds: float, memory_mb: int, sandbox: SandboxConfig):
+    """Judge the program in file ``program`` on the tests JSONL ``tests`` (``{"input",
+    "output"}`` lines) with ``cpu_seconds`` of CPU time and ``memory_mb`` MiB per test;
+    returns the judge's SubmissionResult.  Raises NeocoderError (bad tests file, no sandbox)."""
+    from .dataset import load_tests
+    from .judge import Limits
+    cases = load_tests(tests)
+    with open_sandbox(sandbox, concurrency=1) as box:
+        return box.run(Path(program).read_text(encoding="utf-8", errors="replace"), cases,
+                       Limits.for_cpu(cpu_seconds, memory_mb))
+
+
+class TreeSitterDetector:
+    """The default technique detector (techniques/detector.py) behind the same face as
+    the LLM detector: ``detect(code, language) -> set[str]`` and ``dropped`` labels."""
+
+    dropped = 0
+
+    @staticmethod
+    def detect(code: str, language: str | None = None) -> set[str]:
+        from .techniques import detect
+        return detect(code, language)
+
+
+@contextmanager
+def open_detector(kind: str = "treesitter", model: ModelConfig | None = None):
+    """A technique detector: "treesitter" (default) or "llm" (asks ``model``, closed on exit).
+    Raises NeocoderError when "llm" has no model."""
+    if kind == "treesitter":
+        yield TreeSitterDetector()
+        return
+    if model is None:
+        raise NeocoderError("--detector llm needs --model")
+    from .techniques.llm import LLMDetector
+    with get_model(model) as chat:
+        yield LLMDetector(chat)
+
+
+def detect_file(path: Path, language: str, detect) -> dict:
+    """Techniques of the program in ``path``: ``{"file", "language", "techniques": sorted
+    names}``; ``language`` "auto" guesses it.  Raises NeocoderError for an unsupported one."""
+    from .techniques import UnsupportedLanguage, guess_language
+    source = Path(path).read_text(encoding="utf-8", errors="replace")
+    lang = guess_language(source) if language == "auto" else language
+    try:
+        return {"file": str(path), "language": lang, "techniques": sorted(detect(source, lang))}
+    except UnsupportedLanguage as exc:
+        raise NeocoderError(f"{path}: {exc}") from exc
+
+
+def select_states(config: EvalConfig) -> list[ProblemState]:
+    """The problem states an eval covers: the dataset (or the release), first ``limit``
+    problems, states in ``config.states``.  Raises NeocoderError when none is left."""
+    if config.dataset:
+        states = load_states(config.dataset)
+    else:
+        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
+    order = list(dict.fromkeys(s.problem_id for s in states))
+    keep = set(order[:config.limit]) if config.limit else set(order)
+    states = [s for s in states if s.problem_id in keep and s.state in config.states]
+    if not states:
+        raise NeocoderError("no problem states selected (check --states and --limit)")
+    return states
+
+
+def evaluate(config: EvalConfig) -> EvalResult:
+    """Evaluate ``config.model`` on NeoCoder: solve, judge in the sandbox, detect, score.
+
+    Writes ``config.out`` (manifest, one ``Sample`` record per sample, metrics.json); an
+    existing folder is resumed.  ``model.spec == "human"`` scores the accepted human
+    solutions instead (``human_baseline``).  Raises NeocoderError (model, sandbox or
+    dataset problems; an unreachable endpoint stops the run with one message).
+    """
+    if config.model.spec == "human":
+        return human_baseline(config)
+    from .pipeline import run_samples
+    from .techniques.human import human_technique_sets
+
+    started = time.monotonic()
+    states = select_states(config)
+    problems = list(dict.fromkeys(s.problem_id for s in states))
+    folder = RunFolder(config.out)
+    human = human_technique_sets(config.release_dir, set(problems))
+    model_config = config.model.with_(release_dir=config.model.release_dir or config.release_dir)
+    with open_sandbox(config.sandbox) as box, get_model(model_config) as model:
+        folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
+                                               problem_states=len(states), sandbox_image=box.image))
+        metrics = run_samples(states, model, box, human, folder, samples=config.samples,
+                              workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress)
+    metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
+    folder.write_metrics(metrics)
+    return EvalResult(folder.path, metrics, time.monotonic() - started)
+
+
+def human_baseline(config: EvalConfig) -> EvalResult:
+    """The human rows (NeoCoder Eq. 5, 6) from the release's accepted solutions, for the
+    problem states ``config`` selects; no model and no sandbox.  Writes manifest.json and
+    metrics.json to ``config.out``."""
+    from .metrics import human_baselines
+    from .techniques.human import human_solution_techniques
+
+    started = time.monotonic()
+    states = select_states(config)
+    folder = RunFolder(config.out)
+    folder.write_manifest(Manifest.capture("human", config.public()))
+    problems = {s.problem_id for s in states}
+    metrics = {"model": "human", "states": human_baselines(states, human_solution_techniques(config.release_dir,
+                                                                                              problems))}
+    folder.write_metrics(metrics)
+    return EvalResult(folder.path, metrics, time.monotonic() - started)
+
+
+def build_dataset(config: DatasetConfig) -> DatasetResult:
+    """Problem states from the release: converted, and with the oracle (default) validated
+    by the accepted human Python solutions in the sandbox, with extended tests.
+
+    Writes ``config.out``: manifest, one ``ProblemState`` per line in records.jsonl, the
+    oracle's human-run cache (``oracle-cache.jsonl``, so a killed build resumes) and its
+    report as metrics.json.  Raises NeocoderError (DatasetError, sandbox unavailable).
+    """
+    started = time.monotonic()
+    records, report = build_from_release(config.release_dir)
+    if config.limit:
+        keep = set(list(dict.fromkeys(r["problem_id"] for r in records))[:config.limit])
+        records = [r for r in records if r["problem_id"] in keep]
+    folder = RunFolder(config.out)
+    folder.write_manifest(Manifest.capture("dataset", config.public()))
+    oracle_report = None
+    if config.oracle:
+        from .oracle import build_oracle
+        from .techniques.human import solutions_by_language
+
+        pids = list(dict.fromkeys(r["problem_id"] for r in records))
+        humans = {pid: [src for lang, src in sols if lang == "python"]
+                  for pid, sols in solutions_by_language(config.release_dir, pids).items()}
+        with open_sandbox(config.sandbox) as box:
+            records, oracle_report = build_oracle(
+                records, humans, box, folder.path / "oracle-cache.jsonl", extended=config.extended,
+                label_humans=config.label_humans, seed=config.seed, workers=config.sandbox.workers,
+                progress=config.progress)
+    states = [ProblemState.from_dict(r) for r in records]
+    folder.write_all(states)
+    folder.write_metrics({"import": report.__dict__, "oracle": oracle_report})
+    return DatasetResult(folder.path, states, report=report, oracle=oracle_report,
+                         seconds=time.monotonic() - started)
+
+
+def build_chains(config: ChainConfig) -> DatasetResult:
+    """Denial Prompting (NeoCoder Algorithm 1, neocoder/denial.py): constraint chains for
+    raw problems with ``config.model``, every solution judged in the sandbox.
+
+    Writes ``config.out``: manifest, the problem states (records.jsonl, written at the
+    end), the call cache (calls.jsonl: a killed build resumes without repeating a call)
+    and a summary (metrics.json).  A problem whose model calls fail is reported in
+    ``failed``; an unreachable endpoint raises.
+    """
+    from .dataset.raw import CRAWL_FILE, load_raw_problems
+    from .denial import denial_chain
+    from .models.openai_compat import EndpointError
+    from .techniques import detect
+
+    started = time.monotonic()
+    problems_path = config.problems or Path(config.release_dir) / CRAWL_FILE
+    problems = load_raw_problems(problems_path)
+    problems = problems[:config.limit] if config.limit else problems
+    folder = RunFolder(config.out)
+    folder.write_manifest(Manifest.capture(
+        "chains", config.public(), problems=len(problems),
+        problems_sha256=hashlib.sha256(Path(problems_path).read_bytes()).hexdigest()))
+    cache = CallCache(folder.calls_path)
+    failed: dict[str, str] = {}
+    with open_sandbox(config.sandbox, config.concurrency) as box, get_model(config.model) as raw:
+        model = CachedModel(raw, cache)
+        detect_code = detect
+        if config.detector == "llm":
+            from .techniques.llm import LLMDetector
+            detect_code = LLMDetector(model).detect
+        from tqdm import tqdm
+        bar = tqdm(total=len(problems), desc="denial prompting", unit="problem", disable=not config.progress)
+
+        def one(problem):
+            try:
+                return denial_chain(problem, model, detect_code, box, rounds=config.rounds, seed=config.seed)
+            except EndpointError:
+                raise
+            except ModelError as exc:
+                failed[problem["problem_id"]] = str(exc)
+                return []
+            finally:
+                bar.update(1)
+
+        with ThreadPoolExecutor(max_workers=config.concurrency) as pool:
+            chains = list(pool.map(one, problems))
+        bar.close()
+    states = [ProblemState.from_dict(r) for chain in chains for r in chain]
+    folder.write_all(states)
+    calls = cache.stats()
+    folder.write_metrics({"problems": len(problems), "failed": failed, "states": len(states),
+                          "accepted": sum(s.extra["augmentation"]["accepted"] for s in states), "calls": calls})
+    return DatasetResult(folder.path, states, failed=failed, calls=calls, seconds=time.monotonic() - started)
+
+
+def load_questions(path: Path | None = None) -> list[str]:
+    """AidanBench questions, one per non-blank line of ``path`` (default: the 65 shipped
+    questions).  Raises NeocoderError for a missing file."""
+    if path is None:
+        from importlib import resources
+        text = resources.files("neocoder.aidanbench").joinpath("questions.txt").read_text(encoding="utf-8")
+    elif not Path(path).is_file():
+        raise NeocoderError(f"{path}: questions file not found")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return [q.strip() for q in text.splitlines() if q.strip()]
+
+
+def run_aidanbench(config: AidanConfig) -> AidanResult:
+    """AidanBench: each generator answers each question until an answer is incoherent or
+    repetitive (neocoder/aidanbench/loop.py); a recorded source of several models is scored
+    per model.  Writes ``config.out`` (manifest with the prompts' texts and hashes, one
+    ``Answer`` per answer and one ``QuestionResult`` per question and model, calls.jsonl,
+    metrics.json with per-model totals); an existing folder is resumed.
+    """
+    from .aidanbench.embedders import get_embedder
+    from .aidanbench.loop import PROMPT_FILES, run_benchmark
+
+    started = time.monotonic()
+    folder = RunFolder(config.out)
+    cache = CallCache(folder.calls_path)
+    with ExitStack() as stack:
+        raw = stack.enter_context(get_model(config.model))
+        generators = [CachedModel(m, cache) for m in raw.variants()]
+        judge = None
+        if config.judge is not None:
+            shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
+            judge = CachedModel(shared or stack.enter_context(get_model(config.judge)), cache)
+        embedder = get_embedder(config.embedder, base_url=config.model.base_url, api_key=config.model.api_key)
+        questions = load_questions(config.questions) if config.questions or not raw.recorded_items() \
+            else raw.recorded_items()
+        questions = questions[:config.limit] if config.limit else questions
+        folder.write_manifest(Manifest.capture(
+            "aidanbench", config.public(), questions=len(questions),
+            prompts={name: {"sha256": hashlib.sha256(load_prompt(name).encode()).hexdigest(),
+                            "text": load_prompt(name)} for name in PROMPT_FILES}))
+        results, totals = {}, {}
+        for generator in generators:
+            results[generator.name], totals[generator.name] = run_benchmark(
+                questions, generator, judge, embedder, folder, config, progress=config.progress)
+    folder.write_metrics({"benchmark": "aidanbench", "models": totals})
+    return AidanResult(folder.path, results, totals, embedded=embedder.texts_embedded, calls=cache.stats(),
+                       seconds=time.monotonic() - started)
+

@@ -1,0 +1,119 @@
+"""The main job: problem states -> model -> sandbox -> techniques -> metrics.
+
+``judge_sample`` takes one sample of one problem state through every stage and returns
+its ``Sample`` record; ``run_samples`` does that for every (state, sample) not yet
+finished in the run folder, appending each record as soon as it is judged, and scores
+the folder.  The Python API (``neocoder.api.evaluate``) wraps this with model and
+sandbox set-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from tqdm import tqdm
+
+from .judge import Limits, PooledSandbox, SubmissionResult
+from .metrics import all_states, divergent_ratio
+from .models import Model, ModelError, ReplayKey, solve_prompt
+from .models.openai_compat import EndpointError
+from .program import program_from_reply
+from .records import ProblemState, Sample, TierResult
+from .store import RunFolder
+from .techniques import DETECTED, detect
+
+
+def judge_constraints(constraints: list[str], techniques: set[str]) -> tuple[list[str], list[str]]:
+    """Return (violated, unchecked) constraints of a state for a solution's techniques.
+
+    A constraint the detector cannot decide yet (not in DETECTED) is *unchecked*:
+    reported, and not counted as a violation.
+    """
+    violated = [c for c in constraints if c in DETECTED and c in techniques]
+    unchecked = [c for c in constraints if c not in DETECTED]
+    return violated, unchecked
+
+
+def tier(result: SubmissionResult) -> TierResult:
+    """One judged tier of tests as a record (an INFRA verdict marks the tier ``infra``)."""
+    return TierResult(tests=[t.to_dict() for t in result.tests], correct=result.accepted,
+                      infra=result.infra_failure or "INFRA" in result.verdicts)
+
+
+def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: PooledSandbox,
+                 human: set[str] | None, cpu_scale: float = 1.0) -> Sample:
+    """Run one sample of one problem state through every stage; return its record.
+
+    The examples and the extended tests (the ``plus`` tier, where the state has them) are
+    judged as two submissions and kept side by side.  A model failure is recorded as
+    ``error`` (the sample is retried on resume and left out of the metrics); a sandbox
+    failure marks its tier ``infra`` and also excludes the sample.  EndpointError (the
+    endpoint is unreachable or refuses the key) propagates: every sample would fail.
+    """
+    prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, sample, state.source_index))
+    record = Sample(problem_id=state.problem_id, state=state.state, sample=sample, model=model.name,
+                    constraints=list(state.constraints), prompt_sha256=prompt.sha256())
+    t0 = time.monotonic()
+    try:
+        reply = model.generate(prompt)
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        record.error = str(exc)
+        return record
+    code = program_from_reply(reply)
+    limits = Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
+    examples = sandbox.run(code, state.tests, limits, checker=state.checker)
+    plus = sandbox.run(code, state.extended_tests, limits, checker=state.checker) if state.extended_tests else None
+    techniques = detect(code)
+    violated, unchecked = judge_constraints(state.constraints, techniques)
+    record.reply, record.code_prefix, record.code = reply.text, reply.code_prefix, code
+    record.code_sha256 = hashlib.sha256(code.encode()).hexdigest()
+    record.entry, record.compile_error = examples.entry, examples.compile_error
+    record.examples, record.plus = tier(examples), (tier(plus) if plus is not None else None)
+    record.techniques = sorted(techniques)
+    record.violated_constraints, record.unchecked_constraints = violated, unchecked
+    record.follows = not violated
+    if human is not None:
+        record.human_techniques, record.new_techniques = sorted(human), sorted(techniques - human)
+        record.divergent = divergent_ratio(techniques, human)
+    record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}
+    judge_s = examples.seconds + (plus.seconds if plus is not None else 0.0)
+    record.timings = {"model_s": round(reply.seconds, 4), "judge_s": round(judge_s, 4),
+                      "total_s": round(time.monotonic() - t0, 4)}
+    return record
+
+
+def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox, human_sets: dict,
+                folder: RunFolder, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
+                progress: bool = True) -> dict:
+    """Judge every (state, sample) not yet finished in ``folder``; return the metrics.
+
+    ``human_sets`` maps problem_id -> {"techniques": set | None} (techniques/human.py).
+    ``workers`` samples are in flight at once.  The metrics (``{"model", "states":
+    {t: {...}}}``, metrics.py) cover every sample in the folder for these states,
+    resumed ones included.  EndpointError stops the run (samples judged so far are kept).
+    """
+    done = folder.done(Sample)
+    todo = [(s, i) for s in states for i in range(samples) if (s.problem_id, s.state, i) not in done]
+    bar = tqdm(total=len(states) * samples, initial=len(states) * samples - len(todo),
+               desc=f"eval {model.name}", unit="sample", disable=not progress)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(judge_sample, s, i, model, sandbox,
+                               (human_sets.get(s.problem_id) or {}).get("techniques"), cpu_scale)
+                   for s, i in todo]
+        try:
+            for fut in as_completed(futures):
+                folder.append(fut.result())
+                bar.update(1)
+        except EndpointError:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            bar.close()
+    wanted = {s.key for s in states}
+    kept = [s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted]
+    return {"model": model.name, "states": all_states(kept)}
