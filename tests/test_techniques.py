@@ -18,6 +18,8 @@ from neocoder.techniques import DETECTED, TAXONOMY, UnsupportedLanguage, canonic
     ("def f(n):\n    return n and f(n - 1)\n", {"recursion"}),
     ("def f(n):\n    return g(n)\ndef g(n):\n    return f(n)\n", {"recursion"}),
     ("def f(n):\n    return g(n)\ndef g(n):\n    return n\n", set()),
+    ("def f(x):\n    return x.f()\n", set()),  # a method of another object, not the function itself
+    ("class A:\n    def f(self, n):\n        return self.f(n)\n", {"recursion"}),
     ("t = (1, 2)\n", {"tuple"}),
     ("def f():\n    return 1, 2\n", {"tuple"}),
     ("a, b = map(int, input().split())\n", set()),
@@ -67,6 +69,8 @@ CPP = "#include <bits/stdc++.h>\nusing namespace std;\n"
     ("int main(){ int t; switch(t){ default: ; } }", {"match statement"}),
     ("int f(int n){ return f(n); }\nint main(){ f(1); }", {"recursion"}),
     ("int f(int n){ return g(n); }\nint g(int n){ return 0; }\nint main(){ f(1); }", set()),
+    ("template<class T> T f(T n){ return f<T>(n); }\nint main(){ f(1); }", {"recursion"}),
+    ("struct A{ int f(int n){ return this->f(n); } };\nint main(){ A a; a.f(1); }", {"recursion"}),
     ("int main(){ pair<int,int> p = make_pair(1, 2); }", {"tuple"}),
     ("int main(){ set<int> s; }", {"set"}),
     ("int main(){ map<int,int> m; }", {"dictionary"}),
@@ -251,6 +255,18 @@ def test_semantic_technique_cpp(technique):
     has, near_miss = SEMANTIC_CPP[technique]
     assert technique in detect(CPP + has, "cpp"), has
     assert technique not in detect(CPP + near_miss, "cpp"), near_miss
+
+
+def test_rules_are_registered_by_taxonomy_name_and_take_the_parsed_program():
+    from neocoder.techniques.detector import parse
+    from neocoder.techniques.semantic import RULES, two_pointers
+
+    assert set(RULES) <= set(TAXONOMY)
+    assert RULES["hashmap"].languages == ("cpp",) and RULES["two pointers"].check is two_pointers
+    has, near_miss = SEMANTIC_PY["two pointers"]
+    program = parse(has)
+    assert program.language == "python" and two_pointers(program) and not two_pointers(parse(near_miss))
+    assert set(parse("def f(n):\n    return g(n)\ndef g(n):\n    return f(n)\n").recursive) == {"f", "g"}
 
 
 def test_every_technique_is_pinned_in_both_languages():

@@ -1,7 +1,7 @@
 ; Technique queries for Python (tree-sitter-python).  Each capture name is a
 ; technique with spaces written as underscores; captures starting with "_" are
 ; helpers.  What each technique means is defined in docs/techniques.md.
-; Recursion needs the call graph and is found in code (detector.py).
+; Recursion needs the call graph and is found in code (parsed.py, semantic.py).
 
 ; for loop: for statements and every comprehension or generator expression
 (for_statement) @for_loop
