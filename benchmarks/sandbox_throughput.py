@@ -34,7 +34,7 @@ import runner  # noqa: E402  (sandbox/runner.py: the same program contract, run 
 
 from neocoder.dataset import build_from_release, default_release_dir  # noqa: E402
 from neocoder.judge import DEFAULT_IMAGE, DockerSandbox, Limits, tokens_equal  # noqa: E402
-from neocoder.models import get_model, solve_prompt  # noqa: E402
+from neocoder.models import ReplayKey, get_model, solve_prompt  # noqa: E402
 from neocoder.program import program_from_reply  # noqa: E402
 
 
@@ -49,8 +49,9 @@ def submissions(release_dir):
     subs = []
     for s in states:
         if s["state"] == 0:
-            code = program_from_reply(model.generate(solve_prompt(s["statement"]), s))
-            subs.append((code, s["tests"], Limits.for_state(s)))
+            prompt = solve_prompt(s["statement"], ReplayKey(s["problem_id"], 0, 0, s["source_index"]))
+            code = program_from_reply(model.generate(prompt))
+            subs.append((code, s["tests"], Limits.for_cpu(s["time_limit_s"], s["memory_limit_mb"])))
     return subs
 
 

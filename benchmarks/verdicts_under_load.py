@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from neocoder.dataset import build_from_release, default_release_dir  # noqa: E402
 from neocoder.judge import DockerSandbox, Limits  # noqa: E402
-from neocoder.models import get_model, solve_prompt  # noqa: E402
+from neocoder.models import ReplayKey, get_model, solve_prompt  # noqa: E402
 from neocoder.program import program_from_reply  # noqa: E402
 
 
@@ -33,14 +33,16 @@ def spin(stop_at):
 def state0_submissions(release_dir, limit=None):
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
-    subs = [(s["problem_id"], program_from_reply(model.generate(solve_prompt(s["statement"]), s)), s)
+    subs = [(s["problem_id"], program_from_reply(model.generate(
+                solve_prompt(s["statement"], ReplayKey(s["problem_id"], 0, 0, s["source_index"])))), s)
             for s in states if s["state"] == 0]
     return subs[:limit] if limit else subs
 
 
 def judge_all(box, subs, concurrency):
     with ThreadPoolExecutor(concurrency) as pool:
-        results = pool.map(lambda x: box.run(x[1], x[2]["tests"], Limits.for_state(x[2])), subs)
+        results = pool.map(lambda x: box.run(
+            x[1], x[2]["tests"], Limits.for_cpu(x[2]["time_limit_s"], x[2]["memory_limit_mb"])), subs)
         return {pid: r.verdicts for (pid, _, _), r in zip(subs, results)}
 
 

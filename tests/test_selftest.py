@@ -100,16 +100,18 @@ def test_verdicts_do_not_change_under_six_busy_processes(release_dir):
     import multiprocessing
     import time
     from neocoder.dataset import build_from_release
-    from neocoder.models import get_model, solve_prompt
+    from neocoder.models import ReplayKey, get_model, solve_prompt
     from neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
     wanted = {"1856A", "1786A2", "1717A", "1901A", "1899A", "1873A", "1862A", "1850A", "1846A", "1829A"}
-    subs = [(s, program_from_reply(model.generate(solve_prompt(s["statement"]), s)))
+    subs = [(s, program_from_reply(model.generate(
+                solve_prompt(s["statement"], ReplayKey(s["problem_id"], 0, 0, s["source_index"])))))
             for s in states if s["state"] == 0 and s["problem_id"] in wanted]
 
     def judge(box):
-        return [box.run(code, s["tests"], Limits.for_state(s)).verdicts for s, code in subs]
+        return [box.run(code, s["tests"], Limits.for_cpu(s["time_limit_s"], s["memory_limit_mb"])).verdicts
+                for s, code in subs]
 
     with DockerSandbox(concurrency=2) as box:
         idle = judge(box)
