@@ -1,20 +1,17 @@
 """In-container runner: judges submissions sent to it, one after another.
 
 Runs *inside* the sandbox (Debian's python3, standard library only); it is baked
-into the image by ``neocoder sandbox build``.  ``runner.py --serve`` reads one JSON
-request per line on stdin and answers with JSON lines on stdout:
+into the image by ``neocoder sandbox build`` and imports nothing of neocoder.
+``runner.py --serve`` reads one JSON request per line on stdin and answers with
+JSON lines on stdout; every message and field is documented with the host side,
+in ``neocoder/judge/protocol.py``:
 
-    request  {"op": "run", "id": str, "source": str, "inputs": [str, ...],
-              "entry": "auto"|"script" (optional; "script": never call solve() itself),
-              "cpu_seconds": float, "wall_seconds": float,
-              "stdout_bytes": int, "stderr_bytes": int}
-    answers  {"kind": "header", "id", "entry": "solve"|"script"|null, "compile_error": str|null}
-             {"kind": "test", "id", "index", "status": ok|tle|mle|ole|re, ...}   (one per input)
-             {"kind": "done", "id", "clean": bool, "problem": str|null}
+    ready once; then per request {"op": "run", ...}: header, one test per input, done
 
 Expected outputs never enter the container: the host compares them.  The runner
 reports what it observed (exit status, signal, exception name, CPU time of the
-whole process tree, wall time, peak memory, OOM kills, stdout).
+whole process tree, wall time, peak memory, OOM kills, stdout) and its verdict
+before the comparison (ok, tle, mle, ole, re), decided by the pure ``classify``.
 
 Isolation inside a warm container.  The container is kept alive by an init and a
 keep-alive process under their own uid; the runner and the programs it starts run
@@ -44,6 +41,7 @@ as a script.  A program that does not compile is reported in the header.
 
 import ast
 import base64
+import collections
 import ctypes
 import json
 import os
@@ -64,6 +62,7 @@ CGROUP_OOM = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory
 CGROUP_MEM_USAGE = ("/sys/fs/cgroup/memory/memory.usage_in_bytes", "/sys/fs/cgroup/memory.current")
 CGROUP_MEM_LIMIT = ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory.max")
 NEAR_LIMIT_BYTES = 8 << 20  # a failing test this close to the memory limit is MLE
+UNLIMITED_BYTES = 1 << 50  # cgroup v1 reports "no memory limit" as a huge number
 SCRATCH_ROOTS = ("/tmp", "/dev/shm")
 
 
@@ -295,29 +294,42 @@ def reset(scratch):
 
 
 # ---------------------------------------------------------------- one test
-def run_test(job, index, entry, scratch, cgroup):
-    stdin_path = os.path.join(scratch, "stdin")
-    status_path = os.path.join(scratch, "status")
-    with open(stdin_path, "wb") as f:
-        f.write(job["inputs"][index].encode("utf-8"))
-    if os.path.exists(status_path):
-        os.unlink(status_path)
-    cpu_limit = float(job["cpu_seconds"])
-    wall_limit = float(job["wall_seconds"])
-    out_cap, err_cap = int(job["stdout_bytes"]), int(job["stderr_bytes"])
-    backstop = max(1, int(cpu_limit + 1.999))
-    stack = int(job.get("stack_bytes", 256 << 20))
-    process_mode = not cgroup.enabled
+# A test is spawned, watched until it ends (stopped at the first limit it crosses),
+# and classified.  Only classify() decides the verdict, from plain values, so it
+# can be tested without a sandbox (tests/test_runner_classify.py).
 
-    def limits():
+Limits = collections.namedtuple(
+    "Limits", "cpu_seconds wall_seconds stdout_bytes stderr_bytes stack_bytes memory_bytes pids")
+
+
+def limits_of(job):
+    """The per-test limits of a "run" message (seconds, bytes, a process count)."""
+    return Limits(float(job["cpu_seconds"]), float(job["wall_seconds"]), int(job["stdout_bytes"]),
+                  int(job["stderr_bytes"]), int(job.get("stack_bytes", 256 << 20)),
+                  int(job.get("memory_bytes", 256 << 20)), int(job.get("pids", 64)))
+
+
+def spawn(stdin, argv, scratch, limits, process_mode):
+    """Start one test's process on the open file ``stdin``, with pipes for stdout and
+    stderr, its rlimits set and its own session; None if no process could be
+    started (a fork bomb of the previous test may still hold every pid).
+
+    RLIMIT_CPU is a backstop a little above the CPU limit (the watcher stops the
+    test first where the cgroup's CPU time is readable); in the process backend
+    (``process_mode``: no cgroup of our own) address space, process count, file
+    size and open files are rlimits too.
+    """
+    backstop = max(1, int(limits.cpu_seconds + 1.999))
+
+    def set_rlimits():  # runs in the child, between fork and exec
         resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
-        if process_mode:  # no cgroup here: address space and process count per rlimit
-            memory = int(job.get("memory_bytes", 256 << 20)) + (64 << 20)
+        resource.setrlimit(resource.RLIMIT_STACK, (limits.stack_bytes, limits.stack_bytes))
+        if process_mode:
+            memory = limits.memory_bytes + (64 << 20)
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            resource.setrlimit(resource.RLIMIT_NPROC, (int(job.get("pids", 64)),) * 2)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (out_cap * 2 + (64 << 20),) * 2)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids,) * 2)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.stdout_bytes * 2 + (64 << 20),) * 2)
             resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         try:  # under memory pressure the OOM killer takes the test, not the runner
             with open("/proc/self/oom_score_adj", "w") as f:
@@ -325,36 +337,47 @@ def run_test(job, index, entry, scratch, cgroup):
         except OSError:
             pass
 
-    cpu0, self0, oom0 = cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills()
-    peak_memory = 0
-    start = time.monotonic()
-    with open(stdin_path, "rb") as fin:
-        for attempt in range(50):  # a fork bomb of the previous test may still hold pids
-            try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-I", CHILD, os.path.join(scratch, "solution.py"), status_path, entry],
-                    stdin=fin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=scratch,
-                    preexec_fn=limits, start_new_session=True, close_fds=True,
-                    env={"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch,
-                         "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"},
-                )
-                break
-            except (BlockingIOError, OSError):
-                kill_my_uid()
-                time.sleep(0.02)
-        else:
-            return {"status": "infra", "detail": "could not start the test process"}
+    for attempt in range(50):
+        try:
+            return subprocess.Popen(
+                argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=scratch,
+                preexec_fn=set_rlimits, start_new_session=True, close_fds=True,
+                env={"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch,
+                     "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"},
+            )
+        except (BlockingIOError, OSError):
+            kill_my_uid()
+            time.sleep(0.02)
+    return None
 
+
+Watched = collections.namedtuple(
+    "Watched", "wait_status usage stopped_at cpu_seconds wall_seconds peak_memory oom_kills stdout stderr")
+
+
+def watch(proc, cgroup, limits, before, start):
+    """Drain ``proc``'s pipes and poll it every 5 ms until it has ended and its pipes
+    are closed; stop it (and everything of our uid) at the first limit it crosses.
+
+    ``before`` is (cgroup CPU seconds, runner CPU seconds, OOM kills) read before
+    the spawn, ``start`` the time.monotonic() of the spawn.  Returns a Watched:
+    wait_status and usage from wait4; stopped_at "cpu", "wall", "stdout" or None
+    (the limit the test was stopped at); cpu_seconds (the container's cgroup minus
+    the runner's own, else the test process's rusage); wall_seconds; peak_memory
+    (bytes of the memory cgroup, 0 where unreadable); oom_kills during the test
+    (None where unreadable); stdout up to its cap and stderr up to its cap + 1 byte.
+    """
+    cpu0, self0, oom0 = before
     sel = selectors.DefaultSelector()
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     bufs = {out_fd: bytearray(), err_fd: bytearray()}
-    caps = {out_fd: out_cap, err_fd: err_cap}
+    caps = {out_fd: limits.stdout_bytes, err_fd: limits.stderr_bytes}
     for fd in (out_fd, err_fd):
         os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ)
-    status = usage = None
-    verdict = None  # "tle" / "ole" decided while running
+    status = usage = stopped_at = None
     cpu_used = 0.0
+    peak_memory = 0
     while True:
         for key, _ in sel.select(POLL_SECONDS):
             fd = key.fd
@@ -368,8 +391,8 @@ def run_test(job, index, entry, scratch, cgroup):
             buf = bufs[fd]
             if len(buf) <= caps[fd]:
                 buf += data[: caps[fd] + 1 - len(buf)]
-            if fd == out_fd and len(buf) > out_cap and verdict is None:
-                verdict = "ole"
+            if fd == out_fd and len(buf) > limits.stdout_bytes and stopped_at is None:
+                stopped_at = "stdout"
                 kill_my_uid(reap=False)
         if status is None:
             pid, st, ru = os.wait4(proc.pid, os.WNOHANG)
@@ -381,12 +404,16 @@ def run_test(job, index, entry, scratch, cgroup):
         cpu = cgroup.cpu_seconds()
         if cpu is not None and cpu0 is not None:
             cpu_used = max(0.0, (cpu - cpu0) - (_self_cpu() - self0))
-        if status is None and verdict is None and (cpu_used >= cpu_limit or now - start >= wall_limit):
-            verdict = "tle"
-            kill_my_uid(reap=False)
+        if status is None and stopped_at is None:
+            if cpu_used >= limits.cpu_seconds:
+                stopped_at = "cpu"
+            elif now - start >= limits.wall_seconds:
+                stopped_at = "wall"
+            if stopped_at:
+                kill_my_uid(reap=False)
         if status is not None and not sel.get_map():
             break
-        if status is not None and now - start > wall_limit + 5:
+        if status is not None and now - start > limits.wall_seconds + 5:
             break  # a pipe held open by something unkillable: stop reading
     sel.close()
     proc.stdout.close()
@@ -394,48 +421,97 @@ def run_test(job, index, entry, scratch, cgroup):
     proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
     wall = time.monotonic() - start
     oom1 = cgroup.oom_kills()
-    near_limit = (cgroup.memory_limit is not None and cgroup.memory_limit < (1 << 50)
-                  and peak_memory >= cgroup.memory_limit - NEAR_LIMIT_BYTES)
     if cpu_used == 0.0 or (cgroup.cpu_path is None and cgroup.cpu_v2 is None):
         cpu_used = usage.ru_utime + usage.ru_stime  # no cgroup: the main process only
+    return Watched(status, usage, stopped_at, cpu_used, wall, peak_memory,
+                   oom1 - oom0 if oom0 is not None and oom1 is not None else None,
+                   bytes(bufs[out_fd][:limits.stdout_bytes]), bytes(bufs[err_fd]))
 
+
+def signal_name(number):
+    """The name of signal ``number`` ("SIGKILL" for 9); None for None."""
+    return signal.Signals(number).name if number else None
+
+
+def classify(*, exit_code, signal_number, exception, stopped_at, cpu_seconds, cpu_limit,
+             oom_kills, peak_memory, memory_limit):
+    """The runner's verdict on one test: (status, detail).  Pure: no side effects.
+
+    exit_code: the exit status, None if a signal ended the test; signal_number: the
+    signal that ended it, else None; exception: the class name of the program's
+    uncaught exception, or None; stopped_at: "cpu", "wall", "stdout" or None, the
+    limit at which the watcher stopped the test; cpu_seconds / cpu_limit: CPU time
+    used and allowed (s); oom_kills: OOM kills in the container during the test
+    (None where unreadable); peak_memory / memory_limit: the memory cgroup's peak
+    and limit (bytes; memory_limit None or >= 2**50 where there is none).
+
+    status is "ole", "mle", "tle", "re" or "ok", decided in that order: stdout past
+    its cap; an OOM kill, a MemoryError, or a failure of any kind within
+    NEAR_LIMIT_BYTES of the memory limit; the CPU or wall limit reached (or
+    SIGXCPU); a signal or a non-zero exit; else "ok".  detail names what ended an
+    "re" (exception, else signal, else "exit code N"); it is None otherwise.
+    """
+    failed = stopped_at is not None or signal_number is not None or exit_code != 0
+    near_limit = (memory_limit is not None and memory_limit < UNLIMITED_BYTES
+                  and peak_memory >= memory_limit - NEAR_LIMIT_BYTES)
+    if stopped_at == "stdout":
+        return "ole", None
+    if oom_kills is not None and oom_kills > 0:
+        return "mle", None
+    if exception == "MemoryError":
+        return "mle", None
+    if failed and near_limit:
+        # it ran into the memory limit and then failed (often TLE while the kernel
+        # reclaims at the limit, before the OOM killer acts): memory is what it exceeded
+        return "mle", None
+    if stopped_at is not None or signal_number == signal.SIGXCPU or cpu_seconds >= cpu_limit:
+        return "tle", None
+    if signal_number is not None or exit_code != 0:
+        return "re", exception or signal_name(signal_number) or f"exit code {exit_code}"
+    return "ok", None
+
+
+def run_test(job, index, entry, scratch, cgroup):
+    """Judge input ``index`` of ``job``: spawn, watch, classify; the "test" message body."""
+    stdin_path = os.path.join(scratch, "stdin")
+    status_path = os.path.join(scratch, "status")
+    with open(stdin_path, "wb") as f:
+        f.write(job["inputs"][index].encode("utf-8"))
+    if os.path.exists(status_path):
+        os.unlink(status_path)
+    limits = limits_of(job)
+    argv = [sys.executable, "-I", CHILD, os.path.join(scratch, "solution.py"), status_path, entry]
+    before = (cgroup.cpu_seconds(), _self_cpu(), cgroup.oom_kills())
+    start = time.monotonic()
+    with open(stdin_path, "rb") as fin:
+        proc = spawn(fin, argv, scratch, limits, process_mode=not cgroup.enabled)
+    if proc is None:
+        return {"status": "infra", "detail": "could not start the test process"}
+    seen = watch(proc, cgroup, limits, before, start)
+
+    status = seen.wait_status
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     exception = None
     if os.path.exists(status_path):
         with open(status_path, errors="replace") as f:
             exception = f.read(200).strip() or None
-    stdout = bytes(bufs[out_fd][:out_cap])
-    stderr = bytes(bufs[err_fd])
-
-    failed = verdict is not None or sig is not None or exit_code != 0
-    if verdict == "ole":
-        status_name = "ole"
-    elif oom0 is not None and oom1 is not None and oom1 > oom0:
-        status_name = "mle"
-    elif exception == "MemoryError":
-        status_name = "mle"
-    elif failed and near_limit:
-        # it ran into the memory limit and then failed (often TLE while the kernel
-        # reclaims at the limit, before the OOM killer acts): memory is what it exceeded
-        status_name = "mle"
-    elif verdict == "tle" or sig == signal.SIGXCPU or cpu_used >= cpu_limit:
-        status_name = "tle"
-    elif sig is not None or exit_code != 0:
-        status_name = "re"
-    else:
-        status_name = "ok"
+    verdict, detail = classify(
+        exit_code=exit_code, signal_number=sig, exception=exception, stopped_at=seen.stopped_at,
+        cpu_seconds=seen.cpu_seconds, cpu_limit=limits.cpu_seconds, oom_kills=seen.oom_kills,
+        peak_memory=seen.peak_memory, memory_limit=cgroup.memory_limit)
     return {
-        "status": status_name,
+        "status": verdict,
+        "detail": detail,
         "exit_code": exit_code,
-        "signal": signal.Signals(sig).name if sig else None,
+        "signal": signal_name(sig),
         "exception": exception,
-        "cpu_seconds": round(cpu_used, 4),
-        "wall_seconds": round(wall, 4),
-        "max_rss_kb": usage.ru_maxrss,
-        "peak_cgroup_kb": peak_memory // 1024 or None,
-        "stdout_b64": base64.b64encode(stdout).decode("ascii"),
-        "stderr_tail": stderr[-STDERR_TAIL_BYTES:].decode("utf-8", "replace"),
+        "cpu_seconds": round(seen.cpu_seconds, 4),
+        "wall_seconds": round(seen.wall_seconds, 4),
+        "max_rss_kb": seen.usage.ru_maxrss,
+        "peak_cgroup_kb": seen.peak_memory // 1024 or None,
+        "stdout_b64": base64.b64encode(seen.stdout).decode("ascii"),
+        "stderr_tail": seen.stderr[-STDERR_TAIL_BYTES:].decode("utf-8", "replace"),
     }
 
 

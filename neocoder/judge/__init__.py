@@ -2,8 +2,9 @@
 
 from .docker_sandbox import DockerSandbox
 from .image import DEFAULT_IMAGE, ImageError, build_image, check_image
-from .pool import Limits, PooledSandbox
+from .pool import PooledSandbox
 from .process_sandbox import ProcessSandbox
+from .protocol import Limits
 from .verdicts import (AC, INFRA, MLE, OLE, RE, TLE, VERDICTS, WA, SubmissionResult,
                        TestVerdict, tokens_equal)
 

@@ -27,7 +27,8 @@ import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from .image import DEFAULT_IMAGE, ImageError, check_image
-from .pool import Limits, LineChannel, PooledSandbox, RunnerLost, Worker
+from .pool import PooledSandbox, Worker
+from .protocol import Limits, LineChannel, RunnerLost
 
 RUNNER_IN_IMAGE = "/opt/neocoder/runner.py"
 KEEPALIVE_UID = 65533
@@ -113,9 +114,7 @@ class _DockerWorker(Worker):
                 self.container.id, ["python3", "-I", RUNNER_IN_IMAGE, "--serve"], stdin=True,
                 stdout=True, stderr=False, user=f"{uid}:{uid}", workdir="/tmp", environment={})
             self.channel = _FrameChannel(box.client.api.exec_start(exec_id["Id"], socket=True))
-            ready = self.channel.recv(time.monotonic() + DOCKER_TIMEOUT)
-            if ready.get("kind") != "ready" or not ready.get("clean"):
-                raise RunnerLost(f"runner not ready: {ready}")
+            self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
         except BaseException:
             self.destroy()
             raise

@@ -20,13 +20,15 @@ of child processes is not bounded as a whole), OOM-kill detection.
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import subprocess
 import sys
 import time
 
 from .image import RUNNER_PATH
-from .pool import Limits, PipeChannel, PooledSandbox, RunnerLost, Worker
+from .pool import PooledSandbox, Worker
+from .protocol import Limits, LineChannel, RunnerLost
 
 UNPRIVILEGED = "65534"
 NOT_ENFORCED = ("read-only root filesystem", "CPU time of the whole process tree",
@@ -50,21 +52,40 @@ def _command(limits: Limits) -> list[str]:
     return cmd
 
 
+class _PipeChannel(LineChannel):
+    """The runner's stdin and stdout pipes."""
+
+    def __init__(self, stdin, stdout):
+        super().__init__()
+        self.stdin, self.stdout = stdin, stdout
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(stdout, selectors.EVENT_READ)
+
+    def _next_payload(self, timeout: float) -> bytes:
+        if not self.selector.select(timeout):
+            raise RunnerLost("runner did not answer in time")
+        data = os.read(self.stdout.fileno(), 1 << 16)
+        if not data:
+            raise RunnerLost("runner exited")
+        return data
+
+    def _write(self, data: bytes) -> None:
+        self.stdin.write(data)
+        self.stdin.flush()
+
+
 class _ProcessWorker(Worker):
     def __init__(self, limits: Limits):
         self.key = limits.worker_key()
         self.proc = subprocess.Popen(_command(limits), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-        self.channel = PipeChannel(self.proc.stdin, self.proc.stdout)
+        self.channel = _PipeChannel(self.proc.stdin, self.proc.stdout)
         try:
-            ready = self.channel.recv(time.monotonic() + 30)
+            self.channel.wait_ready(time.monotonic() + 30)
         except RunnerLost as exc:
             err = self.proc.stderr.read(2000).decode("utf-8", "replace") if self.proc.poll() is not None else ""
             self.destroy()
             raise RunnerLost(f"process sandbox did not start: {exc} {err}") from exc
-        if ready.get("kind") != "ready" or not ready.get("clean"):
-            self.destroy()
-            raise RunnerLost(f"runner not ready: {ready}")
 
     def isolation_intact(self) -> bool:
         return self.proc.poll() is None

@@ -1,0 +1,257 @@
+"""The host side of the runner's wire protocol, in one place.
+
+``sandbox/runner.py --serve`` judges submissions inside a worker (a container, or
+a set of namespaces).  The host talks to it over one byte stream each way: JSON
+objects, one per line, UTF-8.  Everything the host sends, reads and concludes
+from what it reads is here; the backends only carry the bytes (``LineChannel``
+subclasses), and the pool only hands workers out.
+
+Session::
+
+    runner -> host   ready    once, when the runner has reset its scratch space
+    host -> runner   run      one submission (any number of them, one at a time)
+    runner -> host   header   the program prepared, or why it does not compile
+    runner -> host   test     one per input, in order (none after a compile error)
+    runner -> host   done     the reset after the submission, verified or not
+    host -> runner   exit     optional: the runner returns 0
+
+Messages (times in seconds, sizes in bytes unless the name says otherwise)::
+
+    {"kind": "ready", "uid": int, "pid": int, "clean": bool, "problem": str|null,
+     "cpu_cgroup": bool, "oom_counter": bool}
+        clean false: something of the runner's uid survived the first reset
+        (``problem`` says what); the runner exits with status 3.  cpu_cgroup /
+        oom_counter: whether CPU time of the whole tree and OOM kills are readable.
+
+    {"op": "run", "id": str, "source": str, "entry": "auto"|"script",
+     "inputs": [str, ...], "cpu_seconds": float, "wall_seconds": float,
+     "stdout_bytes": int, "stderr_bytes": int, "stack_bytes": int,
+     "memory_bytes": int, "pids": int}
+        per-test limits (``Limits``); expected outputs never enter.  entry
+        "auto": a zero-argument solve() is called once per test; "script": the
+        program runs as written.  memory_bytes and pids are enforced by rlimits
+        only in the process backend (Docker: by the container's cgroup).
+
+    {"kind": "header", "id": str, "entry": "solve"|"script"|null, "compile_error": str|null}
+
+    {"kind": "test", "id": str, "index": int, "status": "ok"|"tle"|"mle"|"ole"|"re",
+     "detail": str|null, "exit_code": int|null, "signal": str|null,
+     "exception": str|null, "cpu_seconds": float, "wall_seconds": float,
+     "max_rss_kb": int, "peak_cgroup_kb": int|null, "stdout_b64": str, "stderr_tail": str}
+        status and detail come from the runner's pure ``classify``: "ok" means the
+        program ended well within its limits (the host then checks stdout: AC or
+        WA); detail names the exception, signal or exit code of an "re", else null.
+        stdout_b64 is stdout up to its cap, base64; stderr_tail the last 2 KiB
+        of stderr up to its cap, decoded with replacement.
+        cpu_seconds: the whole process tree (cgroup) where readable, else the test
+        process; max_rss_kb: the test process's peak RSS in KiB; peak_cgroup_kb:
+        the container's peak memory charge in KiB, sampled every 5 ms, or null.
+
+    {"kind": "test", "id": str, "index": int, "status": "infra", "detail": str}
+        the runner could not start the test process.
+
+    {"kind": "done", "id": str, "clean": bool, "problem": str|null}
+        clean false: the reset left a process or file behind; the runner exits
+        and the host discards the worker.
+
+    {"op": "exit"}
+
+Lines that are not JSON (a transport's noise) are skipped.  A runner that stops
+answering, or whose stream ends, raises ``RunnerLost``; the pool then asks the
+backend whether the worker itself survived (the program killed the runner: RE)
+or not (INFRA).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from .checkers import check
+from .verdicts import AC, INFRA, MLE, OLE, RE, TLE, WA, SubmissionResult, TestVerdict
+
+# Runner statuses that are verdicts as they are ("ok" still needs the checker).
+STATUS_VERDICTS = {"tle": TLE, "mle": MLE, "ole": OLE, "re": RE}
+
+
+class RunnerLost(RuntimeError):
+    """The runner died or stopped answering during a submission."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-test limits.
+
+    cpu_seconds: CPU time of the whole process tree (Docker backend; the process
+    backend can only limit the main process); wall_seconds: backstop for sleeping
+    or blocked programs; memory_mb: the container's memory cgroup, swap equal to it
+    (process backend: address space); stdout_bytes / stderr_bytes: caps (stdout past
+    its cap is OLE, stderr past its cap is dropped); pids: processes and threads;
+    tmpfs_mb: the size of /tmp and of /dev/shm each.
+    """
+
+    cpu_seconds: float = 2.0
+    wall_seconds: float = 20.0
+    memory_mb: int = 256
+    stdout_bytes: int = 4 << 20
+    stderr_bytes: int = 64 << 10
+    pids: int = 64
+    tmpfs_mb: int = 64
+
+    @classmethod
+    def for_cpu(cls, cpu_seconds: float, memory_mb: int = 256) -> "Limits":
+        """Limits for a CPU time (s) and memory (MiB); the wall backstop is 10x + 5 s."""
+        return cls(cpu_seconds=cpu_seconds, wall_seconds=10 * cpu_seconds + 5, memory_mb=memory_mb)
+
+    def worker_key(self) -> tuple:
+        """Limits fixed when a worker starts; the others travel with each run message."""
+        return (self.memory_mb, self.pids, self.tmpfs_mb)
+
+    def reply_seconds(self, n_tests: int) -> float:
+        """How long the host waits for the whole reply to a run of ``n_tests`` tests:
+        each test's wall backstop plus 5 s, plus 30 s for preparing and resetting."""
+        return n_tests * (self.wall_seconds + 5) + 30
+
+
+def run_message(source: str, inputs: list[str], limits: Limits, entry: str = "auto") -> dict:
+    """The "run" message for ``source`` on ``inputs`` (stdin texts) under ``limits``.
+
+    ``entry`` is "auto" (call a zero-argument solve() once per test) or "script"
+    (run the program as written).  The id is 8 random hex digits.
+    """
+    return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source, "entry": entry,
+            "inputs": list(inputs), "cpu_seconds": limits.cpu_seconds,
+            "wall_seconds": limits.wall_seconds, "stdout_bytes": limits.stdout_bytes,
+            "stderr_bytes": limits.stderr_bytes, "stack_bytes": limits.memory_mb << 20,
+            "memory_bytes": limits.memory_mb << 20, "pids": limits.pids}
+
+
+@dataclass
+class Reply:
+    """What the runner answered to one run message.
+
+    ``header`` is None if the runner never sent one; ``rows`` maps a test's index
+    to its "test" message (missing where the runner sent none); ``done`` is the
+    "done" message.
+    """
+
+    header: dict | None
+    rows: dict = field(default_factory=dict)
+    done: dict = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        """The runner verified its reset after this submission."""
+        return bool(self.done.get("clean"))
+
+
+class LineChannel:
+    """JSON lines to and from a runner over a byte stream, with deadlines.
+
+    Subclasses (one per transport) provide ``_next_payload(timeout) -> bytes``,
+    which raises RunnerLost at end of stream or when ``timeout`` (s) passes, and
+    ``_write(bytes)``.
+    """
+
+    def __init__(self):
+        self.pending = bytearray()
+
+    def send(self, message: dict) -> None:
+        """Write one message as a line; raises RunnerLost if the stream is closed."""
+        try:
+            self._write(json.dumps(message).encode("utf-8") + b"\n")
+        except OSError as exc:
+            raise RunnerLost(f"cannot write to the runner: {exc}") from exc
+
+    def recv(self, deadline: float) -> dict:
+        """The next JSON object the runner printed, by ``deadline`` (time.monotonic()
+        seconds); raises RunnerLost."""
+        while True:
+            newline = self.pending.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.pending[:newline])
+                del self.pending[:newline + 1]
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise RunnerLost("runner did not answer in time")
+            self.pending += self._next_payload(remaining)
+
+    def wait_ready(self, deadline: float) -> dict:
+        """The runner's "ready" message; raises RunnerLost unless it came by
+        ``deadline`` (time.monotonic() seconds) and says the runner is clean."""
+        ready = self.recv(deadline)
+        if ready.get("kind") != "ready" or not ready.get("clean"):
+            raise RunnerLost(f"runner not ready: {ready}")
+        return ready
+
+    def exchange(self, message: dict, deadline: float) -> Reply:
+        """Send one run message and collect the reply up to its "done" message,
+        by ``deadline`` (time.monotonic() seconds); raises RunnerLost."""
+        self.send(message)
+        reply = Reply(header=None)
+        while True:
+            msg = self.recv(deadline)
+            kind = msg.get("kind")
+            if kind == "header":
+                reply.header = msg
+            elif kind == "test":
+                reply.rows[msg["index"]] = msg
+            elif kind == "done":
+                reply.done = msg
+                return reply
+
+    def _next_payload(self, timeout: float) -> bytes:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _write(self, data: bytes) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool = False) -> SubmissionResult:
+    """Turn the runner's reply into one TestVerdict per test, in order.
+
+    ``tests`` are ``[{"input": str, "output": str}]``; ``checker`` compares an
+    "ok" test's stdout with its expected output (neocoder.judge.checkers; default
+    exact tokens); ``keep_output`` keeps each test's whole stdout.  A missing
+    header or test row is INFRA.  ``seconds`` is left 0: the caller times the run.
+    """
+    problem = None if reply.clean else reply.done.get("problem")
+    header = reply.header
+    if header is None:
+        return SubmissionResult(tests=[TestVerdict(INFRA, detail="runner sent no header") for _ in tests],
+                                reset_problem=problem)
+    if header.get("compile_error"):
+        return SubmissionResult(
+            entry=None, compile_error=header["compile_error"], reset_problem=problem,
+            tests=[TestVerdict(RE, detail="compile error: " + header["compile_error"]) for _ in tests])
+    verdicts = [verdict_of(reply.rows.get(i), test, checker, keep_output) for i, test in enumerate(tests)]
+    return SubmissionResult(tests=verdicts, entry=header.get("entry"), reset_problem=problem)
+
+
+def verdict_of(row: dict | None, test: dict, checker=None, keep_output: bool = False) -> TestVerdict:
+    """The verdict on one test from its "test" message (None: the runner sent none).
+
+    "ok" becomes AC or WA by ``checker`` on the decoded stdout; "tle", "mle",
+    "ole" and "re" become TLE, MLE, OLE and RE with the runner's detail; "infra"
+    and a missing row become INFRA.
+    """
+    if row is None or row.get("status") == "infra":
+        return TestVerdict(INFRA, detail=(row or {}).get("detail", "no result from runner"))
+    stdout = base64.b64decode(row["stdout_b64"])
+    status = row["status"]
+    if status == "ok":
+        verdict = AC if check(checker, stdout, test) else WA
+    else:
+        verdict = STATUS_VERDICTS.get(status, RE)
+    return TestVerdict(
+        verdict, cpu_seconds=row["cpu_seconds"], wall_seconds=row["wall_seconds"],
+        max_rss_kb=row["max_rss_kb"], peak_cgroup_kb=row.get("peak_cgroup_kb"), detail=row.get("detail"),
+        stdout_head=stdout[:200].decode("utf-8", "replace"),
+        stdout=stdout.decode("utf-8", "replace") if keep_output else None)
