@@ -202,8 +202,7 @@ def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_
                         sandbox=sandbox, progress=not quiet)
     result = api.evaluate(config)
     click.echo(report.eval_table(result.metrics))
-    click.echo(f"wall time {result.seconds:.1f}s; run folder {result.run} (records.jsonl, metrics.json, "
-               "manifest.json)")
+    click.echo(f"wall time {result.seconds:.1f}s; run folder {result.run}")
 
 
 @main.command("detect")

@@ -14,19 +14,20 @@ import ast
 import re
 import warnings
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
 import tree_sitter as ts
 import tree_sitter_cpp
 import tree_sitter_python
 
+from ..errors import NeocoderError
 from . import semantic
 from .parsed import ParsedProgram
 
-QUERIES_DIR = Path(__file__).resolve().parent / "queries"
+QUERIES_PACKAGE = "neocoder.techniques.queries"  # the .scm files, package data (pyproject.toml)
 
 
-class UnsupportedLanguage(ValueError):
+class UnsupportedLanguage(NeocoderError, ValueError):
     """The detector has no grammar for this language; nothing is guessed."""
 
 
@@ -39,7 +40,7 @@ def _language(name: str):
         lang = ts.Language(tree_sitter_cpp.language())
     else:
         raise UnsupportedLanguage(f"technique detection for {name!r} is not supported yet")
-    query = ts.Query(lang, (QUERIES_DIR / f"{name}.scm").read_text(encoding="utf-8"))
+    query = ts.Query(lang, resources.files(QUERIES_PACKAGE).joinpath(f"{name}.scm").read_text(encoding="utf-8"))
     return lang, ts.Parser(lang), query
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors import NeocoderError
 from ..models import Model, ModelError, Prompt
 from ..models.base import load_prompt
 from .taxonomy import TAXONOMY, canonical
@@ -18,7 +19,7 @@ from .taxonomy import TAXONOMY, canonical
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*(.+?)\s*$")
 
 
-class DetectionError(RuntimeError):
+class DetectionError(NeocoderError):
     """The detector could not get a usable answer."""
 
 
