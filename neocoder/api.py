@@ -150,6 +150,18 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
     return states
 
 
+def run_states(run: Path) -> dict[tuple, ProblemState]:
+    """The problem states an eval run folder was judged on, by key (problem_id, state):
+    read again from the dataset or release its manifest names.  Raises NeocoderError
+    when the folder has no manifest or its dataset is gone."""
+    config = RunFolder(run, create=False).read_manifest().config
+    if config.get("dataset"):
+        states = load_states(Path(config["dataset"]))
+    else:
+        states = [ProblemState.from_dict(r) for r in build_from_release(Path(config["release_dir"]))[0]]
+    return {s.key: s for s in states}
+
+
 def evaluate(config: EvalConfig) -> EvalResult:
     """Evaluate ``config.model`` on NeoCoder: solve, judge in the sandbox, detect, score.
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import click
 
-from . import api, report
+from . import api
+from .report import text as report
 from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
 from .dataset import default_release_dir
 from .errors import NeocoderError

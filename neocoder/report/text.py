@@ -6,7 +6,7 @@ gives a string; nothing here computes a score.
 
 from __future__ import annotations
 
-from .records import ProblemState, QuestionResult
+from ..records import ProblemState, QuestionResult
 
 
 def eval_table(metrics: dict) -> str:
