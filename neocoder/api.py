@@ -22,6 +22,7 @@ from pathlib import Path
 from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
 from .dataset import BuildReport, build_from_release, load_states
 from .errors import NeocoderError
+from .metrics import all_states, human_baselines, sample_ratios, with_intervals
 from .models import ModelError, get_model
 from .models.base import load_prompt
 from .models.cache import CachedModel, CallCache
@@ -150,6 +151,20 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
     return states
 
 
+def bootstrap_info(resamples: int, seed: int, unit: str = "problem") -> dict:
+    """How the intervals in a metrics.json were made (neocoder/bootstrap.py)."""
+    from .bootstrap import LEVEL
+    return {"resamples": resamples, "seed": seed, "unit": unit, "level": LEVEL, "method": "percentile"}
+
+
+def score_samples(model: str, samples: list, resamples: int = 2000, seed: int = 0) -> dict:
+    """The metrics of ``samples`` (Sample records): ``{"model", "states": {t: {rates...,
+    "intervals": {rate: {"low", "high", "se"}}}}, "bootstrap": {...}}`` (metrics.py,
+    bootstrap.py: resampling problems, ``resamples`` times with ``seed``)."""
+    return {"model": model, "states": with_intervals(all_states(samples), sample_ratios(samples), resamples, seed),
+            "bootstrap": bootstrap_info(resamples, seed)}
+
+
 def run_states(run: Path) -> dict[tuple, ProblemState]:
     """The problem states an eval run folder was judged on, by key (problem_id, state):
     read again from the dataset or release its manifest names.  Raises NeocoderError
@@ -184,8 +199,9 @@ def evaluate(config: EvalConfig) -> EvalResult:
     with open_sandbox(config.sandbox) as box, get_model(model_config) as model:
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
                                                problem_states=len(states), sandbox_image=box.image))
-        metrics = run_samples(states, model, box, human, folder, samples=config.samples,
+        samples = run_samples(states, model, box, human, folder, samples=config.samples,
                               workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress)
+    metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
     metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
     folder.write_metrics(metrics)
     return EvalResult(folder.path, metrics, time.monotonic() - started)
@@ -195,16 +211,18 @@ def human_baseline(config: EvalConfig) -> EvalResult:
     """The human rows (NeoCoder Eq. 5, 6) from the release's accepted solutions, for the
     problem states ``config`` selects; no model and no sandbox.  Writes manifest.json and
     metrics.json to ``config.out``."""
-    from .metrics import human_baselines
+    from .metrics import human_ratios, human_rows
     from .techniques.human import human_solution_techniques
 
     started = time.monotonic()
     states = select_states(config)
     folder = RunFolder(config.out)
     folder.write_manifest(Manifest.capture("human", config.public()))
-    problems = {s.problem_id for s in states}
-    metrics = {"model": "human", "states": human_baselines(states, human_solution_techniques(config.release_dir,
-                                                                                              problems))}
+    rows = human_rows(states, human_solution_techniques(config.release_dir, {s.problem_id for s in states}))
+    folder.write_all(rows)
+    metrics = {"model": "human", "states": with_intervals(human_baselines(rows), human_ratios(rows),
+                                                          config.bootstrap, config.bootstrap_seed),
+               "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed)}
     folder.write_metrics(metrics)
     return EvalResult(folder.path, metrics, time.monotonic() - started)
 
@@ -320,7 +338,7 @@ def run_aidanbench(config: AidanConfig) -> AidanResult:
     metrics.json with per-model totals); an existing folder is resumed.
     """
     from .aidanbench.embedders import get_embedder
-    from .aidanbench.loop import PROMPT_FILES, run_benchmark
+    from .aidanbench.loop import PROMPT_FILES, run_benchmark, total_intervals
 
     started = time.monotonic()
     folder = RunFolder(config.out)
@@ -344,7 +362,10 @@ def run_aidanbench(config: AidanConfig) -> AidanResult:
         for generator in generators:
             results[generator.name], totals[generator.name] = run_benchmark(
                 questions, generator, judge, embedder, folder, config, progress=config.progress)
-    folder.write_metrics({"benchmark": "aidanbench", "models": totals})
+            totals[generator.name]["intervals"] = total_intervals(results[generator.name], config.bootstrap,
+                                                                  config.bootstrap_seed)
+    folder.write_metrics({"benchmark": "aidanbench", "models": totals,
+                          "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "question")})
     return AidanResult(folder.path, results, totals, embedded=embedder.texts_embedded, calls=cache.stats(),
                        seconds=time.monotonic() - started)
 

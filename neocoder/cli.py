@@ -103,6 +103,16 @@ def release_option(name: str = "--release"):
 
 
 quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")
+
+
+def bootstrap_options(unit: str):
+    """``--bootstrap N --seed S``: the resamples and seed of the intervals (neocoder/bootstrap.py)."""
+    return lambda f: _apply([
+        click.option("--bootstrap", type=click.IntRange(min=2), default=2000, show_default=True,
+                     help=f"Bootstrap resamples of {unit}s for the 95% intervals."),
+        click.option("--seed", "bootstrap_seed", type=int, default=0, show_default=True,
+                     help="Seed of the bootstrap resampling (the same seed gives the same intervals)."),
+    ], f)
 limit_option = click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N items.")
 
 
@@ -194,16 +204,19 @@ def _build_chains(config: ChainConfig) -> None:
               help="Samples per problem state.")
 @click.option("--cpu-scale", type=float, default=1.0, show_default=True,
               help="Multiply each problem's time limit by this for the CPU-time limit per test.")
+@bootstrap_options("problem")
 @quiet_option
 @sandbox_options
-def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, quiet, sandbox):
+def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, bootstrap, bootstrap_seed,
+                 quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     config = EvalConfig(model=model, out=out or _run_dir(model.spec), release_dir=release, dataset=dataset,
                         states=parse_states(states_text), limit=limit, samples=samples, cpu_scale=cpu_scale,
-                        sandbox=sandbox, progress=not quiet)
+                        sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, progress=not quiet)
     result = api.evaluate(config)
     click.echo(report.eval_table(result.metrics))
-    click.echo(f"wall time {result.seconds:.1f}s; run folder {result.run}")
+    click.echo(f"wall time {result.seconds:.1f}s; run folder {result.run}; look at it with "
+               f"`neocoder report {result.run}` or `neocoder compare {result.run} OTHER_RUN`")
 
 
 @main.command("detect")
@@ -298,18 +311,46 @@ def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json, sandbox):
               help="Questions in flight at once.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/aidanbench/<model>); an existing one is resumed.")
+@bootstrap_options("question")
 @quiet_option
 def aidanbench_command(model, judge_spec, embedder, questions_path, limit, max_answers, coherence_stop,
-                       novelty_stop, llm_similarity, judge_retries, concurrency, out, quiet):
+                       novelty_stop, llm_similarity, judge_retries, concurrency, out, bootstrap, bootstrap_seed, quiet):
     """AidanBench: answers until incoherent or repetitive; counts and novelty per question."""
     judge = None if judge_spec == "none" else model.with_(spec=judge_spec, temperature=0.0, max_tokens=16)
     result = api.run_aidanbench(AidanConfig(
         model, judge, out or _run_dir(model.spec, "aidanbench"), embedder, questions_path, limit, max_answers,
-        coherence_stop, novelty_stop, llm_similarity, judge_retries, concurrency, progress=not quiet))
+        coherence_stop, novelty_stop, llm_similarity, judge_retries, concurrency, bootstrap, bootstrap_seed,
+        progress=not quiet))
     for name, results in result.results.items():
         click.echo(f"model: {name}\n" + report.aidan_table(results, result.totals[name]))
     click.echo(f"embedded {result.embedded} texts; model calls {result.calls['calls_made']} made, "
-               f"{result.calls['cache_hits']} cache hits; {result.seconds:.0f}s; run folder {result.run}")
+               f"{result.calls['cache_hits']} cache hits; {result.seconds:.0f}s; run folder {result.run}; look at it "
+               f"with `neocoder report {result.run}`")
+
+
+@main.command("compare")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--published", "published", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              multiple=True, help="Published reference figures (JSON, see neocoder/report/compare.py), shown as "
+              "published and not re-measured.")
+@bootstrap_options("shared problem")
+def compare_command(runs, fmt, published, bootstrap, bootstrap_seed):
+    """NeoCoder runs side by side per state and metric, with paired differences against the first."""
+    from .report.compare import compare, load_published, load_run, render
+    scores = [load_run(r) for r in runs] + [load_published(p) for p in published]
+    click.echo(render(compare(scores, bootstrap, bootstrap_seed), fmt))
+
+
+@main.command("report")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("report"), show_default=True,
+              help="Folder for the static HTML report (index.html).")
+def report_command(runs, out):
+    """A static, offline HTML report of one or more run folders (NeoCoder, human baselines, AidanBench)."""
+    from .report.html import build_report
+    click.echo(f"report: {build_report(list(runs), out)}")
 
 
 @main.command("upgrade-run")

@@ -95,6 +95,8 @@ class EvalConfig(Config):
     samples: int = 1
     cpu_scale: float = 1.0
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    bootstrap: int = 2000  # bootstrap resamples of problems for the intervals (neocoder/bootstrap.py)
+    bootstrap_seed: int = 0
     progress: bool = True
 
 
@@ -154,5 +156,7 @@ class AidanConfig(Config):
     llm_similarity: bool = False
     judge_retries: int = 2
     concurrency: int = 1
+    bootstrap: int = 2000  # bootstrap resamples of questions for the totals' intervals
+    bootstrap_seed: int = 0
     progress: bool = True
 

@@ -30,7 +30,8 @@ from math import comb
 
 import numpy as np
 
-from .records import ProblemState, Sample
+from .bootstrap import Ratio, state_intervals
+from .records import HumanBaseline, ProblemState, Sample
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -125,33 +126,103 @@ def unique_share(techniques: set[str], others: list[set[str]]) -> float:
     return len(set(techniques) - union) / len(techniques)
 
 
-def human_baselines(states: list[ProblemState], solutions: dict[str, list[set[str]]]) -> dict[str, dict]:
-    """Human rows per state t (Eq. 5 and Eq. 6), shaped like ``all_states``.
+def human_rows(states: list[ProblemState], solutions: dict[str, list[set[str]]]) -> list[HumanBaseline]:
+    """One ``HumanBaseline`` per problem state whose problem has human solutions.
 
-    ``states``: ``ProblemState`` records;
-    ``solutions``: problem_id -> technique sets of its human solutions.  Rates are
-    means over problems of per-problem means over solutions; ``neogauge`` is the mean
-    of follow(s) * unique_share(s); ``pass@1`` is None (accepted submissions are not
-    judged here); ``n`` counts solutions.  Problems without solutions are skipped.
+    ``solutions``: problem_id -> technique sets of its human solutions.  Per problem
+    state: Eq. 5 (share of solutions following the constraints), Eq. 6 (mean share of a
+    solution's techniques no other solution of the problem uses) and the mean of their
+    product.  Problems without solutions are skipped.
     """
-    by_state: dict[int, list[tuple]] = {}
+    rows = []
     for st in states:
         sols = solutions.get(st.problem_id) or []
         if not sols:
             continue
         constraints = set(st.constraints)
-        follows = [not (t & constraints) for t in sols]
-        div = [unique_share(t, sols[:i] + sols[i + 1:]) for i, t in enumerate(sols)]
-        by_state.setdefault(int(st.state), []).append((follows, div))
+        follows = np.array([not (t & constraints) for t in sols], dtype=float)
+        div = np.array([unique_share(t, sols[:i] + sols[i + 1:]) for i, t in enumerate(sols)])
+        rows.append(HumanBaseline(problem_id=st.problem_id, state=int(st.state), solutions=len(sols),
+                                  follows=float(np.mean(follows)), divergent=float(np.mean(div)),
+                                  neogauge=float(np.mean(follows * div))))
+    return rows
+
+
+def human_baselines(rows: list[HumanBaseline]) -> dict[str, dict]:
+    """Human rows per state t (Eq. 5 and Eq. 6), shaped like ``all_states``.
+
+    Rates are means over problems of the per-problem means in ``rows`` (human_rows);
+    ``pass@1`` is None (accepted submissions are not judged here); ``n`` counts solutions.
+    """
+    by_state: dict[int, list[HumanBaseline]] = {}
+    for row in rows:
+        by_state.setdefault(row.state, []).append(row)
     result, running = {}, 0.0
     for t in sorted(by_state):
-        rows = by_state[t]
-        conv = float(np.mean([np.mean(f) for f, _ in rows]))  # Eq. 5
-        div = float(np.mean([np.mean(d) for _, d in rows]))  # Eq. 6
-        neo = float(np.mean([np.mean(np.array(f, float) * np.array(d)) for f, d in rows]))
+        got = by_state[t]
+        conv = float(np.mean([r.follows for r in got]))  # Eq. 5
+        div = float(np.mean([r.divergent for r in got]))  # Eq. 6
+        neo = float(np.mean([r.neogauge for r in got]))
         running += neo
-        result[str(t)] = {"n": sum(len(f) for f, _ in rows), "excluded": 0, "pass@1": None,
-                          "constraint_following": conv, "convergent": conv, "divergent": div,
-                          "neogauge": neo, "n_divergent": sum(len(d) for _, d in rows),
-                          "cumulative_neogauge": running}
+        n = sum(r.solutions for r in got)
+        result[str(t)] = {"n": n, "excluded": 0, "pass@1": None, "constraint_following": conv, "convergent": conv,
+                          "divergent": div, "neogauge": neo, "n_divergent": n, "cumulative_neogauge": running}
     return result
+
+
+def sample_ratios(samples: list[Sample]) -> dict[int, dict[str, Ratio]]:
+    """Every rate of every state as per-problem sums (bootstrap.Ratio), for intervals.
+
+    Their values equal ``all_states``: pass@1 (and pass@1_plus) is the problem's pass@1
+    over 1, the mean over problems; the sample rates are the problem's sums over its
+    sample count (divergent and NeoGauge over the samples with a human technique set).
+    Excluded samples are left out, as in the point estimates.
+    """
+    by_state: dict[int, dict[str, list[Sample]]] = {}
+    for s in samples:
+        if not s.excluded:
+            by_state.setdefault(int(s.state), {}).setdefault(s.problem_id, []).append(s)
+    out: dict[int, dict[str, Ratio]] = {}
+    for t, problems in by_state.items():
+        rates = {name: Ratio({}, {}) for name in ("pass@1", "pass@1_plus", "constraint_following", "convergent",
+                                                  "divergent", "neogauge")}
+        for pid, got in problems.items():
+            _add(rates["pass@1"], pid, pass_at_k(len(got), sum(s.correct for s in got), 1), 1)
+            tiered = [s for s in got if s.correct_plus is not None]
+            if tiered:
+                _add(rates["pass@1_plus"], pid, pass_at_k(len(tiered), sum(s.correct_plus for s in tiered), 1), 1)
+            _add(rates["constraint_following"], pid, sum(s.follows for s in got), len(got))
+            _add(rates["convergent"], pid, sum(s.correct and s.follows for s in got), len(got))
+            scored = [s for s in got if s.divergent is not None]
+            if scored:
+                _add(rates["divergent"], pid, sum(s.divergent for s in scored), len(scored))
+                _add(rates["neogauge"], pid, sum(s.correct * s.follows * s.divergent for s in scored), len(scored))
+        out[t] = {name: r for name, r in rates.items() if r.num}
+    return out
+
+
+def human_ratios(rows: list[HumanBaseline]) -> dict[int, dict[str, Ratio]]:
+    """The human rates of every state as per-problem values over 1 (means over problems)."""
+    out: dict[int, dict[str, Ratio]] = {}
+    for row in rows:
+        rates = out.setdefault(row.state, {name: Ratio({}, {}) for name in (
+            "constraint_following", "convergent", "divergent", "neogauge")})
+        for name, value in (("constraint_following", row.follows), ("convergent", row.follows),
+                            ("divergent", row.divergent), ("neogauge", row.neogauge)):
+            _add(rates[name], row.problem_id, value, 1)
+    return out
+
+
+def _add(ratio: Ratio, unit: str, num: float, den: float) -> None:
+    ratio.num[unit] = float(num)
+    ratio.den[unit] = float(den)
+
+
+def with_intervals(states: dict[str, dict], ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> dict:
+    """``states`` (all_states / human_baselines) with ``intervals`` added to each state:
+    rate -> {"low", "high", "se"} from bootstrap.state_intervals (resampling problems)."""
+    intervals = state_intervals(ratios, resamples, seed)
+    for t, m in states.items():
+        m["intervals"] = {name: got for name, got in intervals.get(int(t), {}).items()
+                          if got is not None and m.get(name) is not None}
+    return states

@@ -2,8 +2,7 @@
 
 ``judge_sample`` takes one sample of one problem state through every stage and returns
 its ``Sample`` record; ``run_samples`` does that for every (state, sample) not yet
-finished in the run folder, appending each record as soon as it is judged, and scores
-the folder.  The Python API (``neocoder.api.evaluate``) wraps this with model and
+finished in the run folder, appending each record as soon as it is judged.  The Python API (``neocoder.api.evaluate``) wraps this with model and
 sandbox set-up.
 """
 
@@ -16,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from tqdm import tqdm
 
 from .judge import Limits, PooledSandbox, SubmissionResult
-from .metrics import all_states, divergent_ratio
+from .metrics import divergent_ratio
 from .models import Model, ModelError, ReplayKey, solve_prompt
 from .models.openai_compat import EndpointError
 from .program import program_from_reply
@@ -88,13 +87,13 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
 
 def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox, human_sets: dict,
                 folder: RunFolder, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
-                progress: bool = True) -> dict:
-    """Judge every (state, sample) not yet finished in ``folder``; return the metrics.
+                progress: bool = True) -> list[Sample]:
+    """Judge every (state, sample) not yet finished in ``folder``; return the samples.
 
     ``human_sets`` maps problem_id -> {"techniques": set | None} (techniques/human.py).
-    ``workers`` samples are in flight at once.  The metrics (``{"model", "states":
-    {t: {...}}}``, metrics.py) cover every sample in the folder for these states,
-    resumed ones included.  EndpointError stops the run (samples judged so far are kept).
+    ``workers`` samples are in flight at once.  The samples returned are every sample in
+    the folder for these states, resumed ones included (the last record of a key).
+    EndpointError stops the run (samples judged so far are kept).
     """
     done = folder.done(Sample)
     todo = [(s, i) for s in states for i in range(samples) if (s.problem_id, s.state, i) not in done]
@@ -115,5 +114,4 @@ def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox
         finally:
             bar.close()
     wanted = {s.key for s in states}
-    kept = [s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted]
-    return {"model": model.name, "states": all_states(kept)}
+    return [s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted]

@@ -246,7 +246,27 @@ class QuestionResult(Record):
         return self.stop_reason != "error"
 
 
-RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult)}
+@dataclass
+class HumanBaseline(Record):
+    """The human baseline of one problem state (NeoCoder Appendix A, Eq. 5 and 6): its
+    accepted human solutions scored as if they were samples."""
+
+    TYPE = "human_baseline"
+
+    problem_id: str
+    state: int
+    solutions: int  # accepted human solutions of the problem with a technique set
+    follows: float  # Eq. 5: share of the solutions that use none of the state's constraints
+    divergent: float  # Eq. 6: mean over solutions of the share of techniques no other solution uses
+    neogauge: float  # mean over solutions of follows(s) * that share
+
+    @property
+    def key(self) -> tuple:
+        return (self.problem_id, int(self.state))
+
+
+RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult,
+                                                            HumanBaseline)}
 
 
 def from_line(data: object, path, line: int) -> Record:

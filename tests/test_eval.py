@@ -150,3 +150,29 @@ def test_a_format_1_run_folder_is_refused_then_converted(tmp_path, release_dir):
     assert metrics["pass@1"] == 1.0 and metrics["pass@1_plus"] == 0.0 and metrics["neogauge"] == 1.0
     assert (old / "samples.jsonl.v1").exists()
     assert json.loads((old / "manifest.json").read_text())["config"]["model"] == row["model"]
+
+
+def test_compare_prints_every_state_with_intervals_and_paired_differences(tmp_path, release_dir, sandbox):
+    for model, out in (("replay/gpt-4-1106-preview", "gpt4"), ("human", "human")):
+        ran = CliRunner().invoke(main, ["eval", "--model", model, "--limit", "4", "--out", str(tmp_path / out),
+                                        "--release", str(release_dir), "--quiet", "--bootstrap", "500"])
+        assert ran.exit_code == 0, ran.output
+        assert f"neocoder report {tmp_path / out}" in ran.output
+    result = CliRunner().invoke(main, ["compare", str(tmp_path / "gpt4"), str(tmp_path / "human"),
+                                       "--bootstrap", "500"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines() if " neogauge " in f" {line} "]
+    assert [r[0] for r in rows] == ["0", "1", "2", "3", "4", "5"]
+    for r in rows:  # state, metric, "x.x%", "±y.y", "x.x%", "±y.y", "+d.d", "[+l.l,", "+h.h]"
+        assert r[2].endswith("%") and r[3].startswith("±") and r[5].startswith("±")
+        assert r[7].startswith("[") and r[8].rstrip("*").endswith("]")
+    as_json = CliRunner().invoke(main, ["compare", str(tmp_path / "gpt4"), str(tmp_path / "human"), "--format",
+                                        "json", "--bootstrap", "500"])
+    data = json.loads(as_json.output)
+    row = next(r for r in data["rows"] if r["state"] == 1 and r["metric"] == "constraint_following")
+    diff = row["diffs"][0]
+    assert diff["units"] == 4 and diff["low"] <= diff["diff"] <= diff["high"]
+    assert diff["diff"] == pytest.approx(row["values"][1]["value"] - row["values"][0]["value"])
+    again = CliRunner().invoke(main, ["compare", str(tmp_path / "gpt4"), str(tmp_path / "human"), "--format",
+                                      "json", "--bootstrap", "500"])
+    assert again.output == as_json.output  # the same seed, the same intervals

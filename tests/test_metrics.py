@@ -74,11 +74,11 @@ def test_empty_state_has_no_rates():
 
 
 def test_human_baselines_eq5_eq6_hand_computed():
-    from neocoder.metrics import human_baselines, unique_share
+    from neocoder.metrics import human_baselines, human_rows, unique_share
     sols = {"A": [{"for loop", "if statement"}, {"for loop", "heap"}, {"while loop"}]}
     states = [ProblemState("A", 0, [], "s", []), ProblemState("A", 1, ["for loop"], "s", [])]
     assert unique_share({"for loop", "heap"}, [{"for loop", "if statement"}, {"while loop"}]) == 0.5
-    m = human_baselines(states, sols)
+    m = human_baselines(human_rows(states, sols))
     # Eq. 6: shares 1/2 (if), 1/2 (heap), 1/1 (while)
     assert m["0"]["divergent"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)
     assert m["0"]["convergent"] == 1.0 and m["0"]["n"] == 3
@@ -87,3 +87,54 @@ def test_human_baselines_eq5_eq6_hand_computed():
     assert m["1"]["neogauge"] == pytest.approx(1.0 / 3)
     assert m["1"]["cumulative_neogauge"] == pytest.approx(m["0"]["neogauge"] + 1.0 / 3)
     assert m["0"]["pass@1"] is None
+
+
+# ----------------------------------------------------------------- intervals (neocoder/bootstrap.py)
+
+def test_bootstrap_se_of_a_bernoulli_rate_is_close_to_the_formula():
+    """n independent problems, one sample each, a share p correct: the bootstrap standard
+    error of pass@1 approaches sqrt(p (1 - p) / n), and the 95% interval holds p."""
+    from neocoder.metrics import sample_ratios, with_intervals
+    n, p = 400, 0.3
+    samples = [s(f"P{i}", 0, i < p * n, True, 0.5) for i in range(n)]
+    states = with_intervals(all_states(samples), sample_ratios(samples), resamples=4000, seed=1)
+    got = states["0"]["intervals"]["pass@1"]
+    expected = (p * (1 - p) / n) ** 0.5
+    assert abs(got["se"] - expected) / expected < 0.06
+    assert got["low"] < p < got["high"] and abs((got["high"] - got["low"]) - 2 * 1.96 * expected) < 0.01
+
+
+def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
+    from neocoder.metrics import sample_ratios, with_intervals
+    samples = [s(f"P{i}", t, (i * 7 + t) % 3 == 0, i % 2 == 0, (i % 5) / 5) for i in range(60) for t in (0, 1)]
+    first = with_intervals(all_states(samples), sample_ratios(samples), 500, 0)
+    again = with_intervals(all_states(samples), sample_ratios(samples), 500, 0)
+    other = with_intervals(all_states(samples), sample_ratios(samples), 500, 1)
+    assert first == again and first["1"]["intervals"] != other["1"]["intervals"]
+    assert set(first["1"]["intervals"]) == {"pass@1", "constraint_following", "convergent", "divergent", "neogauge",
+                                            "cumulative_neogauge"}
+
+
+def test_ratios_reproduce_the_point_estimates_exactly_enough():
+    """The bootstrap's per-problem sums give the metrics' own values (several samples per
+    problem, an excluded sample, a missing human set, an extended tier)."""
+    from neocoder.metrics import sample_ratios
+    samples = [s("A", 0, True, True, 0.5, plus=True), s("A", 0, False, True, 1.0, plus=False),
+               s("B", 0, True, False, None), s("C", 0, False, True, 0.2, excluded=True),
+               s("C", 0, True, True, 0.25)]
+    m, ratios = state_metrics(samples), sample_ratios(samples)[0]
+    for name in ("pass@1", "constraint_following", "convergent", "divergent", "neogauge", "pass@1_plus"):
+        assert ratios[name].value() == pytest.approx(m[name]), name
+
+
+def test_paired_difference_of_a_run_with_itself_is_zero_and_shifts_are_found():
+    from neocoder.bootstrap import paired_difference
+    from neocoder.metrics import sample_ratios
+    a = [s(f"P{i}", 0, i % 2 == 0, True, 0.5) for i in range(100)]
+    b = [s(f"P{i}", 0, i % 4 == 0, True, 0.5) for i in range(100)]  # right on half as many problems
+    ra, rb = sample_ratios(a)[0]["pass@1"], sample_ratios(b)[0]["pass@1"]
+    units = [f"P{i}" for i in range(100)]
+    same = paired_difference([ra], [ra], units, 500, 0)
+    assert same["diff"] == 0 and same["low"] == same["high"] == 0
+    got = paired_difference([ra], [rb], units, 2000, 0)
+    assert got["diff"] == pytest.approx(0.25) and got["low"] > 0.1 and got["units"] == 100

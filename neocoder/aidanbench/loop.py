@@ -20,6 +20,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
 from ..config import AidanConfig
 from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
 from ..models.base import load_prompt
@@ -168,6 +169,18 @@ def totals(results: list[QuestionResult]) -> dict:
             "novelty_sum": round(sum(q.novelty_sum for q in results), 6),
             "stop_reasons": dict(Counter(q.stop_reason for q in results)),
             "errors": sum(1 for q in results if q.stop_reason == "error")}
+
+
+def total_intervals(results: list[QuestionResult], resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> dict:
+    """Intervals of a model's totals (``answers``, ``novelty_sum``) from a bootstrap that
+    resamples questions (neocoder/bootstrap.py): total -> {"low", "high", "se"}."""
+    units = [str(q.question_index) for q in results]
+    if not units:
+        return {}
+    w = weights(len(units), resamples, seed)
+    return {name: summarize(replicates(Ratio({str(q.question_index): getattr(q, name) for q in results}), units, w))
+            for name in ("answers", "novelty_sum")}
 
 
 def run_benchmark(questions: list[str], generator: Model, judge: Model | None, embedder, folder: RunFolder,

@@ -9,23 +9,34 @@ from __future__ import annotations
 from ..records import ProblemState, QuestionResult
 
 
+def percent(value: float | None, interval: dict | None = None) -> str:
+    """A rate as "17.1%", with "±5.3" (half the 95% interval's width, in points) when given."""
+    if value is None:
+        return "-"
+    half = f" ±{50 * (interval['high'] - interval['low']):.1f}" if interval else ""
+    return f"{100 * value:.1f}%{half}"
+
+
 def eval_table(metrics: dict) -> str:
-    """The NeoCoder metrics (``{"model", "states": {t: {...}}}``) as a table; rates as percentages."""
+    """The NeoCoder metrics (``{"model", "states": {t: {...}}}``) as a table; rates as
+    percentages with ± half the 95% bootstrap interval where the metrics have intervals."""
     cols = [("state", None), ("n", "n"), ("pass@1", "pass@1"), ("follow", "constraint_following"),
             ("convergent", "convergent"), ("divergent", "divergent"), ("NeoGauge", "neogauge"),
             ("cum.NeoGauge", "cumulative_neogauge")]
     if any(m.get("n_extended") for m in metrics["states"].values()):
         cols.insert(3, ("pass@1+ext", "pass@1_plus"))
-    lines = [f"model: {metrics['model']}", "  ".join(f"{c:>12}" for c, _ in cols)]
+    lines = [f"model: {metrics['model']}", "  ".join(f"{c:>13}" for c, _ in cols)]
     for t, m in metrics["states"].items():
-        cells = [f"{t:>12}", f"{m['n']:>12}"]
-        for _, key in cols[2:]:
-            v = m.get(key)
-            cells.append(f"{'-' if v is None else f'{100 * v:.1f}%':>12}")
+        cells = [f"{t:>13}", f"{m['n']:>13}"]
+        cells += [f"{percent(m.get(key), m.get('intervals', {}).get(key)):>13}" for _, key in cols[2:]]
         lines.append("  ".join(cells))
     excluded = sum(m["excluded"] for m in metrics["states"].values())
     if excluded:
         lines.append(f"({excluded} samples excluded: sandbox INFRA failures or model errors; rerun to retry)")
+    if "bootstrap" in metrics:
+        b = metrics["bootstrap"]
+        lines.append(f"± half the {b['level']:.0%} interval, in points: bootstrap over {b['unit']}s, "
+                     f"{b['resamples']} resamples, seed {b['seed']}")
     if metrics["model"] == "human":
         lines.append("human: accepted Codeforces solutions (Python and C/C++), not judged; convergent is Eq. 5, "
                      "divergent Eq. 6 (techniques no other human solution of the problem uses)")
@@ -38,8 +49,13 @@ def aidan_table(results: list[QuestionResult], totals: dict) -> str:
     for q in results:
         lines.append(f"{q.question_index + 1:>3}  {q.answers:>7}  {q.novelty_sum:>11.3f}  "
                      f"{q.stop_reason:<13}  {q.question[:60]}")
-    lines.append(f"total: {totals['answers']} answers over {totals['questions']} questions, novelty sum "
-                 f"{totals['novelty_sum']:.3f}; stops: {totals['stop_reasons']}")
+    ci = totals.get("intervals") or {}
+    answers = f"{totals['answers']}" + (f" [{ci['answers']['low']:.0f}, {ci['answers']['high']:.0f}]"
+                                         if ci.get("answers") else "")
+    novelty = f"{totals['novelty_sum']:.3f}" + (f" [{ci['novelty_sum']['low']:.3f}, {ci['novelty_sum']['high']:.3f}]"
+                                                if ci.get("novelty_sum") else "")
+    lines.append(f"total: {answers} answers over {totals['questions']} questions, novelty sum {novelty} "
+                 f"(95% bootstrap intervals over questions); stops: {totals['stop_reasons']}")
     return "\n".join(lines)
 
 
