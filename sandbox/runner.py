@@ -429,8 +429,14 @@ def watch(proc, cgroup, limits, before, start):
 
 
 def signal_name(number):
-    """The name of signal ``number`` ("SIGKILL" for 9); None for None."""
-    return signal.Signals(number).name if number else None
+    """The name of signal ``number`` ("SIGKILL" for 9; "signal 40" for a real-time signal
+    Python has no name for); None for None."""
+    if not number:
+        return None
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def classify(*, exit_code, signal_number, exception, stopped_at, cpu_seconds, cpu_limit,

@@ -162,6 +162,7 @@ def test_a_non_zero_exit_without_exception_is_re_with_the_code():
 def test_signal_names():
     assert runner.signal_name(signal.SIGKILL) == "SIGKILL"
     assert runner.signal_name(None) is None
+    assert runner.signal_name(40) == "signal 40"  # real-time signals have no name: the runner must not crash
 
 
 def test_classify_takes_plain_values_by_keyword_only():

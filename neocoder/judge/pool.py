@@ -47,6 +47,7 @@ class PooledSandbox:
 
     name = "?"
     enforces: tuple = ()  # isolation features beyond the common ones, e.g. "memory cgroup"
+    image: str | None = None  # the container image programs run in (None: no image, the process backend)
 
     idle_per_slot = 4
 
