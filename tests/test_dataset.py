@@ -90,3 +90,19 @@ def test_parse_states():
     assert parse_states("0,2,4") == [0, 2, 4]
     with pytest.raises(Exception):
         parse_states("five")
+
+
+def test_1767A_gets_its_blank_lines_back(release_states):
+    """1767A's Input section says each test case starts with an empty line; the text of the
+    statement lost them. They are restored in the example (and the statement shown)."""
+    from neocoder.dataset.statement import restore_blank_lines
+    records, _ = release_states
+    states = [r for r in records if r["problem_id"] == "1767A"]
+    assert len(states) >= 5 and all("repaired" in r for r in states)
+    assert states[0]["tests"][0]["input"].startswith("4\n\n4 7\n6 8\n3 5\n\n4 5\n")
+    assert states[0]["tests"][0]["output"] == "YES\nYES\nYES\nNO\n"
+    assert "Input\n4\n\n4 7" in states[0]["statement"]
+    others = [r for r in records if r["problem_id"] != "1767A"]
+    assert not any("repaired" in r for r in others)  # the rule fires nowhere else
+    plain = "Each test case consists of three lines.\nExample\nInput\n2\n1\n2\nOutput\n3\n"
+    assert restore_blank_lines(plain) == plain  # no "first of them is empty": unchanged

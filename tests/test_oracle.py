@@ -194,3 +194,14 @@ def test_special_checker_for_1758A_accepts_any_valid_palindrome():
     assert not check(special, b"aa\n", test)  # a case missing
     with pytest.raises(ValueError):
         as_checker({"kind": "special", "special": "9999Z"})
+
+
+def test_1767A_human_solutions_pass_its_restored_example(release_dir, release_states, sandbox):
+    from neocoder.judge import Limits
+    from neocoder.techniques.human import solutions_by_language
+    state = next(r for r in release_states[0] if r["problem_id"] == "1767A" and r["state"] == 0)
+    humans = [src for lang, src in solutions_by_language(release_dir, ["1767A"])["1767A"] if lang == "python"][:6]
+    assert len(humans) >= 5
+    verdicts = [sandbox.run(src, state["tests"], Limits.for_cpu(state["time_limit_s"]), checker=state["checker"],
+                            entry="script").verdicts for src in humans]
+    assert all(v == ["AC"] for v in verdicts), verdicts

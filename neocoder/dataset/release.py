@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import RecordError
-from .statement import parse_examples, parse_limits, choose_checker
+from .statement import choose_checker, parse_examples, parse_limits, restore_blank_lines
 
 STATE0_MARKER = "this is the og problem"
 NEOCODER_FILE = "NeoCoder.json"
@@ -175,7 +175,8 @@ def build_from_release(release_dir: Path) -> tuple[list[dict], BuildReport]:
                 report.skips.append({"problem_id": pid, "source_index": index,
                                      "reason": f"a second, different list with {state} techniques"})
                 continue
-            statement = clean_statement(rec["problem_statements"][index])
+            cleaned = clean_statement(rec["problem_statements"][index])
+            statement = restore_blank_lines(cleaned)
             tests = parse_examples(statement)
             source = "statement"
             if not tests:
@@ -199,5 +200,7 @@ def build_from_release(release_dir: Path) -> tuple[list[dict], BuildReport]:
                 "source_index": index,
                 "time_limit_s": limits[0] or DEFAULT_TIME_LIMIT_S,
                 "memory_limit_mb": limits[1] or DEFAULT_MEMORY_LIMIT_MB,
+                **({"repaired": "blank line restored before each test case of the example (the Input section "
+                                "says each test case starts with an empty line)"} if statement != cleaned else {}),
             })
     return records, report

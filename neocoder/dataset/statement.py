@@ -131,3 +131,40 @@ def with_constraints(statement: str, constraints: list[str]) -> str:
     title, _, body = statement.partition("\n")
     block = "\n".join([CONSTRAINTS_HEADING] + [f"- {c}" for c in constraints])
     return f"{title}\n{block}\n{body}"
+
+
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_EMPTY_FIRST_LINE = re.compile(r"Each test case consists of (\w+) lines\.\s*The first of them is empty", re.I)
+
+
+def restore_blank_lines(statement: str) -> str:
+    """The statement with the blank line before each test case put back into its Example
+    Input block, when the Input section says each test case starts with an empty line and
+    the example lost them (the page-to-text conversion drops empty lines; 1767A).
+
+    The rule read from the statement: "Each test case consists of N lines. The first of
+    them is empty." -> after the first line (t), each case is an empty line and N - 1
+    rows.  A statement without that sentence, or whose example already has the blank
+    lines or does not split into such cases, is returned unchanged.
+    """
+    m = _EMPTY_FIRST_LINE.search(statement)
+    rows_per_case = _NUMBERS.get(m.group(1).lower(), 0) - 1 if m else 0
+    if rows_per_case < 1:
+        return statement
+    lines = statement.split("\n")
+    heads = [i for i, line in enumerate(lines) if line.strip() in ("Example", "Examples")]
+    if not heads or heads[-1] + 1 >= len(lines) or lines[heads[-1] + 1].strip() != "Input":
+        return statement
+    start = heads[-1] + 2
+    end = next((i for i in range(start, len(lines)) if lines[i].strip() == "Output"), None)
+    block = lines[start:end] if end is not None else []
+    if not block or any(not row.strip() for row in block) or not block[0].strip().isdigit():
+        return statement
+    cases = int(block[0].strip())
+    if len(block) - 1 != cases * rows_per_case:
+        return statement
+    restored = [block[0]]
+    for c in range(cases):
+        restored += [""] + block[1 + c * rows_per_case:1 + (c + 1) * rows_per_case]
+    return "\n".join(lines[:start] + restored + lines[end:])
+
