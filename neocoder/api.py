@@ -137,18 +137,36 @@ def detect_file(path: Path, language: str, detect) -> dict:
 
 
 def select_states(config: EvalConfig) -> list[ProblemState]:
-    """The problem states an eval covers: the dataset (or the release), first ``limit``
-    problems, states in ``config.states``.  Raises NeocoderError when none is left."""
-    if config.dataset:
-        states = load_states(config.dataset)
-    else:
+    """The problem states an eval covers: first ``limit`` problems, states in
+    ``config.states``, from ``config.dataset``: None for the default validated dataset
+    (neocoder/validated.py: built on first use for the problems asked for, then cached),
+    "release" for the release's statement examples with plain checkers, or a path (a
+    build-dataset run folder or a problem-states JSONL file).  Raises NeocoderError when
+    no state is left."""
+    if config.dataset is None:
+        from .validated import default_states
+        order = list(dict.fromkeys(r["problem_id"] for r in build_from_release(config.release_dir)[0]))
+        chosen = order[:config.limit] if config.limit else order
+        states = default_states(config.release_dir, chosen, lambda: open_sandbox(config.sandbox),
+                                workers=config.sandbox.workers, progress=config.progress)
+    elif str(config.dataset) == "release":
         states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
+    else:
+        states = load_states(config.dataset)
     order = list(dict.fromkeys(s.problem_id for s in states))
     keep = set(order[:config.limit]) if config.limit else set(order)
     states = [s for s in states if s.problem_id in keep and s.state in config.states]
     if not states:
         raise NeocoderError("no problem states selected (check --states and --limit)")
     return states
+
+
+def dataset_name(config: EvalConfig) -> str:
+    """What ``config.dataset`` means, for the manifest and the printed table."""
+    if config.dataset is None:
+        from .validated import dataset_folder
+        return f"validated (default): {dataset_folder(config.release_dir)}"
+    return "release examples (plain checkers)" if str(config.dataset) == "release" else str(config.dataset)
 
 
 def bootstrap_info(resamples: int, seed: int, unit: str = "problem") -> dict:
@@ -198,11 +216,13 @@ def evaluate(config: EvalConfig) -> EvalResult:
     model_config = config.model.with_(release_dir=config.model.release_dir or config.release_dir)
     with open_sandbox(config.sandbox) as box, get_model(model_config) as model:
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
-                                               problem_states=len(states), sandbox_image=box.image))
+                                               problem_states=len(states), sandbox_image=box.image,
+                                               dataset=dataset_name(config)))
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
                               workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress)
     metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
     metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
+    metrics["dataset"] = dataset_name(config)
     folder.write_metrics(metrics)
     return EvalResult(folder.path, metrics, time.monotonic() - started)
 

@@ -197,8 +197,10 @@ def _build_chains(config: ChainConfig) -> None:
 @limit_option
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/<model>); an existing one is resumed.")
-@click.option("--dataset", type=click.Path(exists=True, path_type=Path), default=None,
-              help="Problem states from build-dataset: its run folder or a JSONL file (default: the release).")
+@click.option("--dataset", default=None,
+              help="Problem states: a build-dataset run folder or JSONL file, or 'release' for the release's "
+                   "statement examples with plain checkers (default: the validated dataset, built on first use "
+                   "and cached; see docs/dataset.md).")
 @release_option()
 @click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
               help="Samples per problem state.")
@@ -210,6 +212,7 @@ def _build_chains(config: ChainConfig) -> None:
 def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, bootstrap, bootstrap_seed,
                  quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
+    dataset = dataset if dataset in (None, "release") else Path(dataset)
     config = EvalConfig(model=model, out=out or _run_dir(model.spec), release_dir=release, dataset=dataset,
                         states=parse_states(states_text), limit=limit, samples=samples, cpu_scale=cpu_scale,
                         sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, progress=not quiet)

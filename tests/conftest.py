@@ -11,6 +11,16 @@ import pytest
 from neocoder.dataset import build_from_release, default_release_dir
 
 
+@pytest.fixture(scope="session", autouse=True)
+def dataset_cache(tmp_path_factory):
+    """A cache folder of this test session's own for the default validated dataset
+    (neocoder/validated.py), so no test reads a dataset another run built."""
+    import os
+    path = tmp_path_factory.mktemp("neocoder-cache")
+    os.environ["NEOCODER_CACHE"] = str(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def release_dir() -> Path:
     path = default_release_dir()

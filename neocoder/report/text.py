@@ -33,6 +33,14 @@ def eval_table(metrics: dict) -> str:
     excluded = sum(m["excluded"] for m in metrics["states"].values())
     if excluded:
         lines.append(f"({excluded} samples excluded: sandbox INFRA failures or model errors; rerun to retry)")
+    if metrics.get("dataset"):
+        lines.append(f"tests: {' + '.join(metrics.get('tests', ['examples']))}; dataset: {metrics['dataset']}")
+    last = max(metrics["states"], key=int, default=None)
+    if metrics["model"] != "human" and last is not None and metrics["states"][last].get("cumulative_neogauge") is not None:
+        m = metrics["states"][last]
+        lines.append(f"headline: cumulative NeoGauge@{last} = "
+                     f"{percent(m['cumulative_neogauge'], m.get('intervals', {}).get('cumulative_neogauge'))} "
+                     "(NeoGauge@t, Eq. 4, summed over states; correct = every human-validated example AC)")
     if "bootstrap" in metrics:
         b = metrics["bootstrap"]
         lines.append(f"± half the {b['level']:.0%} interval, in points: bootstrap over {b['unit']}s, "
