@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything NeoCoder needs on a Debian machine, idempotently:
-#   Debian's docker.io and debootstrap, a running dockerd, a virtualenv in .venv
+#   Debian's docker.io, debootstrap and chromium, a running dockerd, a virtualenv in .venv
 #   with neocoder and its extras, and the offline-built sandbox image.
 # Run as root (or with sudo available). Safe to run again.
 set -euo pipefail
@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
-if ! command -v dockerd >/dev/null || ! command -v debootstrap >/dev/null; then
-    echo "== installing docker.io and debootstrap from Debian"
+if ! command -v dockerd >/dev/null || ! command -v debootstrap >/dev/null || ! command -v chromium >/dev/null; then
+    echo "== installing docker.io, debootstrap and chromium (the report test's browser) from Debian"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq docker.io debootstrap >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq docker.io debootstrap chromium >/dev/null
 fi
 
 if ! docker info >/dev/null 2>&1; then
