@@ -10,7 +10,10 @@ checker.  That gives, per test, the share of human solutions that pass it:
   consensus-checked (``consensus_evidence``), accepting both;
 - a test that fewer than half of the humans pass is *dropped*;
 - a several-answers ("consensus") problem accepts, per test, every output some human
-  produced that ran cleanly, plus the statement's (``accepted_outputs``).
+  produced that ran cleanly, plus the statement's (``accepted_outputs``);
+- a problem with a problem-specific checker (neocoder/judge/special/: every
+  several-answers problem of the release) is judged by it instead, with or without
+  human solutions.
 
 Extended tests: inputs from neocoder.dataset.mutate, run by up to ``label_humans``
 accepted human solutions (at least ``MIN_AGREE``); an input is kept only where all of
@@ -213,18 +216,18 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
     for pid, group in by_problem.items():
         first = group[0]
         checker = as_checker(first.get("checker"))
+        if pid in SPECIAL:  # judged by what its statement defines (neocoder/judge/special/)
+            checker = {"kind": "special", "special": pid, "ignore_case": False, "tolerance": None}
         humans = human_solutions.get(pid, [])
         limits = Limits.for_cpu(float(first["time_limit_s"]), int(first["memory_limit_mb"]))
         entry = {"checker": checker, "humans": len(humans)}
         if not humans:
             entry["note"] = "no accepted Python 3 human solution: tests not validated"
             report["problems"][pid] = entry
-            out += group
+            out += [dict(s, checker=checker) for s in group]
             bar.update(1)
             continue
         runs = run_humans(sandbox, pid, "examples", humans, first["tests"], limits, cache, workers)
-        if pid in SPECIAL:  # a problem-specific checker is written for this one
-            checker = {"kind": "special", "special": pid, "ignore_case": False, "tolerance": None}
         checker = _several_answers_evidence(_case_evidence(checker, first["tests"], runs), first["tests"], runs)
         entry["checker"] = checker
         tests, log = validate_examples(first["tests"], checker, runs)

@@ -10,8 +10,9 @@ neocoder.dataset.statement.choose_checker):
 - ``consensus`` (several valid answers): the tokens equal those of any output in the
   test's ``accepted_outputs`` (outputs of accepted human solutions on that input, plus
   the statement's own answer) or the expected output;
-- ``special``: a problem-specific checker (neocoder/judge/special.py) decides from the
-  test's input, for several-answers problems where validity is simple to check;
+- ``special``: a problem-specific checker (neocoder/judge/special/) decides from the
+  test's input what the statement defines as a valid answer, for every problem that
+  accepts several answers;
 
 and ``ignore_case`` compares letters without case (YES/yes/Yes).  The legacy string
 "tokens" means ``{"kind": "tokens"}``.
