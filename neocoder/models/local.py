@@ -20,6 +20,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import openai
+
 from ..config import ModelConfig
 from .base import ModelError
 from .openai_compat import OpenAICompatModel
@@ -100,7 +102,17 @@ class LocalModel(OpenAICompatModel):
 
     The server decodes one request at a time, so calls are serialised here: a
     queued request would otherwise spend its timeout (600 s) waiting in line.
+
+    Determinism: llama.cpp keeps the KV cache of the previous request and re-evaluates
+    only what follows the longest common prefix, so the same request decodes slightly
+    differently depending on which request came before it (and at ``--concurrency`` > 1
+    that order varies); at temperature 0 that changes replies.  Before every request the
+    model is therefore sent one fixed, tiny request (``RESET_PROMPT``, one token), which
+    leaves the server in the same state whatever ran before: the same request then gives
+    the same reply in any order.
     """
+
+    RESET_PROMPT = "\n"
 
     def __init__(self, name: str, local_name: str, **kwargs):
         model_file = gguf_path(local_name)
@@ -113,7 +125,17 @@ class LocalModel(OpenAICompatModel):
 
     def generate(self, prompt):
         with self._one_at_a_time:
+            self._reset_server_state()
             return super().generate(prompt)
+
+    def _reset_server_state(self) -> None:
+        """Decode ``RESET_PROMPT`` (one token, greedy), so the next request starts from one
+        known KV-cache state.  Raises ModelError if the server does not answer."""
+        try:
+            self.client.completions.create(model=self.model_id, prompt=self.RESET_PROMPT, max_tokens=1,
+                                           temperature=0.0, seed=0)
+        except openai.OpenAIError as exc:
+            raise ModelError(f"{self.name}: the local server did not answer a reset request: {exc}") from exc
 
     def close(self) -> None:
         super().close()
