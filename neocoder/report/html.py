@@ -148,8 +148,11 @@ def build_report(runs: list[Path], out: Path) -> Path:
     if aidan:
         body.append(_aidan_section(aidan))
     states = _problem_states(models)
+    # the largest cost: about 2 s for the 1,063 programs of the full replay run
+    highlighted = highlight_codes({_code_key(s): s.code for r in models for s in r.samples if s.code})
     for run in models:
-        _write(out / run.page, _page(f"{run.label}: samples", _drill_body(run, states[run.path]), script=True))
+        _write(out / run.page, _page(f"{run.label}: samples", _drill_body(run, states[run.path], highlighted),
+                                     script=True))
     index = out / "index.html"
     _write(index, _page("NeoCoder report", "\n".join(body)))
     return index
@@ -333,11 +336,13 @@ def display_name(model: str) -> str:
 
 
 def _disambiguate(runs: list[Run]) -> None:
+    """Labels shown for the runs: NeoCoder runs sharing a model (and AidanBench runs sharing
+    one) get their folder's name added."""
     for r in runs:
         r.label = display_name(r.label)
-    seen = Counter(r.label for r in runs)
+    seen = Counter((r.kind == "aidanbench", r.label) for r in runs)
     for r in runs:
-        if seen[r.label] > 1:
+        if seen[(r.kind == "aidanbench", r.label)] > 1:
             r.label = f"{r.label} ({r.path.resolve().name})"
 
 
@@ -577,13 +582,21 @@ def _aidan_question_table(questions: list[str], per_q: dict[str, dict[int, Quest
 # the drill-down page of a model run
 
 
-def _drill_body(run: Run, states: dict | str) -> str:
+def highlight_codes(codes: dict[str, str]) -> dict[str, str]:
+    """{key: Python source} -> {key: pygments HTML} (a ``div`` of class ``CODE_CLASS``)."""
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
     lexer, formatter = PythonLexer(), HtmlFormatter(cssclass=CODE_CLASS)
-    highlighted: dict[str, str] = {}
+    return {key: highlight(code, lexer, formatter) for key, code in codes.items()}
+
+
+def _code_key(s: Sample) -> str:
+    return s.code_sha256 or hashlib.sha256((s.code or "").encode()).hexdigest()
+
+
+def _drill_body(run: Run, states: dict | str, highlighted: dict[str, str]) -> str:
     verdicts = {id(s): sample_verdict(s) for s in run.samples}
     several = any(s.sample for s in run.samples)
     rows, sections = [], []
@@ -591,12 +604,10 @@ def _drill_body(run: Run, states: dict | str) -> str:
         anchor = _anchor(s)
         verdict = verdicts[id(s)]
         rows.append(_sample_row(s, verdict, anchor, several))
-        code = s.code if s.code is not None else ""
-        key = s.code_sha256 or hashlib.sha256(code.encode()).hexdigest()
-        if key not in highlighted:
-            highlighted[key] = highlight(code, lexer, formatter) if code else '<p class="note">no code</p>'
+        code_html = highlighted.get(_code_key(s), '<p class="note">no code</p>') if s.code else \
+            '<p class="note">no code</p>'
         problem = states.get((s.problem_id, int(s.state))) if isinstance(states, dict) else None
-        sections.append(_sample_section(s, verdict, problem, highlighted[key], anchor))
+        sections.append(_sample_section(s, verdict, problem, code_html, anchor))
     present_states = sorted({s.state for s in run.samples})
     present_verdicts = [v for v in plots.VERDICT_COLORS if v in verdicts.values()]
     missing = "" if isinstance(states, dict) else (

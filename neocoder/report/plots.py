@@ -164,7 +164,7 @@ def pass_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str:
     """pass@1 on the example tests (solid) against pass@1 with the extended tests (dashed,
     where the run has them), per state, in %, with interval bands."""
     with rc_context(_RC):
-        fig, (ax,) = _figure(6.0, 3.2)
+        fig, (ax,) = _figure(8.0, 3.2)
         for label, states in runs:
             for rate, style, suffix in (("pass@1", "-", ""), ("pass@1_plus", "--", " +ext")):
                 ts, values, bands = _series(states, rate)
@@ -173,7 +173,7 @@ def pass_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str:
         ax.set_title("pass@1: example tests (solid) and with extended tests (dashed)")
         _state_axis(ax, "%")
         ax.set_ylim(0, max(5.0, ax.get_ylim()[1]))
-        ax.legend(loc="best")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return _svg(fig, "pass")
 
 
@@ -247,8 +247,8 @@ def aidan_answers_svg(questions: list[str], answers: dict[str, dict[int, int]], 
 def aidan_curves_svg(questions: list[str], curves: dict[str, dict[int, list[tuple]]], colors: dict[str, str],
                      novelty_stop: float | None = None, coherence_stop: float | None = None) -> str:
     """AidanBench Fig. 3 style: per question, novelty (solid) and coherence / 100 (dashed)
-    against the answer number, a line per model; the answer that stopped the run is
-    marked with an x; the stop thresholds are dotted lines.
+    against the answer number, a line per model; the answer that stopped the question is
+    marked with an x on the score that stopped it; the stop thresholds are dotted lines.
 
     ``curves``: model -> {question index: [(answer_num, novelty, coherence or None,
     stop or None), ...]} in answer order.
@@ -267,16 +267,23 @@ def aidan_curves_svg(questions: list[str], curves: dict[str, dict[int, list[tupl
                         marker="o", markersize=2.5, linewidth=1, label=model)
                 if any(p[2] is not None for p in points):
                     ax.plot(nums, [p[2] / 100 if p[2] is not None else math.nan for p in points],
-                            color=colors[model], linestyle="--", linewidth=0.9)
-                for num, nov, _, stop in points:
-                    if stop:
-                        ax.plot([num], [nov if nov is not None else 0], marker="x", color="#c00000", markersize=6)
+                            color=colors[model], linestyle="--", linewidth=0.9, marker="s", markersize=2,
+                            fillstyle="none")
+                for num, nov, coherence, stop in points:
+                    if stop:  # on the score that stopped it
+                        y = coherence / 100 if stop == "incoherent" and coherence is not None else nov or 0
+                        ax.plot([num], [y], marker="x", color="#c00000", markersize=6)
             for level in (novelty_stop, None if coherence_stop is None else coherence_stop / 100):
                 if level is not None:
                     ax.axhline(level, color="#999999", linestyle=":", linewidth=0.8)
             ax.set_title(f"{q + 1}. {_short(questions[q], 38)}", fontsize=7.5, loc="left")
-            ax.set_ylim(0, 1.05)
-            ax.xaxis.get_major_locator().set_params(integer=True)
+            ax.set_ylim(-0.04, 1.06)
+            last = max((p[0] for per_q in curves.values() for p in per_q.get(q, [])), default=1)
+            ax.set_xlim(0.5, last + 0.5)
+            if last <= 12:
+                ax.set_xticks(range(1, last + 1))
+            else:
+                ax.xaxis.get_major_locator().set_params(integer=True)
             ax.tick_params(labelsize=7)
         for ax in axes[len(questions):]:
             ax.set_visible(False)
