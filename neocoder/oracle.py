@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -43,6 +44,12 @@ from .store import JsonlStore
 FIX_SHARE = 0.9
 DROP_SHARE = 0.5
 MIN_AGREE = 5
+# Time limits (issue 13): humans run with HUMAN_HEADROOM times the problem's CPU limit, so
+# their real CPU time is measured instead of cut at the limit; a state's judge limit is
+# then max(Codeforces limit, ALLOWANCE x the slowest accepted human on a kept test), the
+# rule EvalPlus uses for its reference-time limits (max(limit, k x reference time)).
+HUMAN_HEADROOM = 5
+ALLOWANCE = 2.0
 
 
 def _sha(obj) -> str:
@@ -51,19 +58,22 @@ def _sha(obj) -> str:
 
 def run_humans(sandbox, pid: str, tier: str, humans: list[str], tests: list[dict], limits: Limits,
                cache: JsonlStore, workers: int = 2) -> list[list]:
-    """Run each human solution on ``tests``; return ``[[[status, stdout], ...] per test] per
-    solution`` where status is "ok" (finished cleanly) or the verdict (TLE, RE, ...)."""
+    """Run each human solution on ``tests``; return ``[[[status, stdout, cpu_seconds], ...] per
+    test] per solution`` where status is "ok" (finished cleanly) or the verdict (TLE, RE,
+    ...) and cpu_seconds the test's CPU time (None when not measured).  The cache key
+    names the CPU limit, so runs made under another limit are not reused."""
     tests_sha = _sha([t["input"] for t in tests])
     probe = [{"input": t["input"], "output": ""} for t in tests]
 
     def one(src):
-        key = f"{pid}|{tier}:script|{tests_sha}|{hashlib.sha256(src.encode('utf-8')).hexdigest()[:16]}"
+        key = (f"{pid}|{tier}:script:cpu{limits.cpu_seconds:g}|{tests_sha}|"
+               f"{hashlib.sha256(src.encode('utf-8')).hexdigest()[:16]}")
         cached = cache.get(key)
         if cached is not None:
             return cached
         # as written: a human solve() handles one test case, called from its own loop
         result = sandbox.run(src, probe, limits, keep_output=True, entry="script")
-        runs = [["ok" if v.verdict in (AC, WA) else v.verdict, v.stdout or ""] for v in result.tests]
+        runs = [["ok" if v.verdict in (AC, WA) else v.verdict, v.stdout or "", v.cpu_seconds] for v in result.tests]
         if not any(r[0] == "INFRA" for r in runs):
             cache.put(key, runs)
         return runs
@@ -86,7 +96,7 @@ def validate_examples(tests: list[dict], checker: dict, runs: list[list]) -> tup
     kept, log = [], []
     n = len(runs)
     for i, test in enumerate(tests):
-        outs = [r[i] for r in runs]
+        outs = [r[i][:2] for r in runs]  # (status, stdout); the CPU time is not needed here
         clean = [o for s, o in outs if s == "ok"]
         test = dict(test, provenance=test.get("provenance", "statement"), humans=n)
         if checker["kind"] == "consensus":
@@ -110,7 +120,7 @@ def _case_evidence(checker: dict, tests: list[dict], runs: list[list]) -> dict:
     if checker["ignore_case"] or checker["kind"] in ("float", "special"):
         return checker
     for r in runs:
-        for (status, out), test in zip(r, tests):
+        for (status, out, *_), test in zip(r, tests):
             if status == "ok" and out.split() != test["output"].split() and \
                     out.lower().split() == test["output"].lower().split():
                 return dict(checker, ignore_case=True, case_evidence="an accepted human solution differs only in case")
@@ -125,7 +135,7 @@ def _several_answers_evidence(checker: dict, tests: list[dict], runs: list[list]
     if checker["kind"] != "tokens" or not runs:
         return checker
     for i, test in enumerate(tests):
-        outs = [r[i] for r in runs]
+        outs = [r[i][:2] for r in runs]  # (status, stdout); the CPU time is not needed here
         passing = sum(1 for st, o in outs if st == "ok" and check(checker, o.encode(), test))
         if passing >= FIX_SHARE * len(runs):
             continue
@@ -146,7 +156,7 @@ def _failures(runs: list[list], tests: list[dict], checker: dict) -> dict:
     of clean runs with another answer."""
     counts: dict[str, int] = {}
     for r in runs:
-        for (status, out), test in zip(r, tests):
+        for (status, out, *_), test in zip(r, tests):
             if status != "ok":
                 kind = status
             elif checker["kind"] == "consensus" or check(checker, out.encode(), test):
@@ -174,7 +184,7 @@ def label_extended(candidates: list[str], checker: dict, runs: list[list]) -> li
     output is accepted)."""
     tests = []
     for i, text in enumerate(candidates):
-        outs = [r[i] for r in runs]
+        outs = [r[i][:2] for r in runs]  # (status, stdout); the CPU time is not needed here
         if len(outs) < MIN_AGREE or any(s != "ok" for s, _ in outs):
             continue
         outputs = [o for _, o in outs]
@@ -191,6 +201,21 @@ def label_extended(candidates: list[str], checker: dict, runs: list[list]) -> li
             continue
         tests.append(test)
     return tests
+
+
+def time_limit(codeforces_limit: float, runs: list[list]) -> dict:
+    """The judge's CPU limit for a problem from its human runs on its kept tests.
+
+    ``runs``: ``[status, stdout, cpu_seconds]`` per (solution, kept test), made with
+    HUMAN_HEADROOM x the limit.  Returns ``{"time_limit_s": max(codeforces_limit,
+    ALLOWANCE x slowest clean run), rounded up to 0.1 s; "human_cpu_max_s"; "allowance":
+    whether the limit was raised; "too_slow": runs still over the headroom (TLE)}``.
+    """
+    clean = [r[2] for r in runs if r[0] == "ok" and len(r) > 2 and r[2] is not None]
+    slowest = max(clean, default=0.0)
+    limit = max(codeforces_limit, math.ceil(ALLOWANCE * slowest * 10) / 10)
+    return {"time_limit_s": limit, "human_cpu_max_s": round(slowest, 3), "allowance": limit > codeforces_limit,
+            "too_slow": sum(1 for r in runs if r[0] == "TLE")}
 
 
 def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sandbox, cache_path: Path,
@@ -219,7 +244,8 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
         if pid in SPECIAL:  # judged by what its statement defines (neocoder/judge/special/)
             checker = {"kind": "special", "special": pid, "ignore_case": False, "tolerance": None}
         humans = human_solutions.get(pid, [])
-        limits = Limits.for_cpu(float(first["time_limit_s"]), int(first["memory_limit_mb"]))
+        codeforces_limit = float(first["time_limit_s"])
+        limits = Limits.for_cpu(codeforces_limit * HUMAN_HEADROOM, int(first["memory_limit_mb"]))
         entry = {"checker": checker, "humans": len(humans)}
         if not humans:
             entry["note"] = "no accepted Python 3 human solution: tests not validated"
@@ -256,15 +282,23 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
                 ext = label_extended(candidates, checker, ext_runs)
             entry["extended_candidates"] = len(candidates)
         entry["extended"] = len(ext)
+        kept_runs = [r[i] for r in runs for i in kept_idx]
+        if ext:
+            kept_inputs = {t["input"] for t in ext}
+            kept_runs += [r[i] for r in ext_runs for i, c in enumerate(candidates) if c in kept_inputs]
+        timing = time_limit(codeforces_limit, kept_runs)
+        entry.update(timing)
         report["problems"][pid] = entry
         if not tests:
             bar.update(1)
             continue  # nothing left to judge with: its states are not written
         for s in group:
-            out.append(dict(s, tests=tests, extended_tests=ext, checker=checker, oracle={
-                "humans": len(humans), "labelled_by": len(labellers) if ext else 0,
-                "dropped": sum(e["action"] == "dropped" for e in log),
-                "share_all_examples": round(solved_all, 4)}))
+            out.append(dict(s, tests=tests, extended_tests=ext, checker=checker,
+                            time_limit_s=timing["time_limit_s"], codeforces_time_limit_s=codeforces_limit,
+                            oracle={"humans": len(humans), "labelled_by": len(labellers) if ext else 0,
+                                    "dropped": sum(e["action"] == "dropped" for e in log),
+                                    "share_all_examples": round(solved_all, 4),
+                                    "human_cpu_max_s": timing["human_cpu_max_s"]}))
         bar.update(1)
     bar.close()
     report["cache_hits"] = cache.hits

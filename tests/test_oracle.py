@@ -129,6 +129,15 @@ def test_human_evidence_turns_on_any_case_and_consensus():
     assert _several_answers_evidence(TOKENS, tests, split) == TOKENS
 
 
+def test_time_limit_allows_twice_the_slowest_clean_human_run():
+    from neocoder.oracle import time_limit
+    runs = [["ok", "", 0.5], ["ok", "", 1.43], ["TLE", "", None], ["RE", "", 0.1]]
+    got = time_limit(2.0, runs)
+    assert got == {"time_limit_s": 2.9, "human_cpu_max_s": 1.43, "allowance": True, "too_slow": 1}
+    assert time_limit(2.0, [["ok", "", 0.3]])["time_limit_s"] == 2.0  # the Codeforces limit stays
+    assert time_limit(1.0, [["ok", "", 0.5]])["allowance"] is False  # 2 x 0.5 is not above 1.0
+
+
 def test_label_extended_keeps_only_unanimous_clean_runs():
     cands = ["a\n", "b\n", "c\n"]
     runs = [[["ok", "1\n"], ["ok", "2\n"], ["ok", "3\n"]] for _ in range(5)]
@@ -156,6 +165,10 @@ def test_build_dataset_with_the_oracle_resumes_and_eval_reports_both_tiers(tmp_p
         assert all(t["humans"] >= 5 and t["provenance"] == "mutation" for t in r["extended_tests"])
     report = json.loads((out / "metrics.json").read_text())["oracle"]
     assert set(report["problems"]) == {"1901A", "1899A"}
+    for pid, entry in report["problems"].items():  # no accepted human solution is TLE on a kept test
+        assert entry["too_slow"] == 0 and entry["human_cpu_max_s"] > 0
+    for r in records:
+        assert r["time_limit_s"] >= r["codeforces_time_limit_s"] and r["oracle"]["human_cpu_max_s"] > 0
     cache = out / "oracle-cache.jsonl"
     before, runs = (out / "records.jsonl").read_bytes(), len(cache.read_text().splitlines())
     second = CliRunner().invoke(main, args)  # every human run comes from the cache
