@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from .judge import Limits, PooledSandbox, SubmissionResult
 from .metrics import divergent_ratio
-from .models import Model, ModelError, ReplayKey, solve_prompt
+from .models import Model, ModelError, ReplayKey, Reply, solve_prompt
 from .models.openai_compat import EndpointError
 from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
@@ -38,15 +38,16 @@ def judge_constraints(constraints: list[str], techniques: set[str]) -> tuple[lis
 def tier(result: SubmissionResult) -> TierResult:
     """One judged tier of tests as a record (an INFRA verdict marks the tier ``infra``)."""
     return TierResult(tests=[t.to_dict() for t in result.tests], correct=result.accepted,
-                      infra=result.infra_failure or "INFRA" in result.verdicts)
+                      infra=result.infra_failure or "INFRA" in result.verdicts,
+                      skipped=result.verdicts.count("SKIPPED"))
 
 
 def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: PooledSandbox,
-                 human: set[str] | None, cpu_scale: float = 1.0) -> Sample:
+                 human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True) -> Sample:
     """Run one sample of one problem state through every stage; return its record.
 
     The examples and the extended tests (the ``plus`` tier, where the state has them) are
-    judged as two submissions and kept side by side.  A model failure is recorded as
+    judged as two submissions and kept side by side (``judge_reply``).  A model failure is recorded as
     ``error`` (the sample is retried on resume and left out of the metrics); a sandbox
     failure marks its tier ``infra`` and also excludes the sample.  EndpointError (the
     endpoint is unreachable or refuses the key) propagates: every sample would fail.
@@ -62,16 +63,38 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
     except ModelError as exc:
         record.error = str(exc)
         return record
+    judge_reply(record, state, reply, sandbox, human, cpu_scale, judge_all_tests)
+    record.timings["total_s"] = round(time.monotonic() - t0, 4)
+    return record
+
+
+def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: PooledSandbox, human: set[str] | None,
+                cpu_scale: float = 1.0, judge_all_tests: bool = True) -> Sample:
+    """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
+    the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
+
+    The stages after the model, for a reply from anywhere (a model, a recorded run, a
+    program sent to ``neocoder serve``).  ``judge_all_tests`` False stops each tier at
+    its first failing test and judges the extended tier only when the examples are all
+    AC (a wrong sample is wrong whatever the other tests say; skipped tests are recorded
+    as SKIPPED and no rate changes).  Returns ``record``.
+    """
+    t0 = time.monotonic()
     code = program_from_reply(reply)
     limits = Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
-    examples = sandbox.run(code, state.tests, limits, checker=state.checker)
-    plus = sandbox.run(code, state.extended_tests, limits, checker=state.checker) if state.extended_tests else None
+    fail_fast = {} if judge_all_tests else {"stop_at_first_failure": True}
+    examples = sandbox.run(code, state.tests, limits, checker=state.checker, **fail_fast)
+    plus = None
+    if state.extended_tests and (judge_all_tests or examples.accepted):
+        plus = sandbox.run(code, state.extended_tests, limits, checker=state.checker, **fail_fast)
     techniques = detect(code)
     violated, unchecked = judge_constraints(state.constraints, techniques)
     record.reply, record.code_prefix, record.code = reply.text, reply.code_prefix, code
     record.code_sha256 = hashlib.sha256(code.encode()).hexdigest()
     record.entry, record.compile_error = examples.entry, examples.compile_error
-    record.examples, record.plus = tier(examples), (tier(plus) if plus is not None else None)
+    record.examples = tier(examples)
+    record.plus = tier(plus) if plus is not None else (
+        TierResult(tests=[], correct=False, skipped=len(state.extended_tests)) if state.extended_tests else None)
     record.techniques = sorted(techniques)
     record.violated_constraints, record.unchecked_constraints = violated, unchecked
     record.follows = not violated
@@ -87,7 +110,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
 
 def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox, human_sets: dict,
                 folder: RunFolder, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
-                progress: bool = True) -> list[Sample]:
+                progress: bool = True, judge_all_tests: bool = True) -> list[Sample]:
     """Judge every (state, sample) not yet finished in ``folder``; return the samples.
 
     ``human_sets`` maps problem_id -> {"techniques": set | None} (techniques/human.py).
@@ -101,7 +124,7 @@ def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox
                desc=f"eval {model.name}", unit="sample", disable=not progress)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(judge_sample, s, i, model, sandbox,
-                               (human_sets.get(s.problem_id) or {}).get("techniques"), cpu_scale)
+                               (human_sets.get(s.problem_id) or {}).get("techniques"), cpu_scale, judge_all_tests)
                    for s, i in todo]
         try:
             for fut in as_completed(futures):

@@ -125,6 +125,7 @@ class TierResult:
     tests: list  # per test: {"verdict", "cpu_seconds", "wall_seconds", "detail", ...} (judge/verdicts.py)
     correct: bool  # every test of the tier is AC
     infra: bool = False  # the sandbox failed on some test (INFRA): the tier says nothing about the model
+    skipped: int = 0  # tests not judged: after the first failure, or the whole tier after a failed example
 
     @property
     def verdicts(self) -> list[str]:
