@@ -13,6 +13,7 @@ metrics) and returns a result object.  Errors a user can act on are NeocoderErro
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -195,13 +196,15 @@ def run_states(run: Path) -> dict[tuple, ProblemState]:
     return {s.key: s for s in states}
 
 
-def evaluate(config: EvalConfig) -> EvalResult:
+def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalResult:
     """Evaluate ``config.model`` on NeoCoder: solve, judge in the sandbox, detect, score.
 
     Writes ``config.out`` (manifest, one ``Sample`` record per sample, metrics.json); an
     existing folder is resumed.  ``model.spec == "human"`` scores the accepted human
     solutions instead (``human_baseline``).  Raises NeocoderError (model, sandbox or
-    dataset problems; an unreachable endpoint stops the run with one message).
+    dataset problems; an unreachable endpoint stops the run with one message), and
+    pipeline.Stopped when ``stop`` is set before the last sample (``neocoder serve``
+    cancelling or shutting down: the samples judged are kept, metrics.json is not written).
     """
     if config.model.spec == "human":
         return human_baseline(config)
@@ -219,7 +222,8 @@ def evaluate(config: EvalConfig) -> EvalResult:
                                                problem_states=len(states), sandbox_image=box.image,
                                                dataset=dataset_name(config)))
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
-                              workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress)
+                              workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress,
+                              stop=stop)
     metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
     metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
     metrics["dataset"] = dataset_name(config)

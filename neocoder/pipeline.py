@@ -9,11 +9,13 @@ sandbox set-up.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tqdm import tqdm
 
+from .errors import NeocoderError
 from .judge import Limits, PooledSandbox, SubmissionResult
 from .metrics import divergent_ratio
 from .models import Model, ModelError, ReplayKey, Reply, solve_prompt
@@ -22,6 +24,11 @@ from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
 from .store import RunFolder
 from .techniques import DETECTED, detect
+
+
+class Stopped(NeocoderError):
+    """``run_samples`` was asked to stop before every sample was judged: the samples in
+    flight were finished and kept, the others never started; running again resumes."""
 
 
 def judge_constraints(constraints: list[str], techniques: set[str]) -> tuple[list[str], list[str]]:
@@ -110,25 +117,38 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Pool
 
 def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox, human_sets: dict,
                 folder: RunFolder, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
-                progress: bool = True, judge_all_tests: bool = True) -> list[Sample]:
+                progress: bool = True, judge_all_tests: bool = True,
+                stop: threading.Event | None = None) -> list[Sample]:
     """Judge every (state, sample) not yet finished in ``folder``; return the samples.
 
     ``human_sets`` maps problem_id -> {"techniques": set | None} (techniques/human.py).
     ``workers`` samples are in flight at once.  The samples returned are every sample in
     the folder for these states, resumed ones included (the last record of a key).
-    EndpointError stops the run (samples judged so far are kept).
+    EndpointError stops the run (samples judged so far are kept).  Once ``stop`` is set
+    (a service shutting down or cancelling), no further sample starts, the ones in flight
+    are finished and appended, and Stopped is raised.
     """
     done = folder.done(Sample)
     todo = [(s, i) for s in states for i in range(samples) if (s.problem_id, s.state, i) not in done]
     bar = tqdm(total=len(states) * samples, initial=len(states) * samples - len(todo),
                desc=f"eval {model.name}", unit="sample", disable=not progress)
+
+    def one(state: ProblemState, i: int) -> Sample | None:
+        if stop is not None and stop.is_set():
+            return None  # never started: judged when the run resumes
+        return judge_sample(state, i, model, sandbox, (human_sets.get(state.problem_id) or {}).get("techniques"),
+                            cpu_scale, judge_all_tests)
+
+    skipped = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(judge_sample, s, i, model, sandbox,
-                               (human_sets.get(s.problem_id) or {}).get("techniques"), cpu_scale, judge_all_tests)
-                   for s, i in todo]
+        futures = [pool.submit(one, s, i) for s, i in todo]
         try:
             for fut in as_completed(futures):
-                folder.append(fut.result())
+                record = fut.result()
+                if record is None:
+                    skipped += 1
+                    continue
+                folder.append(record)
                 bar.update(1)
         except EndpointError:
             for fut in futures:
@@ -136,5 +156,7 @@ def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox
             raise
         finally:
             bar.close()
+    if skipped:
+        raise Stopped(f"stopped with {skipped} of {len(states) * samples} samples not judged yet")
     wanted = {s.key for s in states}
     return [s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted]
