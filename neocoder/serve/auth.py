@@ -1,0 +1,60 @@
+"""Bearer-token auth for every endpoint but /healthz, as plain ASGI middleware.
+
+The middleware runs before any route, so no endpoint can forget it and nothing of a
+request is read before its token is checked.  A token is compared with each accepted
+token in constant time (``hmac.compare_digest``).  The rest of the server knows a caller
+only by its token's id, ``t-`` and the first 12 hex digits of the token's SHA-256: that
+id owns jobs, counts against the per-token limits and appears in logs; the token itself
+is never stored or logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from .limits import send_error
+
+OPEN_PATHS = frozenset({"/healthz"})  # answered without a token
+ANONYMOUS = "anonymous"  # the caller's id on a --no-auth server
+
+
+def token_id(token: str) -> str:
+    """The id a token is known by (jobs' owner, per-token limits, logs)."""
+    return "t-" + hashlib.sha256(token.encode("utf-8")).hexdigest()[:12]
+
+
+class BearerAuth:
+    """ASGI middleware: a request to any path but OPEN_PATHS needs ``Authorization: Bearer
+    <token>`` with an accepted token, else 401 with ``WWW-Authenticate``.  The caller's id
+    goes into ``scope["state"]["caller"]`` (``request.state.caller`` in a route).  With
+    no tokens (``--no-auth``, loopback only) every caller is ``anonymous``."""
+
+    def __init__(self, app, tokens: list[str]):
+        self.app = app
+        self.tokens = [(t.encode("utf-8"), token_id(t)) for t in tokens]
+
+    def identify(self, header: bytes | None) -> str | None:
+        """The caller's id for an Authorization header value, or None."""
+        if not self.tokens:
+            return ANONYMOUS
+        if not header or not header[:7].lower() == b"bearer ":
+            return None
+        given = header[7:].strip()
+        found = None
+        for token, ident in self.tokens:
+            if hmac.compare_digest(given, token):
+                found = ident
+        return found
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        header = dict(scope.get("headers") or []).get(b"authorization")
+        caller = self.identify(header)
+        if caller is None and scope.get("path") not in OPEN_PATHS:
+            why = "missing bearer token" if not header else "invalid bearer token"
+            return await send_error(send, 401, f"{why}: send 'Authorization: Bearer <token>'",
+                                    headers=[(b"www-authenticate", b'Bearer realm="neocoder"')])
+        scope.setdefault("state", {})["caller"] = caller
+        return await self.app(scope, receive, send)

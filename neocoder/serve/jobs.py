@@ -1,0 +1,226 @@
+"""Eval jobs: queued in the job store, run through ``api.evaluate`` into run folders.
+
+A job is ``neocoder eval`` asked over HTTP.  It runs on one of ``slots`` job threads
+through the same ``api.evaluate`` as the command, into its own run folder
+``<data dir>/runs/<job id>`` (manifest, records, metrics: docs/records.md).  What makes
+it survive the server:
+
+- the job store (store.py) has every job and its status, committed before the HTTP
+  answer goes out;
+- ``api.evaluate`` resumes a run folder by itself: a sample whose record was appended is
+  never judged again, so a server killed with ``kill -9`` and started again queues its
+  unfinished jobs and they finish with the same records an uninterrupted job writes;
+- a graceful stop (SIGTERM) or a cancel sets the job's stop event: no sample starts
+  after it, the ones in flight finish and are appended (``pipeline.Stopped``), and the
+  job is queued again for the next start (or marked cancelled).
+
+API keys are held in this process's memory only, from the request to the job's end; a
+restarted server pauses a job that needs one until it is given again (``resume``).
+Error messages are scrubbed of the key before they are stored or logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+import traceback
+import uuid
+from pathlib import Path
+from typing import Callable
+
+from .. import api
+from ..config import EvalConfig
+from ..errors import NeocoderError
+from ..pipeline import Stopped
+from ..records import Sample
+from ..store import RunFolder
+from .store import CANCELLED, FAILED, PAUSED, QUEUED, RESUMABLE, RUNNING, SUCCEEDED, UNFINISHED, Job, JobStore
+
+log = logging.getLogger("neocoder.serve")
+
+KEY_NEEDED = "the server restarted and API keys are never stored: resume the job with its key " \
+             "(POST /v1/evals/{id}/resume)"
+
+
+class JobConflict(NeocoderError):
+    """The job is in a state that does not allow the operation (cancel a finished job, ...)."""
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
+    return text.replace(secret, "***") if secret else text
+
+
+def new_job_id() -> str:
+    """A job id: 32 random hex digits, made by the server (never a path or a client's name)."""
+    return uuid.uuid4().hex
+
+
+class JobRunner:
+    """Runs the store's queued jobs, ``slots`` at once.
+
+    ``make_config(job, api_key, run_dir) -> EvalConfig`` turns a stored request into
+    the eval's config.  ``start()`` queues the unfinished jobs of an earlier server
+    (oldest first) and starts the threads; ``shutdown(timeout)`` stops them gracefully.
+    """
+
+    def __init__(self, store: JobStore, runs_dir: Path, make_config: Callable[[Job, str | None, Path], EvalConfig],
+                 slots: int = 1):
+        self.store, self.runs_dir, self.make_config, self.slots = store, Path(runs_dir), make_config, slots
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        self._queue: queue.Queue = queue.Queue()
+        self._keys: dict[str, str] = {}  # job id -> API key, in memory only
+        self._stops: dict[str, threading.Event] = {}  # running jobs
+        self._cancelled: set[str] = set()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._progress: dict[str, tuple] = {}  # job id -> (records size, mtime, done)
+        self.closing = threading.Event()
+
+    # -- life cycle ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Queue every unfinished job of the store again and start the job threads."""
+        for job in self.store.list(statuses=UNFINISHED):
+            if job.has_key and job.id not in self._keys:
+                self.store.update(job.id, status=PAUSED, error=KEY_NEEDED)
+                log.info("job %s paused: its API key is needed again", job.id)
+            else:
+                self.store.update(job.id, status=QUEUED)
+                self._queue.put(job.id)
+                log.info("job %s queued again (%s before the restart)", job.id, job.status)
+        for i in range(self.slots):
+            thread = threading.Thread(target=self._loop, name=f"neocoder-job-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def shutdown(self, timeout: float) -> bool:
+        """Stop taking jobs, ask running ones to stop after their samples in flight, and
+        wait up to ``timeout`` seconds; True if every job thread ended."""
+        self.closing.set()
+        with self._lock:
+            for stop in self._stops.values():
+                stop.set()
+        for _ in self._threads:
+            self._queue.put(None)
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self._threads)
+
+    # -- requests --------------------------------------------------------------------
+
+    def submit(self, owner: str, request: dict, api_key: str | None) -> Job:
+        """Store a new job (``request`` without the key) and queue it."""
+        job_id = new_job_id()
+        if api_key:
+            self._keys[job_id] = api_key
+        job = self.store.create(job_id, owner, request, bool(api_key))
+        self._queue.put(job_id)
+        log.info("job %s submitted by %s: %s", job_id, owner, request.get("model", {}).get("spec"))
+        return job
+
+    def cancel(self, job_id: str) -> None:
+        """Cancel a queued, paused or running job (a running one after its samples in flight).
+        Raises JobConflict for a job that has ended."""
+        with self._lock:
+            if self.store.update(job_id, only_if=(QUEUED, PAUSED), status=CANCELLED, finished=time.time(),
+                                 error="cancelled"):
+                self._keys.pop(job_id, None)
+                log.info("job %s cancelled", job_id)
+                return
+            stop = self._stops.get(job_id)
+            if stop is not None:
+                self._cancelled.add(job_id)
+                stop.set()
+                log.info("job %s cancelling", job_id)
+                return
+        job = self.store.get(job_id)
+        raise JobConflict(f"job {job_id} has {job.status if job else 'gone'}: nothing to cancel")
+
+    def resume(self, job_id: str, api_key: str | None) -> None:
+        """Queue a paused, failed or cancelled job again; its run folder is resumed.
+        Raises JobConflict for a job in another state, or one that needs its key."""
+        job = self.store.get(job_id)
+        if job is None or job.status not in RESUMABLE:
+            raise JobConflict(f"job {job_id} is {job.status if job else 'gone'}: only "
+                              f"{', '.join(RESUMABLE)} jobs can be resumed")
+        if job.has_key and not api_key:
+            raise JobConflict(f"job {job_id} was given an API key, which is never stored: give it again")
+        with self._lock:
+            if api_key:
+                self._keys[job_id] = api_key
+            if not self.store.update(job_id, only_if=RESUMABLE, status=QUEUED, error=None, finished=None):
+                raise JobConflict(f"job {job_id} changed state meanwhile")
+        self._queue.put(job_id)
+        log.info("job %s resumed", job_id)
+
+    def run_dir(self, job_id: str) -> Path:
+        """The job's run folder (``job_id`` is always one of the server's own ids)."""
+        return self.runs_dir / job_id
+
+    def progress(self, job: Job) -> dict:
+        """``{"done", "total"}`` samples: done are the finished records in the run folder,
+        total is known once the job has selected its problem states (else None)."""
+        folder = self.run_dir(job.id)
+        total = None
+        manifest = folder / RunFolder.MANIFEST
+        if manifest.is_file():
+            try:
+                states = json.loads(manifest.read_text(encoding="utf-8")).get("extra", {}).get("problem_states")
+                total = int(states) * int(job.request.get("samples", 1)) if states is not None else None
+            except (ValueError, OSError):
+                total = None
+        records = folder / RunFolder.RECORDS
+        if not records.is_file():
+            return {"done": 0, "total": total}
+        stat = records.stat()
+        cached = self._progress.get(job.id)
+        if cached is None or cached[:2] != (stat.st_size, stat.st_mtime_ns):
+            done = len(RunFolder(folder, create=False).done(Sample))
+            cached = self._progress[job.id] = (stat.st_size, stat.st_mtime_ns, done)
+        return {"done": cached[2], "total": total}
+
+    # -- the job threads -------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while not self.closing.is_set():
+            job_id = self._queue.get()
+            if job_id is None or self.closing.is_set():
+                return
+            try:
+                self._run(job_id)
+            except Exception:  # noqa: BLE001 - a job thread must outlive any one job
+                log.error("job %s: the job thread failed:\n%s", job_id, traceback.format_exc())
+
+    def _run(self, job_id: str) -> None:
+        with self._lock:
+            if self.closing.is_set() or not self.store.update(
+                    job_id, only_if=(QUEUED,), count_attempt=True, status=RUNNING, started=time.time(), error=None):
+                return  # cancelled while it waited, or queued twice
+            stop = self._stops[job_id] = threading.Event()
+        job = self.store.get(job_id)
+        key = self._keys.get(job_id)
+        log.info("job %s running (attempt %d)", job_id, job.attempts)
+        try:
+            api.evaluate(self.make_config(job, key, self.run_dir(job_id)), stop=stop)
+            status, error = SUCCEEDED, None
+        except Stopped:
+            status, error = (CANCELLED, "cancelled") if job_id in self._cancelled else (QUEUED, None)
+        except NeocoderError as exc:
+            status, error = FAILED, scrub(str(exc), key)
+        except Exception as exc:  # noqa: BLE001 - a bug fails the job, with its traceback in the log
+            status, error = FAILED, scrub(f"internal error: {type(exc).__name__}: {exc}", key)
+            log.error("job %s: %s", job_id, scrub(traceback.format_exc(), key))
+        with self._lock:
+            self._stops.pop(job_id, None)
+            self._cancelled.discard(job_id)
+            if status != QUEUED:
+                self._keys.pop(job_id, None)
+            self.store.update(job_id, status=status, error=error,
+                              finished=None if status == QUEUED else time.time())
+        log.info("job %s %s%s", job_id, status if status != QUEUED else "stopped (queued for the next start)",
+                 f": {error}" if error and status == FAILED else "")

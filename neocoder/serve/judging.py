@@ -1,0 +1,202 @@
+"""What /v1/run, /v1/score and /v1/problems judge with: the server's sandbox, its problem
+states and the humans' technique sets, each loaded once and kept.
+
+``/v1/score`` is the per-sample reward: a reply (or a program) for one problem state goes
+through ``pipeline.judge_reply``, the same stages ``neocoder eval`` runs after the model
+(program extraction, both test tiers, techniques, constraints, divergent), and comes
+back as the full ``Sample`` record with its scores.  ``/v1/run`` is ``neocoder sandbox
+run``: a program on the given tests.
+
+Problem states come from the dataset the server was started with: the validated dataset
+(default) is built lazily, one problem at a time the first time it is asked for
+(neocoder/validated.py, cached on disk); ``release`` and a problem-states file are read
+at start.  H(p), the humans' techniques, is detected per problem on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import nullcontext
+from pathlib import Path
+
+from ..dataset import build_from_release, load_states
+from ..errors import NeocoderError
+from ..judge import Limits, PooledSandbox, SubmissionResult, make_sandbox
+from ..metrics import state_metrics
+from ..models import ReplayKey, Reply, solve_prompt
+from ..pipeline import judge_reply
+from ..program import program_from_reply
+from ..records import ProblemState, Sample
+
+RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
+
+
+class NotFound(NeocoderError):
+    """Something the request names that the server does not have (HTTP 404): a problem, a
+    problem state, a job; ``field`` names the request field."""
+
+    def __init__(self, field_name: str, message: str):
+        self.field = field_name
+        super().__init__(f"{field_name}: {message}")
+
+
+class TooLarge(NeocoderError):
+    """A program over the server's size limit (HTTP 413); ``field`` names the request field."""
+
+    def __init__(self, field_name: str, size: int, limit: int):
+        self.field = field_name
+        super().__init__(f"{field_name}: the program is {size} bytes, over the limit of {limit} bytes")
+
+
+class Unavailable(NeocoderError):
+    """The sandbox cannot run here (no engine, a missing or stale image): HTTP 503."""
+
+
+class JudgeService:
+    """The server's sandbox (``workers`` programs at once) and its problem states.
+
+    ``dataset`` is None (validated), "release", or a problem-states file or run folder.
+    ``close()`` removes the sandbox's containers.
+    """
+
+    def __init__(self, release_dir: Path, dataset: str | None, sandbox: str = "docker", workers: int = 2,
+                 max_program_bytes: int = 64 << 10):
+        self.release_dir, self.dataset, self.workers = Path(release_dir), dataset, workers
+        self.max_program_bytes = max_program_bytes
+        records = build_from_release(self.release_dir)[0]
+        self.index: dict[str, dict] = {}  # problem id -> what /v1/problems lists, in release order
+        for r in records:
+            entry = self.index.setdefault(r["problem_id"], {"problem_id": r["problem_id"], "states": [],
+                                                            "time_limit_s": r["time_limit_s"],
+                                                            "memory_limit_mb": r["memory_limit_mb"]})
+            entry["states"].append(int(r["state"]))
+        self._states: dict[tuple, ProblemState] = {}
+        self._loaded: set[str] = set()
+        if dataset is not None:
+            fixed = [ProblemState.from_dict(r) for r in records] if dataset == "release" else load_states(Path(dataset))
+            self._states = {s.key: s for s in fixed}
+            self._loaded = {s.problem_id for s in fixed}
+            if dataset != "release":
+                self.index = {}
+                for s in fixed:
+                    entry = self.index.setdefault(s.problem_id, {"problem_id": s.problem_id, "states": [],
+                                                                 "time_limit_s": s.time_limit_s,
+                                                                 "memory_limit_mb": s.memory_limit_mb})
+                    entry["states"].append(int(s.state))
+        self._human: dict[str, set | None] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self.box: PooledSandbox = make_sandbox(sandbox, concurrency=workers)
+
+    @property
+    def dataset_name(self) -> str:
+        """The dataset's name as /v1/problems shows it."""
+        return {None: "validated", "release": "release"}.get(self.dataset, str(self.dataset))
+
+    def close(self) -> None:
+        """Remove the sandbox's containers."""
+        self.box.close()
+
+    def health(self) -> dict:
+        """``{"ok", "sandbox", "image", "detail"}``: can programs be judged now?  For Docker,
+        the engine is pinged and the image checked against this neocoder's runner."""
+        out = {"sandbox": self.box.name, "image": self.box.image, "ok": not self.box.unavailable,
+               "detail": self.box.unavailable}
+        if out["ok"] and self.box.name == "docker":
+            from ..judge import check_image
+            try:
+                self.box.client.ping()
+                check_image(self.box.client, self.box.image)
+            except Exception as exc:  # noqa: BLE001 - any failure here means "not healthy", with its reason
+                out.update(ok=False, detail=str(exc))
+        return out
+
+    # -- problems --------------------------------------------------------------------
+
+    def problems(self) -> list[dict]:
+        """Every problem of the dataset: id, state numbers t, time and memory limits."""
+        return [dict(entry, states=sorted(set(entry["states"]))) for entry in self.index.values()]
+
+    def state(self, problem_id: str, t: int) -> ProblemState:
+        """The problem state (building the problem into the validated dataset on first
+        use).  Raises NotFound naming the states the problem has."""
+        if problem_id not in self.index:
+            raise NotFound("problem_id", f"no problem {problem_id!r} in the {self.dataset_name} dataset")
+        if problem_id not in self._loaded:
+            with self._problem_lock(problem_id):
+                if problem_id not in self._loaded:
+                    from ..validated import default_states
+                    for s in default_states(self.release_dir, [problem_id], lambda: nullcontext(self.box),
+                                            workers=self.workers, progress=False):
+                        self._states[s.key] = s
+                    self._loaded.add(problem_id)
+        state = self._states.get((problem_id, int(t)))
+        if state is None:
+            have = sorted(s for p, s in self._states if p == problem_id)
+            raise NotFound("state", f"problem {problem_id} has no state {t} in the {self.dataset_name} dataset "
+                                    f"(states: {have or 'none: the oracle left no test'})")
+        return state
+
+    def human(self, problem_id: str) -> set | None:
+        """H(p): the union of the technique sets of the problem's accepted human solutions."""
+        if problem_id not in self._human:
+            with self._problem_lock(problem_id):
+                if problem_id not in self._human:
+                    from ..techniques.human import human_technique_sets
+                    sets = human_technique_sets(self.release_dir, {problem_id})
+                    self._human[problem_id] = (sets.get(problem_id) or {}).get("techniques")
+        return self._human[problem_id]
+
+    def _problem_lock(self, problem_id: str) -> threading.Lock:
+        with self._lock:
+            return self._locks.setdefault(problem_id, threading.Lock())
+
+    # -- judging ---------------------------------------------------------------------
+
+    def _check_sandbox(self) -> None:
+        if self.box.unavailable:
+            raise Unavailable(self.box.unavailable)
+
+    def run(self, program: str, tests: list[dict], cpu_seconds: float, memory_mb: int) -> SubmissionResult:
+        """Judge ``program`` on ``tests`` (``{"input", "output"}``; a test without ``output``
+        is only run, and gets ``OK`` when it ran to its end, with its whole stdout); no
+        tests: run it once on empty input.  Raises TooLarge, Unavailable."""
+        self._check_size("program", program)
+        self._check_sandbox()
+        cases = [dict(t) for t in tests] or [{"input": ""}]
+        unchecked = {i for i, t in enumerate(cases) if t.get("output") is None}
+        for i in unchecked:
+            cases[i]["output"] = ""
+        result = self.box.run(program, cases, Limits.for_cpu(cpu_seconds, memory_mb), keep_output=bool(unchecked))
+        for i, verdict in enumerate(result.tests):
+            if i in unchecked and verdict.verdict in ("AC", "WA"):
+                verdict.verdict = RAN
+            elif i not in unchecked:
+                verdict.stdout = None  # compared, not returned whole
+        return result
+
+    def score(self, problem_id: str, t: int, text: str, model: str = "api", cpu_scale: float = 1.0,
+              judge_all_tests: bool = True) -> tuple[Sample, dict]:
+        """The sample record of reply (or program) ``text`` for problem state (problem_id, t),
+        and its scores: ``{"correct", "correct_plus", "follows", "convergent",
+        "divergent", "neogauge", "excluded"}`` as the run metrics define them (metrics.py
+        on this one sample).  Raises NotFound, TooLarge, Unavailable."""
+        state = self.state(problem_id, t)
+        self._check_size("reply", program_from_reply(Reply(text=text)))
+        self._check_sandbox()
+        prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, 0, state.source_index))
+        record = Sample(problem_id=state.problem_id, state=state.state, sample=0, model=model,
+                        constraints=list(state.constraints), prompt_sha256=prompt.sha256())
+        judge_reply(record, state, Reply(text=text), self.box, self.human(problem_id), cpu_scale, judge_all_tests)
+        rates = state_metrics([record])
+        scores = {"correct": record.correct, "correct_plus": record.correct_plus, "follows": record.follows,
+                  "convergent": rates.get("convergent"), "divergent": record.divergent,
+                  "neogauge": rates.get("neogauge"), "excluded": record.excluded,
+                  "infra": any(t is not None and t.infra for t in (record.examples, record.plus))}
+        return record, scores
+
+    def _check_size(self, field_name: str, program: str) -> None:
+        size = len(program.encode("utf-8", "replace"))
+        if size > self.max_program_bytes:
+            raise TooLarge(field_name, size, self.max_program_bytes)
+

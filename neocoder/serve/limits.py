@@ -1,0 +1,133 @@
+"""The server's limits: request body size (413), and admission to the judge (429).
+
+``BodyLimit`` reads a request body up to the limit before the app sees it, so a body
+past it (announced by Content-Length or streamed in chunks) is a 413 and never parsed.
+
+``Admission`` decides whether a /v1/run or /v1/score request may wait for a judge slot:
+at most ``per_token`` requests of one token are admitted at once, and at most ``slots +
+queue`` of all tokens together (``slots`` being judged, the rest waiting).  A refused
+request gets 429 with ``Retry-After``, the seconds the admitted requests ahead of it are
+expected to take (from the recent judging time).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from contextlib import contextmanager
+
+
+class Busy(Exception):
+    """A request refused by ``Admission``: ``reason`` ("per-token" or "queue") and the
+    suggested ``retry_after`` in whole seconds."""
+
+    def __init__(self, reason: str, message: str, retry_after: int):
+        super().__init__(message)
+        self.reason, self.retry_after = reason, retry_after
+
+
+class Admission:
+    """Per-token concurrency and a bounded queue in front of ``slots`` judge slots.
+    Thread-safe; ``ticket(caller)`` is the one way in (a context manager)."""
+
+    def __init__(self, slots: int, queue: int, per_token: int):
+        self.slots, self.queue, self.per_token = slots, queue, per_token
+        self.admitted = 0
+        self.judging = 0
+        self.by_caller: dict[str, int] = {}
+        self.mean_seconds = 1.0  # moving average of a request's judging time
+        self._lock = threading.Lock()
+
+    @property
+    def waiting(self) -> int:
+        """Requests admitted and waiting for a judge slot (the queue depth)."""
+        return max(0, self.admitted - self.judging)
+
+    def retry_after(self) -> int:
+        """Seconds until a slot is likely free: the admitted requests' expected judging time."""
+        return max(1, math.ceil(self.mean_seconds * max(1, self.admitted - self.slots + 1) / self.slots))
+
+    @contextmanager
+    def ticket(self, caller: str):
+        """Admit one request of ``caller`` for the ``with`` block; raises Busy when the
+        caller has ``per_token`` requests in already, or the queue is full."""
+        with self._lock:
+            mine = self.by_caller.get(caller, 0)
+            if mine >= self.per_token:
+                raise Busy("per-token", f"this token already has {mine} requests in flight (the limit)",
+                           self.retry_after())
+            if self.admitted >= self.slots + self.queue:
+                raise Busy("queue", f"the judge queue is full ({self.queue} waiting)", self.retry_after())
+            self.admitted += 1
+            self.by_caller[caller] = mine + 1
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self.admitted -= 1
+                self.by_caller[caller] -= 1
+                if not self.by_caller[caller]:
+                    del self.by_caller[caller]
+
+    @contextmanager
+    def judging_slot(self):
+        """Count the ``with`` block as judging (a thread holds a slot); records its time."""
+        with self._lock:
+            self.judging += 1
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            seconds = time.monotonic() - started
+            with self._lock:
+                self.judging -= 1
+                self.mean_seconds = 0.8 * self.mean_seconds + 0.2 * seconds
+
+
+async def send_error(send, status: int, detail: str, field: str | None = None, headers=()) -> None:
+    """Send a JSON error answer ``{"detail", "field"}`` from ASGI middleware."""
+    body = json.dumps({"detail": detail, "field": field}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app
+    reads any of it; a body within it is handed to the app whole."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            return await send_error(send, 413, f"request body of {int(declared)} bytes is over the limit of "
+                                               f"{self.max_bytes} bytes")
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                return await send_error(send, 413, f"request body is over the limit of {self.max_bytes} bytes")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body, delivered = b"".join(chunks), False
+
+        async def replay():
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)

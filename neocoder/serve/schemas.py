@@ -1,0 +1,236 @@
+"""The HTTP API's request and response models: what ``/openapi.json`` shows, and what every
+request is validated against before anything runs.
+
+Requests refuse unknown fields (a misspelt option is a 422 naming it, never silently
+ignored).  Records travel as the dicts docs/records.md documents (``Sample``,
+``ProblemState``), so a client reads what a run folder holds.  What the server will not
+do for a caller is refused here too: a model spec that would read a file on the server
+(``replay/<path>``), a dataset given as a path, an ``openai/`` model without its own
+endpoint (the server's environment never lends its key or endpoint to a job).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+PROBLEM_ID = r"^[0-9]{1,6}[A-Z][0-9]?$"  # a Codeforces problem id, e.g. 1901A
+JOB_ID = r"^[0-9a-f]{32}$"  # made by the server (jobs.new_job_id)
+REPLAYABLE = ("replay/gpt-4-1106-preview",)  # replay sources a caller may name (no server paths)
+
+
+class Strict(BaseModel):
+    """Base of the request models: unknown fields are a 422."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TestCase(Strict):
+    """One test for /v1/run."""
+
+    input: str = Field(description="The program's stdin.")
+    output: str | None = Field(None, description="Expected stdout, compared as whitespace-separated tokens; "
+                                                 "leave out to only run the program and get its stdout.")
+
+
+class RunRequest(Strict):
+    """POST /v1/run: judge a program on tests, as `neocoder sandbox run` does."""
+
+    program: str = Field(min_length=1, description="Python source: a zero-argument solve() is called once per "
+                                                   "test, else the program runs as a script.")
+    tests: list[TestCase] = Field(default_factory=list, description="No tests: the program runs once on "
+                                                                    "empty input.")
+    cpu_seconds: float = Field(2.0, gt=0, le=30, description="CPU seconds per test.")
+    memory_mb: int = Field(256, ge=32, le=2048, description="Memory per test, MiB.")
+
+
+class Verdict(BaseModel):
+    """The judge's finding on one test (judge/verdicts.py TestVerdict)."""
+
+    verdict: str = Field(description="AC, WA, TLE, MLE, RE, OLE, INFRA; OK for a test without expected output "
+                                     "that ran to its end.")
+    cpu_seconds: float | None = None
+    wall_seconds: float | None = None
+    max_rss_kb: int | None = None
+    peak_cgroup_kb: int | None = None
+    detail: str | None = Field(None, description="The exception, signal or sandbox failure.")
+    stdout_head: str = Field("", description="The first 200 characters of stdout.")
+    stdout: str | None = Field(None, description="The whole stdout, for tests without expected output.")
+
+
+class RunResponse(BaseModel):
+    """The verdicts of a /v1/run program."""
+
+    accepted: bool | None = Field(description="Every test AC (None when some test had no expected output).")
+    entry: str | None = Field(description="solve (called once per test), script, or None on a compile error.")
+    compile_error: str | None
+    seconds: float = Field(description="Wall time of the judging.")
+    tests: list[Verdict]
+
+
+class ScoreRequest(Strict):
+    """POST /v1/score: a reply or a program for one problem state."""
+
+    problem_id: str = Field(pattern=PROBLEM_ID, description="Codeforces problem id, e.g. 1901A.")
+    state: int = Field(ge=0, le=20, description="The state t of the problem's constraint chain.")
+    reply: str | None = Field(None, min_length=1, description="A model's raw reply: its fenced code block "
+                                                              "(or the whole reply) is the program.")
+    program: str | None = Field(None, min_length=1, description="A program, taken whole (unless it holds a "
+                                                                "``` fence).")
+    model: str = Field("api", min_length=1, max_length=200, pattern=r"^[\x20-\x7e]+$",
+                       description="The name recorded as the sample's model.")
+    judge_all_tests: bool = Field(True, description="False: stop each tier at its first failing test and skip "
+                                                    "the extended tests after a failed example (faster; same "
+                                                    "scores).")
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if (self.reply is None) == (self.program is None):
+            raise ValueError("give exactly one of reply and program")
+        return self
+
+
+class Scores(BaseModel):
+    """The sample's scores, as the run metrics define them for one sample (metrics.py)."""
+
+    correct: bool = Field(description="Every example test AC.")
+    correct_plus: bool | None = Field(description="Examples and extended tests AC; None without extended tests.")
+    follows: bool = Field(description="No constraint technique detected.")
+    convergent: float | None = Field(description="Eq. 2: correct x follows (None when excluded).")
+    divergent: float | None = Field(description="Eq. 3: share of techniques no human used (None without H(p)).")
+    neogauge: float | None = Field(description="Eq. 4 for this sample: convergent x divergent.")
+    excluded: bool = Field(description="Left out of every rate (an INFRA verdict).")
+    infra: bool = Field(description="The sandbox failed on some test: the sample says nothing about the program.")
+
+
+class ScoreResponse(BaseModel):
+    """The full sample record (docs/records.md, ``sample``) and its scores."""
+
+    sample: dict[str, Any]
+    scores: Scores
+
+
+class ModelSpec(Strict):
+    """The model an eval job calls, as `neocoder eval`'s model options."""
+
+    spec: str = Field(min_length=1, max_length=200, description="openai/<model> (with base_url), local/<name>, "
+                                                                "replay/gpt-4-1106-preview, or human.")
+    base_url: str | None = Field(None, max_length=2000, description="The OpenAI-compatible endpoint.")
+    api_key: SecretStr | None = Field(None, description="Held in memory for the job only: never stored, logged "
+                                                        "or written to the run folder.")
+    api: Literal["chat", "completion"] | None = None
+    temperature: float = Field(0.0, ge=0, le=2)
+    max_tokens: int = Field(1024, ge=1, le=32768)
+    timeout: float | None = Field(None, gt=0, le=3600, description="Seconds per model call.")
+    max_retries: int = Field(3, ge=0, le=10)
+    seed: int | None = 0
+
+    @field_validator("spec")
+    @classmethod
+    def _allowed(cls, spec: str) -> str:
+        provider, _, name = spec.partition("/")
+        if spec == "human" or spec in REPLAYABLE:
+            return spec
+        if provider == "replay":
+            raise ValueError(f"a server replays only {', '.join(REPLAYABLE)} (replaying a file means reading "
+                             "the server's disk)")
+        if provider in ("openai", "local") and re.fullmatch(r"[A-Za-z0-9._:@/+-]+", name or ""):
+            return spec
+        raise ValueError("PROVIDER/NAME with provider openai, local or replay (or human)")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, url: str | None) -> str | None:
+        if url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s]*)?", url):
+            raise ValueError("an http:// or https:// URL")
+        return url
+
+    @model_validator(mode="after")
+    def _endpoint(self):
+        if self.spec.startswith("openai/") and not self.base_url:
+            raise ValueError("base_url: an openai/ model needs its endpoint (the server never lends its own)")
+        return self
+
+
+class EvalRequest(Strict):
+    """POST /v1/evals: `neocoder eval` as a job."""
+
+    model: ModelSpec
+    states: list[Annotated[int, Field(ge=0, le=20)]] = Field(default_factory=lambda: list(range(6)), min_length=1,
+                                                             max_length=21, description="States t to evaluate.")
+    limit: int | None = Field(None, ge=1, description="Only the first N problems.")
+    samples: int = Field(1, ge=1, le=100, description="Samples per problem state.")
+    strategy: Literal["direct"] = Field("direct", description="How a sample is made; direct (one model call) "
+                                                              "is the one strategy so far.")
+    dataset: Literal["validated", "release"] | None = Field(None, description="None: the server's dataset.")
+    cpu_scale: float = Field(1.0, gt=0, le=10, description="Multiplies each problem's time limit.")
+    bootstrap: int = Field(2000, ge=2, le=100000, description="Bootstrap resamples for the intervals.")
+    bootstrap_seed: int = 0
+
+    @field_validator("states")
+    @classmethod
+    def _distinct(cls, states: list[int]) -> list[int]:
+        return sorted(set(states))
+
+    def public(self) -> dict:
+        """The request as stored: plain JSON, without the API key."""
+        return self.model_dump(mode="json", exclude={"model": {"api_key"}})
+
+
+class ResumeRequest(Strict):
+    """POST /v1/evals/{id}/resume."""
+
+    api_key: SecretStr | None = Field(None, description="The job's API key again, when it had one.")
+
+
+class Progress(BaseModel):
+    done: int = Field(description="Samples judged (finished records in the run folder).")
+    total: int | None = Field(description="Samples the job will judge (None until its states are selected).")
+
+
+class EvalJob(BaseModel):
+    """An eval job: its request (without the key), status, progress and, once it has
+    succeeded, the run's metrics (metrics.json, with 95% intervals)."""
+
+    id: str
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled", "paused"]
+    created: str
+    started: str | None
+    finished: str | None
+    attempts: int
+    request: dict[str, Any]
+    progress: Progress
+    error: str | None
+    metrics: dict[str, Any] | None = None
+    links: dict[str, str]
+
+
+class EvalList(BaseModel):
+    jobs: list[EvalJob]
+
+
+class ProblemSummary(BaseModel):
+    problem_id: str
+    states: list[int]
+    time_limit_s: float
+    memory_limit_mb: int
+
+
+class ProblemList(BaseModel):
+    dataset: str = Field(description="validated, release, or the server's problem-states file.")
+    problems: list[ProblemSummary]
+
+
+class Health(BaseModel):
+    status: Literal["ok", "unavailable", "draining"]
+    sandbox: dict[str, Any] = Field(description="Backend, image, and why it cannot run (detail).")
+    jobs: dict[str, int] | None = None
+
+
+class Problem(BaseModel):
+    """An error answer: ``detail`` says what is wrong, ``field`` names the request field."""
+
+    detail: Any
+    field: str | None = None
