@@ -94,9 +94,9 @@ class Client:
                                                     "cpu_seconds": cpu_seconds, "memory_mb": memory_mb})
 
     def score(self, problem_id: str, state: int, reply: str | None = None, program: str | None = None,
-              model: str = "api", judge_all_tests: bool = True) -> dict:
+              model: str = "api") -> dict:
         """POST /v1/score: ``{"sample": <Sample record>, "scores": {...}}``."""
-        body = {"problem_id": problem_id, "state": state, "model": model, "judge_all_tests": judge_all_tests}
+        body = {"problem_id": problem_id, "state": state, "model": model}
         body.update({k: v for k, v in (("reply", reply), ("program", program)) if v is not None})
         return self._json("POST", "/v1/score", json=body)
 

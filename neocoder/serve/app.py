@@ -227,8 +227,8 @@ def create_app(config: ServeConfig) -> FastAPI:
         divergent, convergent (the per-sample reward)."""
         s = services(request)
         text = body.reply if body.reply is not None else body.program
-        record, scores = await s.judge_call(request, "score", lambda: s.judge.score(
-            body.problem_id, body.state, text, body.model, judge_all_tests=body.judge_all_tests))
+        record, scores = await s.judge_call(request, "score", lambda: s.judge.score(body.problem_id, body.state,
+                                                                                 text, body.model))
         for tier in (record.examples, record.plus):
             if tier is not None:
                 s.telemetry.count_verdicts("score", tier.verdicts)

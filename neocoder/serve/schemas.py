@@ -81,9 +81,6 @@ class ScoreRequest(Strict):
                                                                 "``` fence).")
     model: str = Field("api", min_length=1, max_length=200, pattern=r"^[\x20-\x7e]+$",
                        description="The name recorded as the sample's model.")
-    judge_all_tests: bool = Field(True, description="False: stop each tier at its first failing test and skip "
-                                                    "the extended tests after a failed example (faster; same "
-                                                    "scores).")
 
     @model_validator(mode="after")
     def _one_source(self):
