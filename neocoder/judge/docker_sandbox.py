@@ -1,24 +1,34 @@
 """The Docker backend: warm, locked-down containers with a verified reset.
 
 Each worker is one container (its own memory and CPU cgroup) kept alive by an init
-and ``sleep`` under a keep-alive uid; inside it, ``runner.py --serve`` runs under
-another uid and judges submissions sent over the exec's stdin, resetting and
-verifying the container after each one (see ``sandbox/runner.py``).  Container
-flags: network none, read-only root, size-capped tmpfs /tmp and /dev/shm, memory
-with swap equal to it, pids limit, cap-drop ALL, no-new-privileges, an init,
-ulimits for core, open files and file size.  Nothing of the host's environment
-goes in, and nothing is read back from the container's filesystem: results come
-as JSON lines on the exec's stdout.  Containers carry a run label and the host pid;
-they are removed at close/exit and swept at the next start if their run died.
+and ``sleep`` under a keep-alive uid; inside it, ``runner.py --serve`` judges
+submissions sent over the exec's stdin, resetting and verifying the container after
+each one (see ``sandbox/runner.py``).  The runner is started as root and becomes
+its own uid R holding only CAP_KILL, CAP_SETUID and CAP_SETGID (the container's
+only capabilities); the programs it judges run under a second uid P with none, so
+no program can signal or ptrace the runner.  Every worker gets its own (R, P) from
+a block of uids this process holds with a lock file (``UidBlock``), so two neocoder
+processes on one machine never share a uid.
+
+Container flags: network none, read-only root, size-capped tmpfs /tmp and /dev/shm,
+memory with swap equal to it, pids limit, cap-drop ALL but those three,
+no-new-privileges, an init, ulimits for core, open files and file size.  Nothing of
+the host's environment goes in, and nothing is read back from the container's
+filesystem: results come as JSON lines on the exec's stdout.  Containers carry a
+run label and the host pid; they are removed at close/exit and swept at the next
+start if their run died.
 """
 
 from __future__ import annotations
 
 import atexit
-import itertools
+import collections
+import fcntl
 import os
 import socket
 import struct
+import tempfile
+import threading
 import time
 import uuid
 
@@ -32,7 +42,12 @@ from .protocol import Limits, LineChannel, RunnerLost
 
 RUNNER_IN_IMAGE = "/opt/neocoder/runner.py"
 KEEPALIVE_UID = 65533
-RUNNER_UIDS = itertools.count(20000)
+# The runner's capabilities: killing its programs and switching them to their uid.
+RUNNER_CAPABILITIES = ["KILL", "SETGID", "SETUID"]
+UID_BASE = 200_000  # host uids handed to runners and programs: [UID_BASE, UID_BASE + UID_BLOCK * UID_BLOCKS)
+UID_BLOCK = 1_000  # per neocoder process: two per live worker, reused once a worker is gone
+UID_BLOCKS = 2_000
+UID_LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
 LABEL = "neocoder.sandbox"
 LABEL_RUN = "neocoder.run"
 LABEL_PID = "neocoder.pid"
@@ -42,6 +57,84 @@ RUNNER_HEADROOM_MB = 48  # the runner's own interpreter shares the container's m
 _docker_retry = retry(
     retry=retry_if_exception_type((docker.errors.APIError, requests.exceptions.RequestException)),
     stop=stop_after_attempt(3), wait=wait_exponential(multiplier=0.2, max=2), reraise=True)
+
+
+class UidBlock:
+    """A block of UID_BLOCK host uids that no other process on this machine holds.
+
+    Block b (uids UID_BASE + b * UID_BLOCK onwards) is held by an exclusive flock on
+    ``neocoder-uids-<b>.lock`` in a lock folder every process shares; the kernel drops
+    the lock when the holder exits, however it ends.  Within the process, ``take``
+    hands out uids and ``give_back`` returns them when their worker is destroyed.
+    """
+
+    def __init__(self, lock_dir: str | None = None):
+        lock_dir = lock_dir or _uid_lock_dir()
+        for block in range(UID_BLOCKS):
+            fd = _locked(os.path.join(lock_dir, f"neocoder-uids-{block}.lock"))
+            if fd is not None:
+                self.fd, self.base = fd, UID_BASE + block * UID_BLOCK
+                break
+        else:
+            raise RuntimeError(f"all {UID_BLOCKS} uid blocks in {lock_dir} are held by other processes")
+        self._free = collections.deque(range(self.base, self.base + UID_BLOCK))
+        self._lock = threading.Lock()
+
+    def take(self, n: int) -> list[int]:
+        """``n`` uids no live worker of this process uses."""
+        with self._lock:
+            if len(self._free) < n:
+                raise RuntimeError(f"more than {UID_BLOCK // 2} workers at once in one process")
+            return [self._free.popleft() for _ in range(n)]
+
+    def give_back(self, uids) -> None:
+        """Return uids whose worker (and container) is gone."""
+        with self._lock:
+            self._free.extend(uids)
+
+
+def _uid_lock_dir() -> str:
+    for d in UID_LOCK_DIRS:
+        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
+            return d
+    return tempfile.gettempdir()
+
+
+def _locked(path: str) -> int | None:
+    """An fd of ``path`` holding its exclusive flock, or None if another process holds it.
+
+    Opened without O_CREAT first: a sticky folder (protected_regular) refuses O_CREAT on
+    another user's file even to root."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            return _locked(path)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+_uid_block: UidBlock | None = None
+_uid_block_lock = threading.Lock()
+
+
+def uid_block() -> UidBlock:
+    """This process's uid block, taken on first use and held until the process exits."""
+    global _uid_block
+    with _uid_block_lock:
+        if _uid_block is None:
+            _uid_block = UidBlock()
+        return _uid_block
 
 
 class _FrameChannel(LineChannel):
@@ -95,24 +188,29 @@ class _DockerWorker(Worker):
         memory = f"{limits.memory_mb + RUNNER_HEADROOM_MB}m"
         tmpfs = f"rw,nosuid,nodev,noexec,size={limits.tmpfs_mb}m,mode=1777"
         fsize = limits.stdout_bytes * 2 + (64 << 20)
-        self.container = _docker_retry(box.client.containers.run)(
-            box.image, ["sleep", "infinity"], detach=True, init=True,
-            user=f"{KEEPALIVE_UID}:{KEEPALIVE_UID}", network_mode="none", read_only=True,
-            tmpfs={"/tmp": tmpfs, "/dev/shm": tmpfs},
-            mem_limit=memory, memswap_limit=memory, pids_limit=limits.pids,
-            cap_drop=["ALL"], security_opt=["no-new-privileges"],
-            ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0),
-                     docker.types.Ulimit(name="nofile", soft=256, hard=256),
-                     docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)],
-            environment={}, working_dir="/tmp", labels=box.labels, runtime=box.runtime,
-        )
-        self.channel = None
+        self.uids = uid_block().take(2)  # the runner's, the programs'
+        self.container = self.channel = None
         try:
-            uid = next(RUNNER_UIDS)
-            box.runner_uids.append(uid)
+            # root only for the init (tini) and the runner's first instant: the keep-alive
+            # drops to its own uid, the runner to R, programs to P (sandbox/runner.py)
+            self.container = _docker_retry(box.client.containers.run)(
+                box.image, ["setpriv", f"--reuid={KEEPALIVE_UID}", f"--regid={KEEPALIVE_UID}", "--clear-groups",
+                            "--inh-caps=-all", "sleep", "infinity"],
+                detach=True, init=True, user="0:0", network_mode="none", read_only=True,
+                tmpfs={"/tmp": tmpfs, "/dev/shm": tmpfs},
+                mem_limit=memory, memswap_limit=memory, pids_limit=limits.pids,
+                cap_drop=["ALL"], cap_add=RUNNER_CAPABILITIES, security_opt=["no-new-privileges"],
+                ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0),
+                         docker.types.Ulimit(name="nofile", soft=256, hard=256),
+                         docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)],
+                environment={}, working_dir="/tmp", labels=box.labels, runtime=box.runtime,
+            )
+            self.name = self.container.id[:12]
+            box.uids.update(self.uids)
+            runner_uid, program_uid = self.uids
             exec_id = _docker_retry(box.client.api.exec_create)(
-                self.container.id, ["python3", "-I", RUNNER_IN_IMAGE, "--serve"], stdin=True,
-                stdout=True, stderr=False, user=f"{uid}:{uid}", workdir="/tmp", environment={})
+                self.container.id, ["python3", "-I", RUNNER_IN_IMAGE, "--serve", "--uids", f"{runner_uid}:{program_uid}"],
+                stdin=True, stdout=True, stderr=False, user="0:0", workdir="/tmp", environment={})
             self.channel = _FrameChannel(box.client.api.exec_start(exec_id["Id"], socket=True))
             self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
         except BaseException:
@@ -129,18 +227,24 @@ class _DockerWorker(Worker):
     def destroy(self) -> None:
         if self.channel is not None:
             self.channel.close()
-        try:
-            self.container.remove(force=True)
-        except docker.errors.DockerException:
-            pass
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.DockerException:
+                return  # it may still run: never hand its uids to another worker
+        uids, self.uids = self.uids, []
+        uid_block().give_back(uids)
 
 
 class DockerSandbox(PooledSandbox):
     """Judges submissions in warm Docker containers (see module docstring).
 
-    ``runtime`` may be "runsc" where gVisor is installed.  If the engine cannot be
-    reached or the image is missing or stale, ``unavailable`` says what to do and
-    every ``run`` returns INFRA.
+    ``runtime`` may be "runsc" where gVisor is installed.  ``spawn`` is "fork" (the
+    fork server: a fork per test) or "exec" (a new interpreter per test, the old
+    path).  If the engine cannot be reached or the image is missing or stale,
+    ``unavailable`` says what to do and every ``run`` returns INFRA.
     """
 
     name = "docker"
@@ -148,12 +252,12 @@ class DockerSandbox(PooledSandbox):
 
     def __init__(self, image: str = DEFAULT_IMAGE, concurrency: int | None = None,
                  client: docker.DockerClient | None = None, fresh: bool = False,
-                 runtime: str | None = None):
-        super().__init__(concurrency, fresh)
+                 runtime: str | None = None, spawn: str = "fork"):
+        super().__init__(concurrency, fresh, spawn)
         self.image, self.runtime = image, runtime
         self.run_id = uuid.uuid4().hex[:12]
         self.labels = {LABEL: "1", LABEL_RUN: self.run_id, LABEL_PID: str(os.getpid())}
-        self.runner_uids: list[int] = []  # host uids of this sandbox's runners (no user namespace)
+        self.uids: set[int] = set()  # host uids its runners and programs ran under (no user namespace)
         self.client = None
         try:
             self.client = client or docker.from_env(timeout=DOCKER_TIMEOUT)

@@ -9,6 +9,7 @@ the in-container code so the judge can refuse a stale image.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -23,9 +24,18 @@ from .. import resources
 # The recipe ships inside the package (the checkout's sandbox/ folder, mapped by
 # pyproject.toml), so an installed wheel builds the same image as a checkout.
 SANDBOX_DIR = resources.sandbox_dir()
-RUNNER_PATH = SANDBOX_DIR / "runner.py"
 DEFAULT_IMAGE = os.environ.get("NEOCODER_SANDBOX_IMAGE", "neocoder-sandbox:latest")
 RUNNER_LABEL = "neocoder.runner_sha256"
+
+
+def recipe_module(name: str):
+    """``sandbox/<name>.py`` of the recipe loaded as a module, for host-side use (tests,
+    benchmarks, measuring the program contract on recorded programs); the runner itself
+    runs only in the sandbox."""
+    spec = importlib.util.spec_from_file_location(f"neocoder_recipe_{name}", SANDBOX_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class ImageError(RuntimeError):

@@ -14,8 +14,9 @@ import os
 import threading
 import time
 
-from .protocol import Limits, LineChannel, RunnerLost, interpret, run_message
-from .verdicts import INFRA, RE, SubmissionResult, TestVerdict
+from .protocol import (Limits, LineChannel, RunnerLost, compile_error_result, interpret, run_message,
+                       size_problem, skip_after_first_failure, verdict_of)
+from .verdicts import AC, INFRA, RE, SubmissionResult, TestVerdict
 
 
 class Worker:
@@ -23,6 +24,7 @@ class Worker:
 
     key: tuple
     channel: LineChannel
+    name: str = "?"  # the container id or process that is this worker
 
     def isolation_intact(self) -> bool:  # pragma: no cover - interface
         """After a lost runner: True if the worker itself is still up (so the
@@ -37,7 +39,8 @@ class PooledSandbox:
     """A pool of at most ``concurrency`` warm workers (default: CPU cores).
 
     ``fresh=True`` replaces a worker after every submission instead of resetting
-    it.  Workers are keyed by the limits fixed at their start (memory, pids, tmpfs):
+    it.  ``spawn`` is how the runner starts each test: "fork" (from its fork server,
+    where the backend has one) or "exec" (a new interpreter, the old path).  Workers are keyed by the limits fixed at their start (memory, pids, tmpfs):
     idle workers of several keys are kept, up to ``idle_per_slot`` per concurrency
     slot, so problems with different memory limits do not make containers churn;
     past that the least recently used idle worker is replaced.  ``unavailable`` is
@@ -51,8 +54,10 @@ class PooledSandbox:
 
     idle_per_slot = 4
 
-    def __init__(self, concurrency: int | None = None, fresh: bool = False):
-        self.fresh = fresh
+    def __init__(self, concurrency: int | None = None, fresh: bool = False, spawn: str = "fork"):
+        if spawn not in ("fork", "exec"):
+            raise ValueError(f"spawn must be 'fork' or 'exec', not {spawn!r}")
+        self.fresh, self.spawn = fresh, spawn
         self.concurrency = concurrency or os.cpu_count() or 1
         self.unavailable: str | None = None
         self._idle: list = []  # least recently used first
@@ -103,33 +108,53 @@ class PooledSandbox:
         worker.destroy()
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
-            keep_output: bool = False, entry: str = "auto") -> SubmissionResult:
+            keep_output: bool = False, entry: str = "auto", *,
+            stop_at_first_failure: bool = False) -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
         ``checker`` (neocoder.judge.checkers; default exact tokens).
 
         Returns one TestVerdict per test, in order (``keep_output``: with the whole
-        stdout, for the human-solution oracle).  ``entry`` "auto" follows the program
-        contract (a zero-argument solve() is called once per test); "script" runs the
-        program as written (human Codeforces solutions).  Never raises for sandbox
-        trouble: an unavailable backend and worker failures become INFRA (with the
-        reason in ``detail``); a program that kills or stalls the runner gets RE.
+        stdout, for the human-solution oracle), with ``entry``, ``entry_rule`` and
+        ``calls_solve`` saying how the program was run.  ``entry`` "auto" follows the
+        program contract (sandbox/runner.py ``prepare``); "script" runs the program
+        as written (human Codeforces solutions).  ``stop_at_first_failure``: judging
+        stops at the first test that is not AC and every later test is SKIPPED (the
+        submission is wrong whatever they say); default: every test is judged.  A
+        source or test input over the size limits (protocol.size_problem) is a
+        compile-time RE, never sent.  Never raises for sandbox trouble: an
+        unavailable backend and worker failures become INFRA (with the reason in
+        ``detail``); a program that kills or stalls the runner gets RE.
         """
         start = time.monotonic()
 
+        def finished(result):
+            if stop_at_first_failure:
+                skip_after_first_failure(result)
+            result.seconds = time.monotonic() - start
+            return result
+
         def all_tests(verdict, detail):
-            return SubmissionResult(tests=[TestVerdict(verdict, detail=detail) for _ in tests],
-                                    seconds=time.monotonic() - start)
+            return finished(SubmissionResult(tests=[TestVerdict(verdict, detail=detail) for _ in tests]))
 
         if self.unavailable:
             return all_tests(INFRA, self.unavailable)
-        message = run_message(source, [t["input"] for t in tests], limits, entry)
+        inputs = [t["input"] for t in tests]
+        too_large = size_problem(source, inputs)
+        if too_large:
+            return finished(compile_error_result(tests, too_large))
+        message = run_message(source, inputs, limits, entry, self.spawn, stop_at_first_failure)
+
+        def failed(row):
+            return verdict_of(row, tests[row["index"]], checker).verdict != AC
+
         with self._slots:
             try:
                 worker = self._take(limits)
             except Exception as exc:  # any failure to start a worker is the sandbox's, not the model's
                 return all_tests(INFRA, f"{self.name} sandbox could not start a worker: {exc}")
             try:
-                reply = worker.channel.exchange(message, time.monotonic() + limits.reply_seconds(len(tests)))
+                reply = worker.channel.exchange(message, time.monotonic() + limits.reply_seconds(len(tests)),
+                                                stop_when=failed if stop_at_first_failure else None)
             except RunnerLost as exc:
                 intact = worker.isolation_intact()
                 self._discard(worker)
@@ -141,6 +166,5 @@ class PooledSandbox:
             else:
                 self._release(worker)
         result = interpret(reply, tests, checker, keep_output)
-        result.seconds = time.monotonic() - start
-        return result
-
+        result.worker = worker.name
+        return finished(result)

@@ -2,7 +2,7 @@
 
 WEAKER than the Docker backend; use it only where Docker cannot run.  Each worker
 is ``sandbox/runner.py --serve --process`` started through util-linux's
-``unshare`` in new user, PID, mount and network namespaces (as root, ``setpriv``
+``unshare`` in new user, PID, mount, network and IPC namespaces (as root, ``setpriv``
 first drops to uid/gid 65534).  Inside, the runner is PID 1 -- a program cannot
 signal it -- mounts private tmpfs on /tmp and /dev/shm, drops every capability,
 and starts each test with rlimits.  What it enforces: no network (an empty
@@ -14,25 +14,75 @@ MemoryError), process count (RLIMIT_NPROC), file size, open files, core = 0.
 What it does NOT enforce (the Docker backend does): a read-only root filesystem
 (the program can read every world-readable host file and write where uid 65534
 may), CPU time summed over the whole process tree, a memory cgroup (peak memory
-of child processes is not bounded as a whole), OOM-kill detection.
+of child processes is not bounded as a whole), OOM-kill detection.  Programs run
+under the runner's own uid (one uid is all an unprivileged user namespace maps),
+so each test starts a new interpreter (the exec path): a fork server would be
+theirs to signal.
+
+Wherever neocoder is installed (a checkout under /tmp that the private /tmp would
+hide, a home folder uid 65534 cannot enter, a wheel), the runner runs from a copy
+of runner.py and child.py in a folder outside /tmp and /dev/shm that everyone may
+read (``runner_copy``), made once per process and removed at exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import selectors
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from pathlib import Path
 
-from .image import RUNNER_PATH
+from .image import SANDBOX_DIR
 from .pool import PooledSandbox, Worker
 from .protocol import Limits, LineChannel, RunnerLost
 
 UNPRIVILEGED = "65534"
 NOT_ENFORCED = ("read-only root filesystem", "CPU time of the whole process tree",
-                "memory cgroup and OOM-kill detection")
+                "memory cgroup and OOM-kill detection", "a uid apart from the runner's")
+RUNNER_FILES = ("runner.py", "child.py")
+# Where the runner copy goes: the first that exists and is outside the private mounts.
+COPY_PARENTS = ("/var/tmp", "/var/cache", "/run")
+HIDDEN = ("/tmp", "/dev/shm")  # the runner mounts private tmpfs over these
+
+_copies: dict[Path, Path] = {}
+_copies_lock = threading.Lock()
+
+
+def runner_copy(recipe_dir: Path = SANDBOX_DIR) -> Path:
+    """A folder holding runner.py and child.py from ``recipe_dir`` that uid 65534 can
+    read and that the runner's private /tmp does not hide; made once per process.
+
+    NEOCODER_RUNNER_DIR chooses its parent; otherwise the first of COPY_PARENTS
+    that this process can write.  Raises OSError if there is none.
+    """
+    recipe_dir = Path(recipe_dir)
+    with _copies_lock:
+        if recipe_dir in _copies and all((_copies[recipe_dir] / f).is_file() for f in RUNNER_FILES):
+            return _copies[recipe_dir]
+        parents = [os.environ["NEOCODER_RUNNER_DIR"]] if os.environ.get("NEOCODER_RUNNER_DIR") else COPY_PARENTS
+        for parent in parents:
+            real = os.path.realpath(parent)
+            if any(real == h or real.startswith(h + "/") for h in HIDDEN):
+                continue
+            if os.path.isdir(real) and os.access(real, os.W_OK | os.X_OK):
+                break
+        else:
+            raise OSError(f"no folder outside /tmp to copy the runner to (tried {', '.join(parents)}); "
+                          "set NEOCODER_RUNNER_DIR")
+        folder = Path(tempfile.mkdtemp(prefix="neocoder-runner-", dir=real))
+        for name in RUNNER_FILES:
+            shutil.copyfile(recipe_dir / name, folder / name)
+            os.chmod(folder / name, 0o644)
+        os.chmod(folder, 0o755)
+        atexit.register(shutil.rmtree, folder, True)
+        _copies[recipe_dir] = folder
+        return folder
 
 
 def _interpreter() -> str:
@@ -43,12 +93,12 @@ def _interpreter() -> str:
     return sys.executable
 
 
-def _command(limits: Limits) -> list[str]:
+def _command(limits: Limits, runner: Path) -> list[str]:
     cmd = []
     if os.geteuid() == 0:
         cmd += ["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups"]
-    cmd += ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--mount-proc", "--mount",
-            "--kill-child", _interpreter(), "-I", str(RUNNER_PATH), "--serve", "--process", str(limits.tmpfs_mb)]
+    cmd += ["unshare", "--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork", "--mount-proc", "--mount",
+            "--kill-child", _interpreter(), "-I", str(runner), "--serve", "--process", str(limits.tmpfs_mb)]
     return cmd
 
 
@@ -75,10 +125,11 @@ class _PipeChannel(LineChannel):
 
 
 class _ProcessWorker(Worker):
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, runner: Path):
         self.key = limits.worker_key()
-        self.proc = subprocess.Popen(_command(limits), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(_command(limits, runner), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        self.name = f"pid {self.proc.pid}"
         self.channel = _PipeChannel(self.proc.stdin, self.proc.stdout)
         try:
             self.channel.wait_ready(time.monotonic() + 30)
@@ -105,18 +156,32 @@ class _ProcessWorker(Worker):
 
 
 class ProcessSandbox(PooledSandbox):
-    """Judges submissions with namespaces and rlimits, no Docker (see module docstring)."""
+    """Judges submissions with namespaces and rlimits, no Docker (see module docstring).
+
+    ``recipe_dir`` is the folder with runner.py and child.py (default: the installed
+    sandbox recipe); they run from a copy (``runner_copy``).  Every test starts a new
+    interpreter (spawn "exec").
+    """
 
     name = "process"
     not_enforced = NOT_ENFORCED
 
-    def __init__(self, concurrency: int | None = None, fresh: bool = False):
-        super().__init__(concurrency, fresh)
+    def __init__(self, concurrency: int | None = None, fresh: bool = False, recipe_dir: Path | None = None):
+        super().__init__(concurrency, fresh, spawn="exec")
+        recipe_dir = Path(recipe_dir or SANDBOX_DIR)
+        self.runner: Path | None = None
         missing = [t for t in ("unshare",) + (("setpriv",) if os.geteuid() == 0 else ()) if not shutil.which(t)]
+        absent = [name for name in RUNNER_FILES if not (recipe_dir / name).is_file()]
         if missing:
             self.unavailable = f"the process sandbox needs util-linux ({', '.join(missing)} not found)"
-        elif not RUNNER_PATH.is_file():
-            self.unavailable = f"{RUNNER_PATH} not found: the sandbox recipe is incomplete; reinstall neocoder"
+        elif absent:
+            self.unavailable = (f"{', '.join(absent)} not found in {recipe_dir}: the sandbox recipe is incomplete; "
+                                "reinstall neocoder")
+        else:
+            try:
+                self.runner = runner_copy(recipe_dir) / "runner.py"
+            except OSError as exc:
+                self.unavailable = f"the process sandbox cannot place its runner: {exc}"
 
     def _new_worker(self, limits: Limits) -> Worker:
-        return _ProcessWorker(limits)
+        return _ProcessWorker(limits, self.runner)

@@ -11,28 +11,46 @@ Session::
     runner -> host   ready    once, when the runner has reset its scratch space
     host -> runner   run      one submission (any number of them, one at a time)
     runner -> host   header   the program prepared, or why it does not compile
-    runner -> host   test     one per input, in order (none after a compile error)
+    runner -> host   test     one per input, in order (none after a compile error;
+                              fewer when the submission stops at a failure)
+    host -> runner   stop     optional, during a run: judge no more of it
     runner -> host   done     the reset after the submission, verified or not
     host -> runner   exit     optional: the runner returns 0
 
 Messages (times in seconds, sizes in bytes unless the name says otherwise)::
 
-    {"kind": "ready", "uid": int, "pid": int, "clean": bool, "problem": str|null,
-     "cpu_cgroup": bool, "oom_counter": bool}
-        clean false: something of the runner's uid survived the first reset
-        (``problem`` says what); the runner exits with status 3.  cpu_cgroup /
-        oom_counter: whether CPU time of the whole tree and OOM kills are readable.
+    {"kind": "ready", "uid": int, "program_uid": int, "pid": int, "clean": bool,
+     "problem": str|null, "spawn": ["fork", "exec"], "cpu_cgroup": bool, "oom_counter": bool}
+        uid: the runner's; program_uid: the uid programs run under (Docker: another
+        one, which cannot signal the runner).  clean false: something of the
+        programs' uid survived the first reset, or the runner could not take its
+        uid (``problem`` says what); the runner exits with status 3.  spawn: the
+        ways it can start a test.  cpu_cgroup / oom_counter: whether CPU time of
+        the whole tree and OOM kills are readable.
 
     {"op": "run", "id": str, "source": str, "entry": "auto"|"script",
+     "spawn": "fork"|"exec", "stop_at_first_failure": bool,
      "inputs": [str, ...], "cpu_seconds": float, "wall_seconds": float,
      "stdout_bytes": int, "stderr_bytes": int, "stack_bytes": int,
      "memory_bytes": int, "pids": int}
         per-test limits (``Limits``); expected outputs never enter.  entry
-        "auto": a zero-argument solve() is called once per test; "script": the
-        program runs as written.  memory_bytes and pids are enforced by rlimits
-        only in the process backend (Docker: by the container's cgroup).
+        "auto": the program contract (sandbox/runner.py ``prepare``); "script": the
+        program runs as written.  spawn "fork": each test is forked from the fork
+        server (where the runner has it, else "exec"); "exec": a new interpreter
+        per test.  stop_at_first_failure: the runner stops after the first test
+        whose status is not "ok" (the host stops it at a WA with "stop").
+        memory_bytes and pids are enforced by rlimits only in the process backend
+        (Docker: by the container's cgroup).
 
-    {"kind": "header", "id": str, "entry": "solve"|"script"|null, "compile_error": str|null}
+    {"op": "stop", "id": str}
+        no more tests of run ``id``: the test running is killed and not reported.
+        A stop that arrives after "done" is ignored.
+
+    {"kind": "header", "id": str, "entry": "solve"|"script"|null,
+     "entry_rule": str|null, "calls_solve": bool, "spawn": "fork"|"exec"|null,
+     "compile_error": str|null}
+        entry_rule: which rule of the program contract applied (verdicts.ENTRY_RULES);
+        calls_solve: the program itself calls solve().
 
     {"kind": "test", "id": str, "index": int, "status": "ok"|"tle"|"mle"|"ole"|"re",
      "detail": str|null, "exit_code": int|null, "signal": str|null,
@@ -56,6 +74,10 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
 
     {"op": "exit"}
 
+Size limits: a source over SOURCE_LIMIT_BYTES or a test input over
+INPUT_LIMIT_BYTES is never sent; ``size_problem`` says why, and the submission is a
+compile-time RE on every test.
+
 Lines that are not JSON (a transport's noise) are skipped.  A runner that stops
 answering, or whose stream ends, raises ``RunnerLost``; the pool then asks the
 backend whether the worker itself survived (the program killed the runner: RE)
@@ -71,10 +93,12 @@ import uuid
 from dataclasses import dataclass, field
 
 from .checkers import check
-from .verdicts import AC, INFRA, MLE, OLE, RE, TLE, WA, SubmissionResult, TestVerdict
+from .verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA, SubmissionResult, TestVerdict
 
 # Runner statuses that are verdicts as they are ("ok" still needs the checker).
 STATUS_VERDICTS = {"tle": TLE, "mle": MLE, "ole": OLE, "re": RE}
+SOURCE_LIMIT_BYTES = 64 << 10  # Codeforces' source limit; sandbox/runner.py has the same guard
+INPUT_LIMIT_BYTES = 4 << 20  # all inputs of a submission travel in one message to the runner
 
 
 class RunnerLost(RuntimeError):
@@ -116,13 +140,36 @@ class Limits:
         return n_tests * (self.wall_seconds + 5) + 30
 
 
-def run_message(source: str, inputs: list[str], limits: Limits, entry: str = "auto") -> dict:
+def _size(n: int) -> str:
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MB"
+    return f"{n >> 10} KB" if n % 1024 == 0 else f"{n} bytes"
+
+
+def size_problem(source: str, inputs: list[str]) -> str | None:
+    """Why ``source`` or one of ``inputs`` is too large to send, e.g. "source is 18.0 MB,
+    limit 64 KB" or "test 3 input is 5.2 MB, limit 4.0 MB" (MB = 2**20 bytes, KB = 2**10);
+    None if they fit."""
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > SOURCE_LIMIT_BYTES:
+        return f"source is {_size(size)}, limit {_size(SOURCE_LIMIT_BYTES)}"
+    for i, text in enumerate(inputs):
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > INPUT_LIMIT_BYTES:
+            return f"test {i + 1} input is {_size(size)}, limit {_size(INPUT_LIMIT_BYTES)}"
+    return None
+
+
+def run_message(source: str, inputs: list[str], limits: Limits, entry: str = "auto", spawn: str = "fork",
+                stop_at_first_failure: bool = False) -> dict:
     """The "run" message for ``source`` on ``inputs`` (stdin texts) under ``limits``.
 
-    ``entry`` is "auto" (call a zero-argument solve() once per test) or "script"
-    (run the program as written).  The id is 8 random hex digits.
+    ``entry`` is "auto" (the program contract) or "script" (run the program as
+    written); ``spawn`` "fork" or "exec"; ``stop_at_first_failure``: the runner
+    stops after a test that is not "ok".  The id is 8 random hex digits.
     """
-    return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source, "entry": entry,
+    return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source, "entry": entry, "spawn": spawn,
+            "stop_at_first_failure": stop_at_first_failure,
             "inputs": list(inputs), "cpu_seconds": limits.cpu_seconds,
             "wall_seconds": limits.wall_seconds, "stdout_bytes": limits.stdout_bytes,
             "stderr_bytes": limits.stderr_bytes, "stack_bytes": limits.memory_mb << 20,
@@ -191,11 +238,16 @@ class LineChannel:
             raise RunnerLost(f"runner not ready: {ready}")
         return ready
 
-    def exchange(self, message: dict, deadline: float) -> Reply:
+    def exchange(self, message: dict, deadline: float, stop_when=None) -> Reply:
         """Send one run message and collect the reply up to its "done" message,
-        by ``deadline`` (time.monotonic() seconds); raises RunnerLost."""
+        by ``deadline`` (time.monotonic() seconds); raises RunnerLost.
+
+        ``stop_when(row)`` (optional) is asked about each "test" message; the first
+        True sends "stop" for this run, so the runner judges no more of it.
+        """
         self.send(message)
         reply = Reply(header=None)
+        stopped = False
         while True:
             msg = self.recv(deadline)
             kind = msg.get("kind")
@@ -203,6 +255,9 @@ class LineChannel:
                 reply.header = msg
             elif kind == "test":
                 reply.rows[msg["index"]] = msg
+                if stop_when is not None and not stopped and stop_when(msg):
+                    self.send({"op": "stop", "id": message["id"]})
+                    stopped = True
             elif kind == "done":
                 reply.done = msg
                 return reply
@@ -220,19 +275,39 @@ def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool =
     ``tests`` are ``[{"input": str, "output": str}]``; ``checker`` compares an
     "ok" test's stdout with its expected output (neocoder.judge.checkers; default
     exact tokens); ``keep_output`` keeps each test's whole stdout.  A missing
-    header or test row is INFRA.  ``seconds`` is left 0: the caller times the run.
+    header or test row is INFRA (``skip_after_first_failure`` then turns the rows a
+    stopped run never sent into SKIPPED).  ``seconds`` is left 0: the caller times
+    the run.
     """
     problem = None if reply.clean else reply.done.get("problem")
     header = reply.header
     if header is None:
-        return SubmissionResult(tests=[TestVerdict(INFRA, detail="runner sent no header") for _ in tests],
-                                reset_problem=problem)
-    if header.get("compile_error"):
-        return SubmissionResult(
-            entry=None, compile_error=header["compile_error"], reset_problem=problem,
-            tests=[TestVerdict(RE, detail="compile error: " + header["compile_error"]) for _ in tests])
-    verdicts = [verdict_of(reply.rows.get(i), test, checker, keep_output) for i, test in enumerate(tests)]
-    return SubmissionResult(tests=verdicts, entry=header.get("entry"), reset_problem=problem)
+        result = SubmissionResult(tests=[TestVerdict(INFRA, detail="runner sent no header") for _ in tests],
+                                  reset_problem=problem)
+    elif header.get("compile_error"):
+        result = compile_error_result(tests, header["compile_error"])
+        result.reset_problem = problem
+    else:
+        verdicts = [verdict_of(reply.rows.get(i), test, checker, keep_output) for i, test in enumerate(tests)]
+        result = SubmissionResult(tests=verdicts, entry=header.get("entry"), entry_rule=header.get("entry_rule"),
+                                  calls_solve=bool(header.get("calls_solve")), reset_problem=problem)
+    return result
+
+
+def compile_error_result(tests: list[dict], error: str) -> SubmissionResult:
+    """A program that does not compile (or is too large to send): RE on every test."""
+    return SubmissionResult(entry=None, compile_error=error,
+                            tests=[TestVerdict(RE, detail="compile error: " + error) for _ in tests])
+
+
+def skip_after_first_failure(result: SubmissionResult) -> None:
+    """Mark every test after the first that is not AC as SKIPPED (in place), whatever the
+    runner still sent before it saw "stop", so the result never depends on timing."""
+    for i, test in enumerate(result.tests):
+        if test.verdict != AC:
+            result.tests[i + 1:] = [TestVerdict(SKIPPED, detail=f"not run: test {i + 1} failed first")
+                                    for _ in result.tests[i + 1:]]
+            return
 
 
 def verdict_of(row: dict | None, test: dict, checker=None, keep_output: bool = False) -> TestVerdict:

@@ -1,11 +1,17 @@
-"""Verdicts and output comparison (host side of the judge)."""
+"""Verdicts and output comparison (host side of the judge).
+
+SKIPPED is not a verdict on the program: a test not run because an earlier test of
+the same submission failed (``PooledSandbox.run(..., stop_at_first_failure=True)``).
+It is never AC, so a submission with a skipped test is not accepted.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
 AC, WA, TLE, MLE, RE, OLE, INFRA = "AC", "WA", "TLE", "MLE", "RE", "OLE", "INFRA"
-VERDICTS = (AC, WA, TLE, MLE, RE, OLE, INFRA)
+SKIPPED = "SKIPPED"
+VERDICTS = (AC, WA, TLE, MLE, RE, OLE, INFRA, SKIPPED)
 
 
 def tokens_equal(actual: bytes, expected: str) -> bool:
@@ -44,15 +50,37 @@ class TestVerdict:
         return d
 
 
+# How the runner entered a program (sandbox/runner.py ``prepare``), for ``entry_rule``.
+ENTRY_RULES = {
+    "runner_calls_solve": "no top-level statement calls solve(): the runner calls it once per test",
+    "program_calls_solve": "the program calls solve() itself (a call, a driver loop, main(), another name): "
+                           "run as written",
+    "harness_removed": "a test harness (patched stdin, asserts, sample inputs, mocks) was removed: "
+                       "the runner calls solve() once per test",
+    "no_solve": "no zero-argument solve(): run as written",
+    "script": "run as written, as asked (human solutions)",
+}
+
+
 @dataclass
 class SubmissionResult:
-    """All tests of one submission: ``entry`` is "solve", "script", or None (compile error)."""
+    """All tests of one submission.
+
+    ``entry`` is "solve" (the runner called solve() per test), "script" (run as
+    written) or None (it did not compile, or was refused for its size);
+    ``entry_rule`` names the rule that decided it (ENTRY_RULES); ``calls_solve``:
+    the program itself calls solve() (the instruction said not to: reported, never
+    counted as wrong); ``worker`` names the container (or process) that judged it.
+    """
 
     tests: list = field(default_factory=list)
     entry: str | None = None
     compile_error: str | None = None
     seconds: float = 0.0
     reset_problem: str | None = None  # set when the sandbox was not clean afterwards
+    entry_rule: str | None = None
+    calls_solve: bool = False
+    worker: str | None = None
 
     @property
     def verdicts(self) -> list[str]:
@@ -60,8 +88,13 @@ class SubmissionResult:
 
     @property
     def accepted(self) -> bool:
-        """AC on every test (and at least one test)."""
+        """AC on every test (and at least one test); a skipped test is not AC."""
         return bool(self.tests) and all(v == AC for v in self.verdicts)
+
+    @property
+    def skipped(self) -> int:
+        """Tests not run because an earlier one failed (stop_at_first_failure)."""
+        return sum(v == SKIPPED for v in self.verdicts)
 
     @property
     def infra_failure(self) -> bool:
@@ -69,5 +102,6 @@ class SubmissionResult:
         return any(v == INFRA for v in self.verdicts)
 
     def to_dict(self) -> dict:
-        return {"entry": self.entry, "compile_error": self.compile_error,
-                "seconds": round(self.seconds, 4), "tests": [t.to_dict() for t in self.tests]}
+        return {"entry": self.entry, "entry_rule": self.entry_rule, "calls_solve": self.calls_solve,
+                "compile_error": self.compile_error, "seconds": round(self.seconds, 4), "skipped": self.skipped,
+                "tests": [t.to_dict() for t in self.tests]}
