@@ -3,7 +3,10 @@
 ``neocoder sandbox selftest`` runs every case through the real sandbox, then a
 canary (a correct program) in the same pool to show the sandbox is still healthy,
 and prints a table.  Cases with a ``follow_up`` run it as the next submission in
-the same warm container: it must find nothing the attack left behind.
+the same warm container: it must find nothing the attack left behind.  Cases with
+``same_worker`` need the canary judged by the very worker the attack ran in (the
+attack did not cost the worker); ``max_seconds`` bounds how long the verdict may
+take, and ``detail`` is a text the verdict's detail must contain.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from .pool import Limits, PooledSandbox
-from .verdicts import AC
+from .verdicts import AC, RE
 
 CANARY = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"
 CANARY_TEST = {"input": "2 3\n", "output": "5\n"}
@@ -38,6 +41,23 @@ def solve():
     print("clean" if not found else " ".join(found))
 '''
 
+# Sends a signal to every process it can see (and to -1), never to itself.
+SIGNAL_EVERYTHING = r'''
+import os, signal
+def signal_everything(sig):
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != me:
+            try:
+                os.kill(int(name), sig)
+            except OSError:
+                pass
+    try:
+        os.kill(-1, sig)
+    except OSError:
+        pass
+'''
+
 
 @dataclass
 class Case:
@@ -52,6 +72,9 @@ class Case:
     follow_up: str | None = None
     limits: Limits = field(default=LIMITS)
     needs: frozenset = frozenset()  # features the backend must enforce (PooledSandbox.enforces)
+    same_worker: bool = False  # the canary must be judged by the worker the attack ran in
+    max_seconds: float | None = None  # the verdict must come within this many seconds
+    detail: str | None = None  # a text the verdict's detail must contain
 
 
 CASES = [
@@ -90,8 +113,21 @@ CASES = [
          "import os\ndef solve():\n    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
          "            os.execvp('sleep', ['sleep', '777'])\n        os._exit(0)\n    print('ok')\n",
          {"AC"}, follow_up=LEFTOVERS),
-    Case("kill(-1, SIGKILL)", "import os, signal\ndef solve():\n    print('ok', flush=True)\n    os.kill(-1, signal.SIGKILL)\n",
-         {"RE"}),
+    # The runner, the fork server and the keep-alive are out of the program's reach
+    # (another uid, or PID 1 of the namespace): these reach only the program itself.
+    Case("kill(-1, SIGKILL)",
+         "import os, signal\ndef solve():\n    try:\n        os.kill(-1, signal.SIGKILL)\n    except OSError:\n"
+         "        pass\n    print('ok')\n", {"AC"}, same_worker=True),
+    Case("SIGKILL to every process it can see",
+         SIGNAL_EVERYTHING + "def solve():\n    signal_everything(signal.SIGKILL)\n    print('ok')\n",
+         {"AC"}, same_worker=True, follow_up=LEFTOVERS, max_seconds=LIMITS.wall_seconds + 1),
+    Case("SIGSTOP to every process it can see",
+         SIGNAL_EVERYTHING + "def solve():\n    signal_everything(signal.SIGSTOP)\n    print('ok')\n",
+         {"AC"}, same_worker=True, follow_up=LEFTOVERS, max_seconds=LIMITS.wall_seconds + 1),
+    Case("SIGSTOP to every process, then to itself",
+         SIGNAL_EVERYTHING + "def solve():\n    signal_everything(signal.SIGSTOP)\n    os.kill(os.getpid(), signal.SIGSTOP)\n",
+         {"TLE"}, same_worker=True, max_seconds=LIMITS.wall_seconds + 1),
+    Case("an 18 MB program", "x = 1\n" * (3 << 20), {RE}, max_seconds=5.0, detail="source is 18.0 MB, limit 64 KB"),
     Case("stdout flood", "def solve():\n    while True:\n        print('x' * 65536)\n", {"OLE"}),
     Case("stderr flood", "import sys\ndef solve():\n    for _ in range(300):\n        sys.stderr.write('e' * 65536)\n    print('ok')\n",
          {"AC"}),
@@ -146,19 +182,25 @@ CASES = [
 
 @dataclass
 class Outcome:
+    """What one case gave: its verdict and detail, how long it took, the follow-up's
+    verdict, and whether the canary after it passed (in the same worker, if asked)."""
+
     case: Case
     verdict: str
     detail: str | None
     seconds: float
     follow_up: str | None  # verdict of the follow-up program, if any
-    healthy: bool          # the canary got AC right after
+    healthy: bool          # the canary got AC right after (in the same worker where the case asks)
     skipped: str | None = None  # why the backend cannot run this case
 
     @property
     def passed(self) -> bool:
+        case = self.case
         return self.skipped is not None or (
-            self.verdict in self.case.expect and self.healthy
-            and (self.case.follow_up is None or self.follow_up == AC))
+            self.verdict in case.expect and self.healthy
+            and (case.follow_up is None or self.follow_up == AC)
+            and (case.max_seconds is None or self.seconds <= case.max_seconds)
+            and (case.detail is None or case.detail in (self.detail or "")))
 
 
 def run_selftest(sandbox: PooledSandbox, cases=CASES, progress=None) -> list[Outcome]:
@@ -181,7 +223,8 @@ def run_selftest(sandbox: PooledSandbox, cases=CASES, progress=None) -> list[Out
             fu = sandbox.run(case.follow_up, [{"input": "1\n", "output": "clean\n"}], case.limits)
             follow = fu.tests[0].verdict if fu.tests[0].verdict != "WA" else f"WA: {fu.tests[0].stdout_head.strip()[:120]}"
         canary = sandbox.run(CANARY, [CANARY_TEST], LIMITS)
-        outcomes.append(Outcome(case, test.verdict, test.detail, seconds, follow, canary.accepted))
+        healthy = canary.accepted and (not case.same_worker or sandbox.fresh or canary.worker == res.worker)
+        outcomes.append(Outcome(case, test.verdict, test.detail, seconds, follow, healthy))
         if progress:
             progress(outcomes[-1])
     return outcomes
