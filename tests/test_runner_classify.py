@@ -1,14 +1,13 @@
 """The runner's verdict decision, with no container: ``classify`` in sandbox/runner.py.
 
 runner.py is a self-contained script copied into the sandbox image, so it is loaded
-here by path.  ``classify`` is pure: every verdict and each edge at a limit is
+here by path (``judge.image.recipe_module``).  ``classify`` is pure: every verdict and each edge at a limit is
 checked from plain values.  The last tests check that what the runner reports is
 what the host side (neocoder/judge/protocol.py) sends and reads.
 """
 
 import ast
 import base64
-import importlib.util
 import inspect
 import signal
 import sys
@@ -17,19 +16,15 @@ from pathlib import Path
 import pytest
 
 from neocoder.judge import protocol
-from neocoder.judge.verdicts import AC, INFRA, MLE, OLE, RE, TLE, WA
+from neocoder.judge.image import recipe_module
+from neocoder.judge import verdicts
+from neocoder.judge.verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA
 
 RUNNER_FILE = Path(__file__).resolve().parents[1] / "sandbox" / "runner.py"
+CHILD_FILE = RUNNER_FILE.with_name("child.py")
 
 
-def _load_runner():
-    spec = importlib.util.spec_from_file_location("neocoder_sandbox_runner", RUNNER_FILE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-runner = _load_runner()
+runner = recipe_module("runner")
 MiB = 1 << 20
 MEMORY_LIMIT = (256 + 48) * MiB  # the container's cgroup: the test's limit plus the runner's headroom
 
@@ -173,8 +168,9 @@ def test_classify_takes_plain_values_by_keyword_only():
 
 
 # ---------------------------------------------------------------- the script and the wire
-def test_runner_imports_only_the_standard_library():
-    tree = ast.parse(RUNNER_FILE.read_text())
+@pytest.mark.parametrize("path", [RUNNER_FILE, CHILD_FILE])
+def test_runner_imports_only_the_standard_library(path):
+    tree = ast.parse(path.read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
@@ -182,11 +178,21 @@ def test_runner_imports_only_the_standard_library():
     assert imported and imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
 
 
+def test_the_fork_server_preloads_only_the_standard_library():
+    assert {m.split(".")[0] for m in runner.child.PRELOAD} <= set(sys.stdlib_module_names)
+
+
+def test_the_runner_guards_the_size_limit_the_host_applies():
+    assert runner.SOURCE_LIMIT_BYTES == protocol.SOURCE_LIMIT_BYTES
+
+
 def test_the_runner_reads_the_limits_the_host_sends():
     limits = protocol.Limits(cpu_seconds=1.5, wall_seconds=20.0, memory_mb=128, stdout_bytes=1000,
                              stderr_bytes=200, pids=32)
     message = protocol.run_message("print(1)", ["1\n", "2\n"], limits, entry="script")
     assert message["op"] == "run" and message["inputs"] == ["1\n", "2\n"] and message["entry"] == "script"
+    assert message["spawn"] == "fork" and message["stop_at_first_failure"] is False
+    assert runner.cpu_backstop(runner.limits_of(message)) == 3
     assert runner.limits_of(message) == runner.Limits(
         cpu_seconds=1.5, wall_seconds=20.0, stdout_bytes=1000, stderr_bytes=200,
         stack_bytes=128 * MiB, memory_bytes=128 * MiB, pids=32)
@@ -214,6 +220,61 @@ def test_the_host_turns_each_classification_into_its_verdict():
                                                 "no result from runner"]
     assert result.entry == "solve" and result.reset_problem == "/tmp/x left" and not reply.clean
     assert result.tests[0].stdout_head == "3\n" and result.tests[0].max_rss_kb == 9000
+
+
+def test_the_header_says_which_entry_rule_applied():
+    reply = protocol.Reply(header={"kind": "header", "entry": "script", "entry_rule": "program_calls_solve",
+                                   "calls_solve": True, "spawn": "fork", "compile_error": None},
+                           rows={0: _row(0, "ok", None, b"3\n")}, done={"kind": "done", "clean": True})
+    result = protocol.interpret(reply, [{"input": "1 2\n", "output": "3\n"}])
+    assert (result.entry, result.entry_rule, result.calls_solve) == ("script", "program_calls_solve", True)
+    assert result.to_dict()["entry_rule"] == "program_calls_solve" and result.to_dict()["skipped"] == 0
+
+
+def test_after_the_first_failure_every_test_is_skipped_whatever_the_runner_sent():
+    result = verdicts.SubmissionResult(tests=[verdicts.TestVerdict(v) for v in (AC, WA, AC, INFRA)])
+    protocol.skip_after_first_failure(result)
+    assert result.verdicts == [AC, WA, SKIPPED, SKIPPED] and result.skipped == 2 and not result.accepted
+    assert result.tests[2].detail == "not run: test 2 failed first"
+    accepted = verdicts.SubmissionResult(tests=[verdicts.TestVerdict(AC), verdicts.TestVerdict(AC)])
+    protocol.skip_after_first_failure(accepted)
+    assert accepted.accepted and accepted.skipped == 0
+
+
+class _ScriptedChannel(protocol.LineChannel):
+    """A runner that answers from a script and records what the host wrote."""
+
+    def __init__(self, lines):
+        super().__init__()
+        self.lines, self.written = list(lines), []
+
+    def _next_payload(self, timeout):
+        if not self.lines:
+            raise protocol.RunnerLost("runner exited")
+        return self.lines.pop(0)
+
+    def _write(self, data):
+        self.written.append(data)
+
+
+def test_the_host_sends_stop_at_the_first_test_it_finds_wrong():
+    import json
+    rows = [_row(i, "ok", None, b"3\n" if i != 1 else b"4\n") for i in range(3)]
+    lines = [json.dumps(m).encode() + b"\n" for m in
+             [{"kind": "header", "entry": "solve", "compile_error": None}, *rows, {"kind": "done", "clean": True}]]
+    channel = _ScriptedChannel(lines)
+    tests = [{"input": "1 2\n", "output": "3\n"}] * 3
+    message = {"op": "run", "id": "abc"}
+    reply = channel.exchange(message, 1e18, stop_when=lambda row: protocol.verdict_of(row, tests[row["index"]]).verdict != AC)
+    sent = [json.loads(w) for w in channel.written]
+    assert sent == [message, {"op": "stop", "id": "abc"}]  # once, after the WA of test 2
+    assert len(reply.rows) == 3
+
+
+def test_sizes_over_the_limits_are_named():
+    assert protocol.size_problem("x" * (18 << 20), []) == "source is 18.0 MB, limit 64 KB"
+    assert protocol.size_problem("x", ["", "y" * (5 << 20)]) == "test 2 input is 5.0 MB, limit 4.0 MB"
+    assert protocol.size_problem("x" * (64 << 10), ["y" * (4 << 20)]) is None
 
 
 def test_a_compile_error_is_re_on_every_test():

@@ -143,3 +143,124 @@ def test_cli_sandbox_run_names_a_bad_tests_line(tmp_path):
     tests.write_text('{"input": "1 2\\n", "output": "3\\n"}\n{"input": 5}\n')
     out = CliRunner().invoke(main, ["sandbox", "run", str(prog), "--tests", str(tests)])
     assert out.exit_code != 0 and "line 2" in out.output
+
+
+# ---------------------------------------------------------------- fail fast (issue 14, item 5)
+def test_stop_at_first_failure_skips_every_later_test(sandbox):
+    tests = [TESTS[0], {"input": "1 1\n", "output": "3\n"}, TESTS[1], TESTS[0]]
+    result = sandbox.run(CORRECT, tests, FAST, stop_at_first_failure=True)
+    assert result.verdicts == ["AC", "WA", "SKIPPED", "SKIPPED"]
+    assert result.skipped == 2 and not result.accepted and not result.infra_failure
+    judged_all = sandbox.run(CORRECT, tests, FAST)  # the default judges every test
+    assert judged_all.verdicts == ["AC", "WA", "AC", "AC"] and judged_all.skipped == 0
+
+
+def test_stop_at_first_failure_does_not_wait_for_later_tests(sandbox):
+    """A WA stops the run at once (the host says "stop"); a TLE stops it in the runner."""
+    import time
+    slow_after_first = ("import time\ndef solve():\n    n = int(input())\n    if n == 1:\n        print(0)\n"
+                        "    else:\n        time.sleep(60)\n")
+    tests = [{"input": "1\n", "output": "1\n"}] + [{"input": "2\n", "output": "2\n"}] * 3
+    start = time.monotonic()
+    result = sandbox.run(slow_after_first, tests, Limits(cpu_seconds=1, wall_seconds=20, memory_mb=128),
+                         stop_at_first_failure=True)
+    assert result.verdicts == ["WA", "SKIPPED", "SKIPPED", "SKIPPED"]
+    assert time.monotonic() - start < 10
+    result = sandbox.run("def solve():\n    while True:\n        pass\n", TESTS * 3,
+                         Limits(cpu_seconds=0.5, wall_seconds=5, memory_mb=128), stop_at_first_failure=True)
+    assert result.verdicts == ["TLE"] + ["SKIPPED"] * 5
+
+
+def test_a_compile_error_with_stop_at_first_failure_is_re_then_skipped(sandbox):
+    result = sandbox.run("def solve(:\n", TESTS, FAST, stop_at_first_failure=True)
+    assert result.verdicts == ["RE", "SKIPPED"] and result.compile_error
+
+
+# ---------------------------------------------------------------- size limits (issue 14, item 3)
+def test_an_oversized_program_is_a_compile_time_re_with_its_size(sandbox):
+    import time
+    start = time.monotonic()
+    result = sandbox.run("x = 1\n" * (3 << 20), TESTS, FAST)
+    assert time.monotonic() - start < 5
+    assert result.verdicts == ["RE", "RE"] and result.entry is None
+    assert result.compile_error == "source is 18.0 MB, limit 64 KB"
+    assert result.tests[0].detail == "compile error: source is 18.0 MB, limit 64 KB"
+
+
+def test_an_oversized_input_is_a_compile_time_re_with_its_size(sandbox):
+    from neocoder.judge.protocol import INPUT_LIMIT_BYTES
+    assert INPUT_LIMIT_BYTES == 4 << 20
+    result = sandbox.run(CORRECT, [TESTS[0], {"input": "1 " * (3 << 20), "output": "3"}], FAST)
+    assert result.verdicts == ["RE", "RE"]
+    assert result.compile_error == "test 2 input is 6.0 MB, limit 4.0 MB"
+
+
+def test_a_program_just_under_the_limit_runs():
+    from neocoder.judge.protocol import SOURCE_LIMIT_BYTES, size_problem
+    program = CORRECT + "#" * (SOURCE_LIMIT_BYTES - len(CORRECT))
+    assert size_problem(program, ["1 2\n"]) is None
+    assert size_problem(program + "#", ["1 2\n"]) == "source is 65537 bytes, limit 64 KB"
+
+
+# ---------------------------------------------------------------- out of the program's reach
+def test_the_program_runs_under_a_uid_that_cannot_signal_the_judge():
+    from neocoder.judge import DockerSandbox
+    probe = ("import os\ndef solve():\n    parent = os.getppid()\n"
+             "    uid = [l.split()[1] for l in open(f'/proc/{parent}/status') if l.startswith('Uid:')][0]\n"
+             "    try:\n        os.kill(parent, 0)\n        reach = 'reached'\n"
+             "    except PermissionError:\n        reach = 'denied'\n"
+             "    caps = [int(l.split()[1], 16) for l in open('/proc/self/status')\n"
+             "            if l.split(':')[0] in ('CapInh', 'CapPrm', 'CapEff', 'CapAmb')]\n"
+             "    print(os.getuid() != int(uid), reach, caps)\n")
+    for spawn in ("fork", "exec"):
+        with DockerSandbox(concurrency=1, spawn=spawn) as box:
+            result = box.run(probe, [{"input": "", "output": "True denied [0, 0, 0, 0]"}], FAST)
+            assert result.verdicts == ["AC"], (spawn, result.tests[0].stdout_head)
+
+
+def test_fork_and_exec_paths_give_the_same_results():
+    """The fork server's children behave as a fresh interpreter per test would."""
+    from neocoder.judge import DockerSandbox
+    programs = [
+        CORRECT,
+        "def solve():\n    print(int(input().split()[0]) // 0)\n",
+        "import sys\ndef solve():\n    sys.exit('bad')\n",
+        "import os\ndef solve():\n    print(3, end='')\n    os._exit(0)\n",  # unflushed output is lost in both
+        "import threading\ndef late():\n    print(3)\ndef solve():\n    threading.Timer(0.2, late).start()\n",
+        "import atexit\ndef solve():\n    atexit.register(print, 3)\n",
+        "def solve():\n    print(' '.join(sorted({'b', 'a'})), list({'x', 'y', 'z', 'w'}) == list({'x', 'y', 'z', 'w'}))\n",
+        "import sys\ndef solve():\n    print(__name__, __file__, sys.argv, repr(sys.stdin.read()))\n",
+        "import pickle\nclass P:\n    pass\ndef solve():\n    print(type(pickle.loads(pickle.dumps(P()))).__name__)\n",
+        "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n"
+        "def solve():\n    print(f(50000))\n",
+        "import sys\ndef solve():\n    print(sys.stdin.encoding, sys.stdin.errors, sys.stdout.errors, sys.flags.hash_randomization,"
+        " hash('neocoder'))\n",
+        "import multiprocessing as mp\ndef sq(x):\n    return x * x\ndef solve():\n    with mp.Pool(2) as p:\n"
+        "        print(sum(p.map(sq, range(10))))\n",
+    ]
+    tests = [{"input": "1 2\r\n", "output": "3\n"}, {"input": "\xe9 2\n", "output": "3\n"}]
+    seen = {}
+    for spawn in ("fork", "exec"):
+        with DockerSandbox(concurrency=1, spawn=spawn) as box:
+            seen[spawn] = [[(t.verdict, t.detail, t.stdout_head) for t in box.run(p, tests, FAST).tests]
+                           for p in programs]
+    for program, fork, exec_ in zip(programs, seen["fork"], seen["exec"]):
+        assert fork == exec_, program
+
+
+# ---------------------------------------------------------------- any install location (issue 14, item 4)
+def test_process_backend_runs_from_a_private_folder_under_tmp(tmp_path):
+    """A checkout under /tmp is hidden by the runner's private /tmp, and a home folder of
+    mode 700 is closed to uid 65534: the runner runs from a copy either way."""
+    import shutil
+    from neocoder.judge import ProcessSandbox
+    from neocoder.resources import sandbox_dir
+    home = tmp_path / "home"
+    recipe = home / "checkout" / "sandbox"
+    shutil.copytree(sandbox_dir(), recipe, ignore=shutil.ignore_patterns("__pycache__"))
+    home.chmod(0o700)
+    with ProcessSandbox(concurrency=1, recipe_dir=recipe) as box:
+        assert box.unavailable is None, box.unavailable
+        assert not str(box.runner).startswith(("/tmp", str(home)))
+        result = box.run(CORRECT, TESTS, FAST)
+    assert result.verdicts == ["AC", "AC"], [t.detail for t in result.tests]
