@@ -242,8 +242,8 @@ class DockerSandbox(PooledSandbox):
     """Judges submissions in warm Docker containers (see module docstring).
 
     ``runtime`` may be "runsc" where gVisor is installed.  ``spawn`` is "fork" (the
-    fork server: a fork per test) or "exec" (a new interpreter per test, the old
-    path).  If the engine cannot be reached or the image is missing or stale,
+    fork server: a fork per test; the default) or "exec" (a new interpreter per test,
+    the old path; the default with ``fresh``).  If the engine cannot be reached or the image is missing or stale,
     ``unavailable`` says what to do and every ``run`` returns INFRA.
     """
 
@@ -252,7 +252,7 @@ class DockerSandbox(PooledSandbox):
 
     def __init__(self, image: str = DEFAULT_IMAGE, concurrency: int | None = None,
                  client: docker.DockerClient | None = None, fresh: bool = False,
-                 runtime: str | None = None, spawn: str = "fork"):
+                 runtime: str | None = None, spawn: str | None = None):
         super().__init__(concurrency, fresh, spawn)
         self.image, self.runtime = image, runtime
         self.run_id = uuid.uuid4().hex[:12]

@@ -40,7 +40,8 @@ class PooledSandbox:
 
     ``fresh=True`` replaces a worker after every submission instead of resetting
     it.  ``spawn`` is how the runner starts each test: "fork" (from its fork server,
-    where the backend has one) or "exec" (a new interpreter, the old path).  Workers are keyed by the limits fixed at their start (memory, pids, tmpfs):
+    where the backend has one; the default) or "exec" (a new interpreter, the old path;
+    the default with ``fresh``, where a worker judges one submission only).  Workers are keyed by the limits fixed at their start (memory, pids, tmpfs):
     idle workers of several keys are kept, up to ``idle_per_slot`` per concurrency
     slot, so problems with different memory limits do not make containers churn;
     past that the least recently used idle worker is replaced.  ``unavailable`` is
@@ -54,7 +55,8 @@ class PooledSandbox:
 
     idle_per_slot = 4
 
-    def __init__(self, concurrency: int | None = None, fresh: bool = False, spawn: str = "fork"):
+    def __init__(self, concurrency: int | None = None, fresh: bool = False, spawn: str | None = None):
+        spawn = spawn or ("exec" if fresh else "fork")  # a fork server pays off over many tests
         if spawn not in ("fork", "exec"):
             raise ValueError(f"spawn must be 'fork' or 'exec', not {spawn!r}")
         self.fresh, self.spawn = fresh, spawn
