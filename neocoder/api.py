@@ -223,7 +223,7 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
                                                dataset=dataset_name(config)))
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
                               workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress,
-                              stop=stop)
+                              judge_all_tests=config.judge_all_tests, stop=stop)
     metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
     metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
     metrics["dataset"] = dataset_name(config)

@@ -206,6 +206,9 @@ def _build_chains(config: ChainConfig) -> None:
               help="Samples per problem state.")
 @click.option("--cpu-scale", type=float, default=1.0, show_default=True,
               help="Multiply each problem's time limit by this for the CPU-time limit per test.")
+@click.option("--judge-all-tests", is_flag=True, help="Judge every test of every sample (default: a sample stops "
+              "at its first failing test and runs the extended tests only when every example passed; no rate "
+              "changes).")
 @bootstrap_options("problem")
 @click.option("--server", default=None, envvar="NEOCODER_SERVER",
               help="Run the evaluation as a job on this `neocoder serve` URL (or $NEOCODER_SERVER); the run "
@@ -213,13 +216,14 @@ def _build_chains(config: ChainConfig) -> None:
 @click.option("--token", default=None, envvar="NEOCODER_TOKEN", help="The server's bearer token (or $NEOCODER_TOKEN).")
 @quiet_option
 @sandbox_options
-def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, bootstrap, bootstrap_seed,
-                 server, token, quiet, sandbox):
+def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, judge_all_tests, bootstrap,
+                 bootstrap_seed, server, token, quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     dataset = dataset if dataset in (None, "release") else Path(dataset)
     config = EvalConfig(model=model, out=out or _run_dir(model.spec), release_dir=release, dataset=dataset,
                         states=parse_states(states_text), limit=limit, samples=samples, cpu_scale=cpu_scale,
-                        sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, progress=not quiet)
+                        sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
+                        judge_all_tests=judge_all_tests, progress=not quiet)
     if server:
         from .client import Client
         remote = Client(server, token).evaluate(config)

@@ -97,6 +97,7 @@ class EvalConfig(Config):
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     bootstrap: int = 2000  # bootstrap resamples of problems for the intervals (neocoder/bootstrap.py)
     bootstrap_seed: int = 0
+    judge_all_tests: bool = False  # False: a sample stops at its first failing test (no rate changes)
     progress: bool = True
 
 

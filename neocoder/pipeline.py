@@ -89,16 +89,17 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Pool
     t0 = time.monotonic()
     code = program_from_reply(reply)
     limits = Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
-    fail_fast = {} if judge_all_tests else {"stop_at_first_failure": True}
-    examples = sandbox.run(code, state.tests, limits, checker=state.checker, **fail_fast)
+    fail_fast = not judge_all_tests
+    examples = sandbox.run(code, state.tests, limits, checker=state.checker, stop_at_first_failure=fail_fast)
     plus = None
     if state.extended_tests and (judge_all_tests or examples.accepted):
-        plus = sandbox.run(code, state.extended_tests, limits, checker=state.checker, **fail_fast)
+        plus = sandbox.run(code, state.extended_tests, limits, checker=state.checker, stop_at_first_failure=fail_fast)
     techniques = detect(code)
     violated, unchecked = judge_constraints(state.constraints, techniques)
     record.reply, record.code_prefix, record.code = reply.text, reply.code_prefix, code
     record.code_sha256 = hashlib.sha256(code.encode()).hexdigest()
     record.entry, record.compile_error = examples.entry, examples.compile_error
+    record.entry_rule, record.calls_solve = examples.entry_rule, examples.calls_solve
     record.examples = tier(examples)
     record.plus = tier(plus) if plus is not None else (
         TierResult(tests=[], correct=False, skipped=len(state.extended_tests)) if state.extended_tests else None)

@@ -150,6 +150,8 @@ class Sample(Record):
     code: str | None = None  # the program judged (program.py)
     code_sha256: str | None = None
     entry: str | None = None  # how the program was run: "solve" (called per test) or "script"
+    entry_rule: str | None = None  # which rule of the program contract decided it (judge/verdicts.py ENTRY_RULES)
+    calls_solve: bool = False  # the program calls solve() itself (the prompt said not to): reported, not a failure
     compile_error: str | None = None  # the compiler's message when the program does not compile
     examples: TierResult | None = None  # the statement's (human-validated) example tests
     plus: TierResult | None = None  # the extended tests, where the dataset has them

@@ -176,3 +176,21 @@ def test_compare_prints_every_state_with_intervals_and_paired_differences(tmp_pa
     again = CliRunner().invoke(main, ["compare", str(tmp_path / "gpt4"), str(tmp_path / "human"), "--format",
                                       "json", "--bootstrap", "500"])
     assert again.output == as_json.output  # the same seed, the same intervals
+
+
+def test_fail_fast_judging_changes_no_rate(tmp_path, release_dir, sandbox):
+    """By default a sample stops at its first failing test and runs the extended tests
+    only when every example passed; --judge-all-tests judges everything. Same metrics."""
+    runs = {}
+    for name, extra in (("fast", []), ("all", ["--judge-all-tests"])):
+        got = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--limit", "3", "--states",
+                                        "0-1", "--out", str(tmp_path / name), "--release", str(release_dir),
+                                        "--quiet", "--bootstrap", "200"] + extra)
+        assert got.exit_code == 0, got.output
+        runs[name] = json.loads((tmp_path / name / "metrics.json").read_text())["states"]
+    assert runs["fast"] == runs["all"]
+    fast = [json.loads(line) for line in (tmp_path / "fast" / "records.jsonl").read_text().splitlines()]
+    wrong = [s for s in fast if not s["examples"]["correct"]]
+    assert wrong and all(s["plus"]["tests"] == [] and s["plus"]["skipped"] > 0 for s in wrong)
+    everything = [json.loads(line) for line in (tmp_path / "all" / "records.jsonl").read_text().splitlines()]
+    assert all(s["plus"]["skipped"] == 0 and s["plus"]["tests"] for s in everything)
