@@ -94,9 +94,9 @@ class Client:
                                                     "cpu_seconds": cpu_seconds, "memory_mb": memory_mb})
 
     def score(self, problem_id: str, state: int, reply: str | None = None, program: str | None = None,
-              model: str = "api") -> dict:
+              model: str = "api", judge_all_tests: bool = True) -> dict:
         """POST /v1/score: ``{"sample": <Sample record>, "scores": {...}}``."""
-        body = {"problem_id": problem_id, "state": state, "model": model}
+        body = {"problem_id": problem_id, "state": state, "model": model, "judge_all_tests": judge_all_tests}
         body.update({k: v for k, v in (("reply", reply), ("program", program)) if v is not None})
         return self._json("POST", "/v1/score", json=body)
 
@@ -208,7 +208,8 @@ def eval_request(config: EvalConfig) -> dict:
         model["api_key"] = m.api_key
     return {"model": model, "states": list(config.states), "limit": config.limit, "samples": config.samples,
             "dataset": "validated" if config.dataset is None else "release", "cpu_scale": config.cpu_scale,
-            "bootstrap": config.bootstrap, "bootstrap_seed": config.bootstrap_seed}
+            "bootstrap": config.bootstrap, "bootstrap_seed": config.bootstrap_seed,
+            "judge_all_tests": config.judge_all_tests}
 
 
 def _message(answer: requests.Response) -> str:

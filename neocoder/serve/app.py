@@ -61,7 +61,7 @@ class Services:
     report_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def job_for(self, request: Request, job_id: str) -> Job:
-        """The caller's job ``job_id``; raises Missing (404) for any other."""
+        """The caller's job ``job_id``; raises NotFound (404) for any other, another token's too."""
         job = self.store.get(job_id)
         if job is None or job.owner != request.state.caller:
             raise NotFound("job_id", f"no job {job_id}")
@@ -96,7 +96,8 @@ class Services:
                           states=list(req["states"]), limit=req.get("limit"), samples=req["samples"],
                           cpu_scale=req["cpu_scale"], sandbox=SandboxConfig(self.config.sandbox,
                                                                             workers=self.config.workers),
-                          bootstrap=req["bootstrap"], bootstrap_seed=req["bootstrap_seed"], progress=False)
+                          bootstrap=req["bootstrap"], bootstrap_seed=req["bootstrap_seed"],
+                          judge_all_tests=req.get("judge_all_tests", False), progress=False)
 
     async def judge_call(self, request: Request, endpoint: str, work):
         """Run ``work()`` on a judge thread once the caller is admitted (Busy otherwise)."""
@@ -128,6 +129,7 @@ def _iso(seconds: float | None) -> str | None:
 
 
 def services(request: Request) -> Services:
+    """The app's Services (opened by the lifespan)."""
     return request.app.state.services
 
 
@@ -227,8 +229,8 @@ def create_app(config: ServeConfig) -> FastAPI:
         divergent, convergent (the per-sample reward)."""
         s = services(request)
         text = body.reply if body.reply is not None else body.program
-        record, scores = await s.judge_call(request, "score", lambda: s.judge.score(body.problem_id, body.state,
-                                                                                 text, body.model))
+        record, scores = await s.judge_call(request, "score", lambda: s.judge.score(
+            body.problem_id, body.state, text, body.model, judge_all_tests=body.judge_all_tests))
         for tier in (record.examples, record.plus):
             if tier is not None:
                 s.telemetry.count_verdicts("score", tier.verdicts)

@@ -175,8 +175,8 @@ class JudgeService:
                 verdict.stdout = None  # compared, not returned whole
         return result
 
-    def score(self, problem_id: str, t: int, text: str, model: str = "api",
-              cpu_scale: float = 1.0) -> tuple[Sample, dict]:
+    def score(self, problem_id: str, t: int, text: str, model: str = "api", cpu_scale: float = 1.0,
+              judge_all_tests: bool = True) -> tuple[Sample, dict]:
         """The sample record of reply (or program) ``text`` for problem state (problem_id, t),
         and its scores: ``{"correct", "correct_plus", "follows", "convergent",
         "divergent", "neogauge", "excluded"}`` as the run metrics define them (metrics.py
@@ -187,7 +187,7 @@ class JudgeService:
         prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, 0, state.source_index))
         record = Sample(problem_id=state.problem_id, state=state.state, sample=0, model=model,
                         constraints=list(state.constraints), prompt_sha256=prompt.sha256())
-        judge_reply(record, state, Reply(text=text), self.box, self.human(problem_id), cpu_scale)
+        judge_reply(record, state, Reply(text=text), self.box, self.human(problem_id), cpu_scale, judge_all_tests)
         rates = state_metrics([record])
         scores = {"correct": record.correct, "correct_plus": record.correct_plus, "follows": record.follows,
                   "convergent": rates.get("convergent"), "divergent": record.divergent,

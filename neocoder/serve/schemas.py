@@ -81,6 +81,9 @@ class ScoreRequest(Strict):
                                                                 "``` fence).")
     model: str = Field("api", min_length=1, max_length=200, pattern=r"^[\x20-\x7e]+$",
                        description="The name recorded as the sample's model.")
+    judge_all_tests: bool = Field(True, description="False: each tier stops at its first failing test and the "
+                                                    "extended tests run only after every example passed "
+                                                    "(faster; the same scores).")
 
     @model_validator(mode="after")
     def _one_source(self):
@@ -163,6 +166,8 @@ class EvalRequest(Strict):
                                                               "is the one strategy so far.")
     dataset: Literal["validated", "release"] | None = Field(None, description="None: the server's dataset.")
     cpu_scale: float = Field(1.0, gt=0, le=10, description="Multiplies each problem's time limit.")
+    judge_all_tests: bool = Field(False, description="As eval's --judge-all-tests (default: a sample stops at "
+                                                     "its first failing test; no rate changes).")
     bootstrap: int = Field(2000, ge=2, le=100000, description="Bootstrap resamples for the intervals.")
     bootstrap_seed: int = 0
 
@@ -183,6 +188,8 @@ class ResumeRequest(Strict):
 
 
 class Progress(BaseModel):
+    """How far a job is."""
+
     done: int = Field(description="Samples judged (finished records in the run folder).")
     total: int | None = Field(description="Samples the job will judge (None until its states are selected).")
 
@@ -205,10 +212,14 @@ class EvalJob(BaseModel):
 
 
 class EvalList(BaseModel):
+    """GET /v1/evals: the caller's jobs, newest first (without metrics)."""
+
     jobs: list[EvalJob]
 
 
 class ProblemSummary(BaseModel):
+    """One problem of the server's dataset: its states t and limits."""
+
     problem_id: str
     states: list[int]
     time_limit_s: float
@@ -216,11 +227,15 @@ class ProblemSummary(BaseModel):
 
 
 class ProblemList(BaseModel):
+    """GET /v1/problems."""
+
     dataset: str = Field(description="validated, release, or the server's problem-states file.")
     problems: list[ProblemSummary]
 
 
 class Health(BaseModel):
+    """GET /healthz: 200 when programs can be judged, else 503."""
+
     status: Literal["ok", "unavailable", "draining"]
     sandbox: dict[str, Any] = Field(description="Backend, image, and why it cannot run (detail).")
     jobs: dict[str, int] | None = None

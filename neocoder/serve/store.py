@@ -64,6 +64,7 @@ class Job:
 
     @classmethod
     def from_row(cls, row) -> "Job":
+        """The job of a ``jobs`` row."""
         data = dict(row._mapping)
         data["request"] = json.loads(data["request"])
         return cls(**data)
@@ -114,6 +115,7 @@ class JobStore:
         return job
 
     def get(self, job_id: str) -> Job | None:
+        """The job ``job_id``, or None."""
         with self.engine.connect() as conn:
             row = conn.execute(select(jobs_table).where(jobs_table.c.id == job_id)).first()
         return Job.from_row(row) if row is not None else None
@@ -149,4 +151,5 @@ class JobStore:
         return {status: int(found.get(status, 0)) for status in STATUSES}
 
     def close(self) -> None:
+        """Close the database connections."""
         self.engine.dispose()

@@ -39,6 +39,7 @@ class Telemetry:
         self.jobs = Gauge("neocoder_eval_jobs", "Eval jobs by status", ["status"], registry=r)
 
     def count_verdicts(self, endpoint: str, verdicts) -> None:
+        """Count each test verdict of one answer of ``endpoint`` ("run" or "score")."""
         for verdict in verdicts:
             self.verdicts.labels(endpoint, verdict).inc()
 
