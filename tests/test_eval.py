@@ -25,7 +25,8 @@ def test_replay_eval_writes_samples_and_metrics_and_resumes(tmp_path, release_di
         verdicts = [t["verdict"] for t in s["examples"]["tests"]]
         assert verdicts and all(v in ("AC", "WA", "TLE", "MLE", "RE", "OLE") for v in verdicts)
         assert s["examples"]["correct"] == all(v == "AC" for v in verdicts)
-        assert s["plus"] is not None and s["plus"]["tests"]  # the validated dataset: extended tests too
+        assert s["plus"] is not None  # the validated dataset: an extended tier too
+        assert s["plus"]["tests"] if s["examples"]["correct"] else s["plus"]["skipped"] > 0  # fail fast
         assert set(s["violated_constraints"]) <= set(s["constraints"])
         assert s["follows"] == (not s["violated_constraints"])
         assert len(s["prompt_sha256"]) == 64 and "def solve" in s["code"]
