@@ -83,7 +83,8 @@ class OpenAICompatModel(Model):
             raise EndpointError(f"{self.name}: the endpoint {self.endpoint} refused the request "
                                 f"({type(exc).__name__}: {exc}); check --api-key and the model name") from exc
         except openai.APITimeoutError as exc:
-            raise ModelError(f"{self.name}: no reply within the timeout after the client's retries: {exc}") from exc
+            raise ModelError(f"{self.name}: {type(exc).__name__}: no reply within the timeout after the client's "
+                             f"retries: {exc}") from exc
         except openai.APIConnectionError as exc:
             raise EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.client.max_retries} "
                                 f"retries ({exc}); check --base-url and that the server is running") from exc
