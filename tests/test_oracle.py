@@ -190,11 +190,12 @@ def test_build_dataset_with_the_oracle_resumes_and_eval_reports_both_tiers(tmp_p
 
 
 def test_script_mode_runs_a_human_solution_as_written(sandbox):
-    """Human Codeforces solutions call their per-case solve() from their own loop; the
-    model contract (solve() once on the whole input) would judge them on one case only."""
+    """Human Codeforces solutions call their per-case solve() from their own loop; they run
+    as written, and so does a model's program that drives solve() itself."""
     src = "def solve():\n    print(int(input()) * 2)\nfor _ in range(int(input())):\n    solve()\n"
     tests = [{"input": "2\n3\n4\n", "output": "6\n8\n"}]
-    assert sandbox.run(src, tests).verdicts == ["WA"]  # solve() alone reads "2" and prints 4
+    as_model = sandbox.run(src, tests)  # the program contract: a driver loop runs as written
+    assert as_model.verdicts == ["AC"] and as_model.entry_rule == "program_calls_solve" and as_model.calls_solve
     assert sandbox.run(src, tests, entry="script").verdicts == ["AC"]
 
 
