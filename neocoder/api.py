@@ -162,12 +162,20 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
     return states
 
 
-def dataset_name(config: EvalConfig) -> str:
-    """What ``config.dataset`` means, for the manifest and the printed table."""
+def dataset_path(config: EvalConfig) -> Path | None:
+    """Where the problem states ``config`` judges on are kept (None: the release's examples)."""
     if config.dataset is None:
         from .validated import dataset_folder
-        return f"validated (default): {dataset_folder(config.release_dir)}"
-    return "release examples (plain checkers)" if str(config.dataset) == "release" else str(config.dataset)
+        return dataset_folder(config.release_dir)
+    return None if str(config.dataset) == "release" else Path(config.dataset)
+
+
+def dataset_name(config: EvalConfig) -> str:
+    """What ``config.dataset`` means, for the manifest and the printed table."""
+    path = dataset_path(config)
+    if path is None:
+        return "release examples (plain checkers)"
+    return f"validated (default): {path}" if config.dataset is None else str(path)
 
 
 def bootstrap_info(resamples: int, seed: int, unit: str = "problem") -> dict:
@@ -188,11 +196,12 @@ def run_states(run: Path) -> dict[tuple, ProblemState]:
     """The problem states an eval run folder was judged on, by key (problem_id, state):
     read again from the dataset or release its manifest names.  Raises NeocoderError
     when the folder has no manifest or its dataset is gone."""
-    config = RunFolder(run, create=False).read_manifest().config
-    if config.get("dataset"):
-        states = load_states(Path(config["dataset"]))
+    manifest = RunFolder(run, create=False).read_manifest()
+    source = manifest.extra.get("dataset_path") or manifest.config.get("dataset")
+    if source and source != "release":
+        states = load_states(Path(source))
     else:
-        states = [ProblemState.from_dict(r) for r in build_from_release(Path(config["release_dir"]))[0]]
+        states = [ProblemState.from_dict(r) for r in build_from_release(Path(manifest.config["release_dir"]))[0]]
     return {s.key: s for s in states}
 
 
@@ -217,10 +226,11 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     folder = RunFolder(config.out)
     human = human_technique_sets(config.release_dir, set(problems))
     model_config = config.model.with_(release_dir=config.model.release_dir or config.release_dir)
+    states_path = str(dataset_path(config)) if dataset_path(config) else None
     with open_sandbox(config.sandbox) as box, get_model(model_config) as model:
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
                                                problem_states=len(states), sandbox_image=box.image,
-                                               dataset=dataset_name(config)))
+                                               dataset=dataset_name(config), dataset_path=states_path))
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
                               workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress,
                               judge_all_tests=config.judge_all_tests, stop=stop)
@@ -268,15 +278,10 @@ def build_dataset(config: DatasetConfig) -> DatasetResult:
     folder.write_manifest(Manifest.capture("dataset", config.public()))
     oracle_report = None
     if config.oracle:
-        from .oracle import build_oracle
-        from .techniques.human import solutions_by_language
-
-        pids = list(dict.fromkeys(r["problem_id"] for r in records))
-        humans = {pid: [src for lang, src in sols if lang == "python"]
-                  for pid, sols in solutions_by_language(config.release_dir, pids).items()}
+        from .oracle import validate_release_states
         with open_sandbox(config.sandbox) as box:
-            records, oracle_report = build_oracle(
-                records, humans, box, folder.path / "oracle-cache.jsonl", extended=config.extended,
+            records, oracle_report = validate_release_states(
+                records, config.release_dir, box, folder.path / "oracle-cache.jsonl", extended=config.extended,
                 label_humans=config.label_humans, seed=config.seed, workers=config.sandbox.workers,
                 progress=config.progress)
     states = [ProblemState.from_dict(r) for r in records]

@@ -303,3 +303,17 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
     bar.close()
     report["cache_hits"] = cache.hits
     return out, report
+
+
+def validate_release_states(records: list[dict], release_dir: Path, sandbox, cache_path: Path, extended: int = 20,
+                            label_humans: int = 10, seed: int = 0, workers: int = 2,
+                            progress: bool = True) -> tuple[list[dict], dict]:
+    """``build_oracle`` with the release's accepted human Python solutions of the problems
+    in ``records`` (what ``build-dataset`` and the default dataset both do)."""
+    from .techniques.human import solutions_by_language
+    pids = list(dict.fromkeys(r["problem_id"] for r in records))
+    humans = {pid: [src for lang, src in sols if lang == "python"]
+              for pid, sols in solutions_by_language(release_dir, pids).items()}
+    return build_oracle(records, humans, sandbox, cache_path, extended=extended, label_humans=label_humans,
+                        seed=seed, workers=workers, progress=progress)
+

@@ -94,8 +94,7 @@ def default_states(release_dir: Path, problem_ids: list[str], open_sandbox, work
     must be built).  Problems the oracle leaves out (no test left) are remembered as
     built and give no state.  Raises NeocoderError (DatasetError, no sandbox).
     """
-    from .oracle import build_oracle
-    from .techniques.human import solutions_by_language
+    from .oracle import validate_release_states
 
     folder_path = dataset_folder(release_dir)
     with _locked(folder_path):
@@ -111,12 +110,10 @@ def default_states(release_dir: Path, problem_ids: list[str], open_sandbox, work
                     release_sha256=release_fingerprint(release_dir), builder_sha256=builder_fingerprint()))
             wanted = set(missing)
             records = [r for r in build_from_release(release_dir)[0] if r["problem_id"] in wanted]
-            humans = {pid: [src for lang, src in sols if lang == "python"]
-                      for pid, sols in solutions_by_language(release_dir, missing).items()}
             with open_sandbox() as box:
-                records, report = build_oracle(records, humans, box, folder_path.parent / "oracle-cache.jsonl",
-                                               extended=EXTENDED, label_humans=LABEL_HUMANS, seed=SEED,
-                                               workers=workers, progress=progress)
+                records, report = validate_release_states(
+                    records, release_dir, box, folder_path.parent / "oracle-cache.jsonl", extended=EXTENDED,
+                    label_humans=LABEL_HUMANS, seed=SEED, workers=workers, progress=progress)
             for record in records:
                 folder.append(ProblemState.from_dict(record))
             metrics["built"] += missing
