@@ -18,7 +18,7 @@ def gemma():
 
 
 def test_completion_api_continues_solve(gemma):
-    reply = gemma.generate(solve_prompt("A. Sum\nRead two integers a and b and print a+b."), {})
+    reply = gemma.generate(solve_prompt("A. Sum\nRead two integers a and b and print a+b."))
     assert reply.code_prefix.rstrip().endswith("def solve():")
     assert reply.completion_tokens and reply.completion_tokens > 0
     assert reply.prompt_tokens and reply.prompt_tokens > 20
@@ -28,7 +28,7 @@ def test_chat_api_answers(gemma):
     from neocoder.models.openai_compat import OpenAICompatModel
     chat = OpenAICompatModel("local/gemma-3-270m", "gemma-3-270m", base_url=gemma.server.base_url,
                              api_key="local", api="chat", max_tokens=32)
-    reply = chat.generate(solve_prompt("A. Sum\nRead two integers a and b and print a+b."), {})
+    reply = chat.generate(solve_prompt("A. Sum\nRead two integers a and b and print a+b."))
     assert reply.code_prefix == "" and reply.text.strip()
     assert reply.completion_tokens and reply.completion_tokens > 0
     chat.close()
