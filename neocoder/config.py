@@ -11,7 +11,10 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .aidanbench.scoring import COHERENCE_STOP, NOVELTY_STOP
+# AidanBench's stop rule (its README): an answer with coherence <= 15 (0-100 judge scale) or
+# novelty <= 0.15 ends a question.  Defaults of the config; aidanbench/scoring.py uses them.
+COHERENCE_STOP = 15.0
+NOVELTY_STOP = 0.15
 
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
 LOCAL_FIELDS = {"progress"}  # how this process shows its work, not what the run is

@@ -15,8 +15,7 @@ import re
 
 import numpy as np
 
-COHERENCE_STOP = 15.0
-NOVELTY_STOP = 0.15
+from ..config import COHERENCE_STOP, NOVELTY_STOP  # noqa: F401 (re-exported: the stop rule's defaults)
 
 
 def novelty(vector: np.ndarray, earlier: np.ndarray) -> float:
