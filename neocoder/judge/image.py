@@ -20,6 +20,7 @@ from pathlib import Path
 import docker
 
 from .. import resources
+from ..errors import NeocoderError
 
 # The recipe ships inside the package (the checkout's sandbox/ folder, mapped by
 # pyproject.toml), so an installed wheel builds the same image as a checkout.
@@ -38,7 +39,7 @@ def recipe_module(name: str):
     return module
 
 
-class ImageError(RuntimeError):
+class ImageError(NeocoderError):
     """The sandbox image is missing, stale, or could not be built."""
 
 
