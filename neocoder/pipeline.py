@@ -160,4 +160,5 @@ def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox
     if skipped:
         raise Stopped(f"stopped with {skipped} of {len(states) * samples} samples not judged yet")
     wanted = {s.key for s in states}
-    return [s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted]
+    # in key order, not completion order: float sums then add up the same way in every run
+    return sorted((s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted), key=lambda s: s.key)
