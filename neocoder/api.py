@@ -226,17 +226,17 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     folder = RunFolder(config.out)
     human = human_technique_sets(config.release_dir, set(problems))
     model_config = config.model.with_(release_dir=config.model.release_dir or config.release_dir)
-    states_path = str(dataset_path(config)) if dataset_path(config) else None
+    path, name = dataset_path(config), dataset_name(config)  # each hashes the release and the builder once
     with open_sandbox(config.sandbox) as box, get_model(model_config) as model:
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
                                                problem_states=len(states), sandbox_image=box.image,
-                                               dataset=dataset_name(config), dataset_path=states_path))
+                                               dataset=name, dataset_path=str(path) if path else None))
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
                               workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress,
                               judge_all_tests=config.judge_all_tests, stop=stop)
     metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
     metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
-    metrics["dataset"] = dataset_name(config)
+    metrics["dataset"] = name
     folder.write_metrics(metrics)
     return EvalResult(folder.path, metrics, time.monotonic() - started)
 
