@@ -2,7 +2,7 @@
 
 Every error that a user can act on (a bad input file, an unreachable model endpoint, a
 missing sandbox image, an unknown record version) is a ``NeocoderError``: the CLI turns
-it into one message in one place (``neocoder/cli.py``), and library callers catch one
+it into one message in one place (``neocoder/cli/__init__.py``), and library callers catch one
 type.  Bugs stay ordinary Python exceptions with their tracebacks.
 """
 

@@ -1,0 +1,54 @@
+"""``neocoder serve``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from . import main
+from .options import release_option
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Programs judged at once (the server's sandbox, and each eval job's).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Eval jobs run at once.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("serve-data"),
+              show_default=True, help="The job store, the jobs' run folders and their reports.")
+@click.option("--database-url", envvar="NEOCODER_DATABASE_URL", default=None,
+              help="Job store as a SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db (default: SQLite in "
+                   "--data-dir).")
+@click.option("--dataset", default=None, help="What /v1/score judges on and the jobs' default: 'release', a "
+              "problem-states file or folder (default: the validated dataset, built per problem on first use).")
+@release_option()
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["docker", "process"]), default="docker",
+              show_default=True)
+@click.option("--tokens-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Bearer tokens, one per line (also $NEOCODER_SERVE_TOKENS).")
+@click.option("--no-auth", is_flag=True, help="No tokens: only on a loopback --host.")
+@click.option("--max-body-bytes", type=click.IntRange(min=1), default=2 << 20, show_default=True)
+@click.option("--max-program-bytes", type=click.IntRange(min=1), default=64 << 10, show_default=True)
+@click.option("--max-tests", type=click.IntRange(min=1), default=256, show_default=True, help="Tests per /v1/run.")
+@click.option("--per-token-concurrency", "per_token", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Judge requests of one token in flight (judging or queued) before 429.")
+@click.option("--queue", type=click.IntRange(min=0), default=64, show_default=True,
+              help="Judge requests waiting for a slot, all tokens together, before 429.")
+@click.option("--max-jobs", type=click.IntRange(min=1), default=32, show_default=True,
+              help="Eval jobs queued or running before POST /v1/evals answers 429.")
+@click.option("--jobs-per-token", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--shutdown-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="Seconds SIGTERM waits for requests and jobs in flight.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True)
+def serve_command(host, port, workers, jobs, data_dir, database_url, dataset, release, sandbox_kind, tokens_file,
+                  no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs, jobs_per_token,
+                  shutdown_timeout, log_level):
+    """Serve NeoCoder over HTTP: judge programs, score replies, run evals as jobs (docs/serve.md)."""
+    from ..serve import ServeConfig, serve
+    serve(ServeConfig(release, host, port, workers, jobs, data_dir, database_url, dataset, sandbox_kind, tokens_file,
+                      no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs,
+                      jobs_per_token, shutdown_timeout, log_level))
