@@ -74,11 +74,18 @@ class AidanResult:
 def open_sandbox(config: SandboxConfig, concurrency: int | None = None):
     """The sandbox backend ``config`` names, closed on exit.
 
-    Raises NeocoderError when it cannot run here (no engine, no image).
+    The executor seam: ``config.executor`` "local" gives this machine's warm pool,
+    "ray" sandbox-pool actors on a Ray cluster (neocoder/executors/ray.py); both answer
+    ``run(code, tests, limits, checker=..., stop_at_first_failure=...)`` alike.
+    Raises NeocoderError when it cannot run here (no engine, no image, no Ray).
     """
-    from .judge import make_sandbox
-    box = make_sandbox(config.kind, concurrency=concurrency or config.workers, fresh=config.fresh,
-                       runtime=config.runtime)
+    if config.executor == "ray":
+        from .executors.ray import RaySandbox
+        box = RaySandbox(config, concurrency=concurrency or config.workers)
+    else:
+        from .judge import make_sandbox
+        box = make_sandbox(config.kind, concurrency=concurrency or config.workers, fresh=config.fresh,
+                           runtime=config.runtime)
     try:
         if box.unavailable:
             raise NeocoderError(box.unavailable)

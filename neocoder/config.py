@@ -17,7 +17,7 @@ COHERENCE_STOP = 15.0
 NOVELTY_STOP = 0.15
 
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
-LOCAL_FIELDS = {"progress"}  # how this process shows its work, not what the run is
+LOCAL_FIELDS = {"progress", "ray_address"}  # how and where this process works, not what the run is
 
 
 def _plain(value):
@@ -69,12 +69,16 @@ class ModelConfig(Config):
 
 @dataclass
 class SandboxConfig(Config):
-    """Where programs run (``--sandbox``, ``--fresh``, ``--runtime``, ``--workers``)."""
+    """Where programs run (``--sandbox``, ``--fresh``, ``--runtime``, ``--workers``) and who
+    schedules the judge jobs (``--executor``: ``local``, this machine's warm pool, or ``ray``,
+    sandbox-pool actors on the Ray cluster at ``ray_address``; docs/scale-out.md)."""
 
     kind: str = "docker"  # "docker" (strong isolation) or "process" (weaker; docs/sandbox.md)
     fresh: bool = False  # a new container per submission instead of the warm pool
     runtime: str | None = None  # Docker runtime, e.g. runsc
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # submissions in flight at once
+    executor: str = "local"  # "local" or "ray"
+    ray_address: str | None = None  # a running cluster ("auto", "HOST:PORT"); None: ray.init's default
 
 
 @dataclass

@@ -68,7 +68,8 @@ def model_options(temperature: float = 0.0, max_tokens: int = 1024, required: bo
 
 
 def sandbox_options(f):
-    """``--sandbox --fresh --runtime --workers``, handed to the command as ``sandbox: SandboxConfig``."""
+    """``--sandbox --fresh --runtime --workers --executor --ray-address``, handed to the command as
+    ``sandbox: SandboxConfig``."""
     options = [
         click.option("--sandbox", "sandbox_kind", type=click.Choice(["docker", "process"]), default="docker",
                      show_default=True, help="docker (strong isolation) or process (weaker: no Docker needed; "
@@ -77,11 +78,16 @@ def sandbox_options(f):
         click.option("--runtime", default=None, help="Docker runtime, e.g. runsc where gVisor is installed."),
         click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
                      help="Submissions judged at once."),
+        click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+                     help="Who judges: this machine's warm pool, or sandbox actors on a Ray cluster "
+                     "(pip install 'neocoder[ray]'; docs/scale-out.md)."),
+        click.option("--ray-address", default=None, help="The Ray cluster for --executor ray (e.g. auto or "
+                     "HOST:PORT; default: $RAY_ADDRESS, else a local Ray started for this run)."),
     ]
 
     @functools.wraps(f)
-    def wrapper(*args, sandbox_kind, fresh, runtime, workers, **kw):
-        return f(*args, sandbox=SandboxConfig(sandbox_kind, fresh, runtime, workers), **kw)
+    def wrapper(*args, sandbox_kind, fresh, runtime, workers, executor, ray_address, **kw):
+        return f(*args, sandbox=SandboxConfig(sandbox_kind, fresh, runtime, workers, executor, ray_address), **kw)
     return _apply(options, wrapper)
 
 
