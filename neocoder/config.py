@@ -13,7 +13,8 @@ from pathlib import Path
 
 # AidanBench's stop rule (its README): an answer with coherence <= 15 (0-100 judge scale) or
 # novelty <= 0.15 ends a question.  Defaults of the config; aidanbench/scoring.py uses them.
-COHERENCE_STOP = 15.0
+COHERENCE_STOP = 15.0  # on the README's 0-100 coherence scale
+COHERENCE_STOP_10 = 3.0  # on the AidanBench paper's 1-10 scale (stop at <= 3)
 NOVELTY_STOP = 0.15
 
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
@@ -105,6 +106,11 @@ class EvalConfig(Config):
     bootstrap: int = 2000  # bootstrap resamples of problems for the intervals (neocoder/bootstrap.py)
     bootstrap_seed: int = 0
     judge_all_tests: bool = False  # False: a sample stops at its first failing test (no rate changes)
+    strategy: str = "direct"  # how a sample is solved (neocoder/strategies/): direct, self-correct, self-plan, mcts, sample
+    rounds: int = 3  # self-correct: attempts after the first, each with the example tests' feedback
+    rollouts: int = 16  # mcts: rollouts per state
+    top_k: int = 3  # mcts: children per expansion (the top-k next tokens by log-probability)
+    best_of: int = 5  # sample: programs drawn per state, the best convergent x divergent kept (Sec. 5.3)
     progress: bool = True
 
 
@@ -159,12 +165,46 @@ class AidanConfig(Config):
     questions: Path | None = None  # one question per line (None: the 65 AidanBench questions)
     limit: int | None = None
     max_answers: int = 100
-    coherence_stop: float = COHERENCE_STOP
+    coherence_stop: float | None = None  # None: the scale's default (COHERENCE_STOP or COHERENCE_STOP_10)
     novelty_stop: float = NOVELTY_STOP
     llm_similarity: bool = False
     judge_retries: int = 2
     concurrency: int = 1
     bootstrap: int = 2000  # bootstrap resamples of questions for the totals' intervals
+    bootstrap_seed: int = 0
+    coherence_scale: int = 100  # 100: the README's 0-100 judge prompt; 10: the paper's 1-10 scale
+    cot: bool = False  # the chain-of-thought answer prompt variant
+    mmr_lambda: float = 0.5  # MMR_AB's trade-off between coherence and novelty (paper Eq. 3)
+    entailment: str | None = None  # semantic-entropy classes: "judge" (bidirectional entailment) or "embedding"
+    entailment_threshold: float = 0.85  # --entailment embedding: cosine similarity at or above which two answers are one class
+    progress: bool = True
+
+    def stop_at_coherence(self) -> float:
+        """The coherence stop in force: ``coherence_stop``, else the scale's default."""
+        if self.coherence_stop is not None:
+            return self.coherence_stop
+        return COHERENCE_STOP_10 if self.coherence_scale == 10 else COHERENCE_STOP
+
+
+@dataclass
+class IdeasConfig(Config):
+    """``neocoder ideas`` (LiveIdeaBench): ``model`` writes ``ideas_per_keyword`` research
+    ideas for each keyword; ``judges_per_idea`` judges drawn with ``seed`` from ``judges``
+    (never the idea model itself) score originality, feasibility and clarity 1-10; one judge
+    grades fluency per keyword.  Ideas over ``max_words`` words are left out and counted."""
+
+    model: ModelConfig
+    judges: list  # list[ModelConfig], the panel
+    out: Path
+    keywords: Path | None = None  # one keyword per line (None: LiveIdeaBench's 1180 keywords)
+    limit: int | None = None
+    ideas_per_keyword: int = 1
+    judges_per_idea: int = 3
+    max_words: int = 200
+    judge_retries: int = 2
+    seed: int = 0
+    concurrency: int = 1
+    bootstrap: int = 2000  # bootstrap resamples of keywords for the intervals
     bootstrap_seed: int = 0
     progress: bool = True
 

@@ -124,7 +124,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         except ModelError as exc:
             error = f"judge: {exc}"
         t3 = time.monotonic()
-        reason = "error" if error else stop_reason(coherence, n, settings.coherence_stop, settings.novelty_stop)
+        reason = "error" if error else stop_reason(coherence, n, settings.stop_at_coherence(), settings.novelty_stop)
         if reason is None and llm_novelty is not None and llm_novelty <= settings.novelty_stop:
             reason = "repetitive"
         folder.append(Answer(
