@@ -165,6 +165,11 @@ class Sample(Record):
     error: str | None = None  # the model error, when the call failed
     tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}
     timings: dict = field(default_factory=dict)  # seconds: {"model_s", "judge_s", "total_s"}
+    strategy: str = "direct"  # the solver that produced it (neocoder/strategies/)
+    seed: int | None = None  # the sampling seed sent with this sample's calls
+    attempts: list = field(default_factory=list)  # the strategy's intermediate attempts, plans, rollouts (dicts)
+    cost: dict = field(default_factory=dict)  # the strategy's spend: {"calls", "prompt_tokens", "completion_tokens", "seconds"}
+    logprob: float | None = None  # length-normalised log-probability of the reply (mean per token), where reported
 
     @property
     def key(self) -> tuple:
