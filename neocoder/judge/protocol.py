@@ -87,6 +87,7 @@ or not (INFRA).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import time
 import uuid
@@ -329,4 +330,11 @@ def verdict_of(row: dict | None, test: dict, checker=None, keep_output: bool = F
         verdict, cpu_seconds=row["cpu_seconds"], wall_seconds=row["wall_seconds"],
         max_rss_kb=row["max_rss_kb"], peak_cgroup_kb=row.get("peak_cgroup_kb"), detail=row.get("detail"),
         stdout_head=stdout[:200].decode("utf-8", "replace"),
-        stdout=stdout.decode("utf-8", "replace") if keep_output else None)
+        stdout=stdout.decode("utf-8", "replace") if keep_output else None,
+        stdout_sha256=output_hash(stdout) if status == "ok" else None)
+
+
+def output_hash(stdout: bytes) -> str:
+    """First 16 hex digits of the SHA-256 of the output's whitespace-separated tokens:
+    outputs that differ only in spacing and line breaks hash alike (as tokens_equal judges)."""
+    return hashlib.sha256(b" ".join(stdout.split())).hexdigest()[:16]

@@ -31,7 +31,9 @@ class TestVerdict:
     has a cgroup, else of the test process), ``max_rss_kb`` is the test process's
     peak resident memory in KiB, ``peak_cgroup_kb`` the container's peak memory
     charge sampled every 5 ms (Docker backend; includes the runner and tmpfs files); ``detail`` names the exception, signal or sandbox
-    failure; ``stdout_head`` is the first 200 characters of output, for reading.
+    failure; ``stdout_head`` is the first 200 characters of output, for reading;
+    ``stdout_sha256`` identifies the whole output up to whitespace (what the checkers
+    compare), so two programs' outputs can be compared without storing them.
     """
 
     verdict: str
@@ -42,11 +44,19 @@ class TestVerdict:
     detail: str | None = None
     stdout_head: str = ""
     stdout: str | None = None  # whole output, only when asked for (keep_output)
+    stdout_sha256: str | None = None  # first 16 hex of SHA-256 of the output's tokens (a program that ran to its end)
+
+    @property
+    def behaviour(self) -> str:
+        """What the program did on this test, for grouping programs by behaviour (semantic
+        entropy's classes): its output's token hash when it ran to its end, else its verdict."""
+        return self.stdout_sha256 or self.verdict
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["stdout"] is None:
-            del d["stdout"]
+        for optional in ("stdout", "stdout_sha256"):
+            if d[optional] is None:
+                del d[optional]
         return d
 
 

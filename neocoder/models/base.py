@@ -46,6 +46,13 @@ class Prompt:
     code_prefix: str
     stop: tuple | None = None  # completions API stop sequences (default: the code ones)
     replay_key: ReplayKey | None = None  # which recorded reply a replay model gives (not sent anywhere)
+    # Per-call sampling overrides (None: the model's own setting).  ``seed`` gives each of
+    # a state's samples its own draw; ``logprobs`` asks for the top-N log-probabilities of
+    # every generated token (completions API), returned in ``Reply.extra["logprobs"]``.
+    seed: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    logprobs: int | None = None
 
     def sha256(self) -> str:
         """Stable hash of the prompt (both shapes; not the replay key), for the records."""
@@ -82,7 +89,15 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # finish_reason, cache key; logprobs: {"tokens", "token_logprobs", "top"}
+
+    @property
+    def mean_logprob(self) -> float | None:
+        """Length-normalised log-probability of the reply: the mean of its tokens' log-probabilities
+        (nats per token), or None where the endpoint returned none (semantic entropy's
+        length normalisation, Kuhn et al. 2023; docs/entropy.md)."""
+        values = [v for v in (self.extra.get("logprobs") or {}).get("token_logprobs") or [] if v is not None]
+        return sum(values) / len(values) if values else None
 
 
 class Model:
@@ -93,6 +108,7 @@ class Model:
     """
 
     name: str = "?"
+    api: str | None = None  # "chat" or "completion" where the model is behind an API; None for replays
 
     def generate(self, prompt: Prompt) -> Reply:  # pragma: no cover - interface
         """Answer ``prompt``.  Raises ModelError when no usable reply can be had."""

@@ -61,7 +61,7 @@ class CachedModel(Model):
     calls it cannot describe (replayed replies) go straight through."""
 
     def __init__(self, inner: Model, cache: CallCache):
-        self.inner, self.cache, self.name = inner, cache, inner.name
+        self.inner, self.cache, self.name, self.api = inner, cache, inner.name, inner.api
 
     def request(self, prompt: Prompt) -> dict | None:
         return self.inner.request(prompt)

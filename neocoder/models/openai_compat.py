@@ -54,31 +54,49 @@ class OpenAICompatModel(Model):
         other.temperature = temperature
         return other
 
+    def sampling(self, prompt: Prompt) -> dict:
+        """The sampling parameters of this call: the prompt's overrides over the model's own."""
+        pick = lambda override, own: own if override is None else override  # noqa: E731
+        return {"temperature": pick(prompt.temperature, self.temperature),
+                "max_tokens": pick(prompt.max_tokens, self.max_tokens), "seed": pick(prompt.seed, self.seed)}
+
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the key of the call cache, models/cache.py)."""
-        req = {"model": self.model_id, "endpoint": self.endpoint, "api": self.api,
-               "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        req = {"model": self.model_id, "endpoint": self.endpoint, "api": self.api, **self.sampling(prompt)}
         if self.api == "chat":
             req["messages"] = list(prompt.messages)
         else:
             req.update(prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP))
+        if prompt.logprobs:
+            req["logprobs"] = prompt.logprobs
         return req
 
     def generate(self, prompt: Prompt) -> Reply:
         start = time.monotonic()
+        params = self.sampling(prompt)
+        logprobs = None
         try:
             if self.api == "chat":
+                extra = {"logprobs": True, "top_logprobs": prompt.logprobs} if prompt.logprobs else {}
                 resp = self.client.chat.completions.create(
-                    model=self.model_id, messages=list(prompt.messages),
-                    temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed)
+                    model=self.model_id, messages=list(prompt.messages), **params, **extra)
                 text = resp.choices[0].message.content or ""
                 prefix = ""
+                if prompt.logprobs and resp.choices[0].logprobs and resp.choices[0].logprobs.content:
+                    content = resp.choices[0].logprobs.content
+                    logprobs = {"tokens": [c.token for c in content], "token_logprobs": [c.logprob for c in content],
+                                "top": [{t.token: t.logprob for t in c.top_logprobs or []} for c in content]}
             else:
+                extra = {"logprobs": prompt.logprobs} if prompt.logprobs else {}
                 resp = self.client.completions.create(
-                    model=self.model_id, prompt=prompt.completion, temperature=self.temperature,
-                    max_tokens=self.max_tokens, stop=list(prompt.stop or COMPLETION_STOP), seed=self.seed)
+                    model=self.model_id, prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP),
+                    **params, **extra)
                 text = resp.choices[0].text or ""
                 prefix = prompt.code_prefix
+                got = resp.choices[0].logprobs
+                if prompt.logprobs and got is not None:
+                    logprobs = {"tokens": list(got.tokens or []), "token_logprobs": list(got.token_logprobs or []),
+                                "top": [dict(t or {}) for t in got.top_logprobs or []]}
         except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
             raise EndpointError(f"{self.name}: the endpoint {self.endpoint} refused the request "
                                 f"({type(exc).__name__}: {exc}); check --api-key and the model name") from exc
@@ -96,7 +114,7 @@ class OpenAICompatModel(Model):
             prompt_tokens=getattr(usage, "prompt_tokens", None),
             completion_tokens=getattr(usage, "completion_tokens", None),
             seconds=time.monotonic() - start,
-            extra={"finish_reason": resp.choices[0].finish_reason},
+            extra={"finish_reason": resp.choices[0].finish_reason, **({"logprobs": logprobs} if logprobs else {})},
         )
 
     def close(self) -> None:
