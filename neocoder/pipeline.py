@@ -18,11 +18,12 @@ from tqdm import tqdm
 from .errors import NeocoderError
 from .judge import Limits, PooledSandbox, SubmissionResult
 from .metrics import divergent_ratio
-from .models import Model, ModelError, ReplayKey, Reply, solve_prompt
+from .models import Model, ModelError, Reply
 from .models.openai_compat import EndpointError
 from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
 from .store import RunFolder
+from .strategies import Context, StrategyOptions, get_strategy
 from .techniques import DETECTED, detect
 
 
@@ -50,27 +51,41 @@ def tier(result: SubmissionResult) -> TierResult:
 
 
 def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: PooledSandbox,
-                 human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True) -> Sample:
+                 human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True,
+                 strategy: str = "direct", options: StrategyOptions | None = None, seed: int | None = None) -> Sample:
     """Run one sample of one problem state through every stage; return its record.
 
-    The examples and the extended tests (the ``plus`` tier, where the state has them) are
-    judged as two submissions and kept side by side (``judge_reply``).  A model failure is recorded as
-    ``error`` (the sample is retried on resume and left out of the metrics); a sandbox
-    failure marks its tier ``infra`` and also excludes the sample.  EndpointError (the
-    endpoint is unreachable or refuses the key) propagates: every sample would fail.
+    The ``strategy`` (neocoder/strategies/) solves the state with the model, seeing only
+    the example tests; its final reply is judged here like any other: the examples and
+    the extended tests (the ``plus`` tier, where the state has them) as two submissions
+    kept side by side (``judge_reply``).  The strategy's attempts and spend (calls,
+    tokens, seconds) go into the record; ``seed`` is this sample's sampling seed.  A
+    model failure is recorded as ``error`` (the sample is retried on resume and left out
+    of the metrics); a sandbox failure marks its tier ``infra`` and also excludes the
+    sample.  EndpointError (the endpoint is unreachable or refuses the key) propagates:
+    every sample would fail.
     """
-    prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, sample, state.source_index))
+    options = options or StrategyOptions()
+    limits = Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
+    ctx = Context(state, sample, model, sandbox, human, limits, seed, options)
+    prompt = ctx.solve_prompt()
     record = Sample(problem_id=state.problem_id, state=state.state, sample=sample, model=model.name,
-                    constraints=list(state.constraints), prompt_sha256=prompt.sha256())
+                    constraints=list(state.constraints), prompt_sha256=prompt.sha256(), strategy=strategy, seed=seed)
     t0 = time.monotonic()
     try:
-        reply = model.generate(prompt)
+        solution = get_strategy(strategy)(ctx)
     except EndpointError:
         raise
     except ModelError as exc:
         record.error = str(exc)
+        record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
         return record
-    judge_reply(record, state, reply, sandbox, human, cpu_scale, judge_all_tests)
+    judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests)
+    record.attempts = solution.attempts
+    record.logprob = solution.reply.mean_logprob
+    record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
+    if ctx.cost["calls"] > 1:  # the final reply's tokens alone would hide what the strategy spent
+        record.tokens = {"prompt": ctx.cost["prompt_tokens"], "completion": ctx.cost["completion_tokens"]}
     record.timings["total_s"] = round(time.monotonic() - t0, 4)
     return record
 
@@ -119,7 +134,8 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Pool
 def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox, human_sets: dict,
                 folder: RunFolder, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
                 progress: bool = True, judge_all_tests: bool = True,
-                stop: threading.Event | None = None) -> list[Sample]:
+                stop: threading.Event | None = None, strategy: str = "direct",
+                options: StrategyOptions | None = None, seed: int | None = None) -> list[Sample]:
     """Judge every (state, sample) not yet finished in ``folder``; return the samples.
 
     ``human_sets`` maps problem_id -> {"techniques": set | None} (techniques/human.py).
@@ -127,7 +143,9 @@ def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox
     the folder for these states, resumed ones included (the last record of a key).
     EndpointError stops the run (samples judged so far are kept).  Once ``stop`` is set
     (a service shutting down or cancelling), no further sample starts, the ones in flight
-    are finished and appended, and Stopped is raised.
+    are finished and appended, and Stopped is raised.  Every sample is solved by
+    ``strategy`` with ``options``; sample i is drawn with seed ``seed + i`` (None: the
+    model's own), so a state's samples differ where the endpoint honours seeds.
     """
     done = folder.done(Sample)
     todo = [(s, i) for s in states for i in range(samples) if (s.problem_id, s.state, i) not in done]
@@ -138,7 +156,7 @@ def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox
         if stop is not None and stop.is_set():
             return None  # never started: judged when the run resumes
         return judge_sample(state, i, model, sandbox, (human_sets.get(state.problem_id) or {}).get("techniques"),
-                            cpu_scale, judge_all_tests)
+                            cpu_scale, judge_all_tests, strategy, options, None if seed is None else seed + i)
 
     skipped = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
