@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -225,23 +226,42 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     if config.model.spec == "human":
         return human_baseline(config)
     from .pipeline import run_samples
+    from .strategies import STRATEGIES, StrategyOptions
     from .techniques.human import human_technique_sets
 
+    if config.strategy not in STRATEGIES:
+        raise NeocoderError(f"unknown strategy {config.strategy!r}; choose from {', '.join(STRATEGIES)}")
+    if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
+        warnings.warn(f"{config.samples} samples per state at temperature 0: greedy decoding gives one program "
+                      "per prompt unless the endpoint honours seeds; pass --temperature (e.g. 0.8)", stacklevel=2)
     started = time.monotonic()
     states = select_states(config)
     problems = list(dict.fromkeys(s.problem_id for s in states))
     folder = RunFolder(config.out)
+    if (folder.path / folder.MANIFEST).is_file():  # resuming: the samples already there must be of this strategy
+        before = folder.read_manifest().config.get("strategy", "direct")
+        if before != config.strategy:
+            raise NeocoderError(f"{folder.path} holds samples of --strategy {before}, not {config.strategy}: "
+                                "give another --out")
     human = human_technique_sets(config.release_dir, set(problems))
     model_config = config.model.with_(release_dir=config.model.release_dir or config.release_dir)
     path, name = dataset_path(config), dataset_name(config)  # each hashes the release and the builder once
-    with open_sandbox(config.sandbox) as box, get_model(model_config) as model:
+    # semantic entropy's behaviour classes need every test's outcome (docs/metrics.md)
+    judge_all_tests = config.judge_all_tests or config.samples >= 2
+    cache = CallCache(folder.calls_path)  # a strategy's many calls resume from here
+    with open_sandbox(config.sandbox) as box, get_model(model_config) as raw:
+        model = CachedModel(raw, cache)
+        options = StrategyOptions(rounds=config.rounds, rollouts=config.rollouts, top_k=config.top_k,
+                                  best_of=config.best_of, logprobs=config.samples >= 2 and model.api is not None)
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
                                                problem_states=len(states), sandbox_image=box.image,
                                                dataset=name, dataset_path=str(path) if path else None))
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
                               workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress,
-                              judge_all_tests=config.judge_all_tests, stop=stop)
+                              judge_all_tests=judge_all_tests, stop=stop, strategy=config.strategy,
+                              options=options, seed=config.model.seed)
     metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
+    metrics["strategy"], metrics["calls"] = config.strategy, cache.stats()
     metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
     metrics["dataset"] = name
     folder.write_metrics(metrics)

@@ -12,6 +12,15 @@ Notation, per state t: a problem p has samples s (solutions), each with
   of the solution's techniques that no human used (0 when T(s) is empty).
 - NeoGauge@t (Eq. 4):             mean over samples of convergent(s) * divergent(s).
 - Cumulative NeoGauge:            sum of NeoGauge@t' over states t' <= t.
+- pass@k (Chen et al. 2021, Eq. 1) for k in PASS_KS up to the samples per problem.
+- Best-of-k NeoGauge (Sec. 5.3 "Sampling"): per problem, the convergent x divergent
+  product of the best of k samples, as the expected maximum over k-subsets of its n
+  samples (``best_of_k``), averaged over problems.
+- Semantic entropy (the creativity-evaluation framework, Sec. 3.1; neocoder/entropy.py):
+  per problem, the entropy of its samples' behaviour classes (programs with identical
+  outputs or verdicts on every test are one class), averaged over problems; with
+  log-probabilities also the Rao-Blackwellised estimate; and the entropy of the
+  samples' technique sets.  Needs n >= 2 samples per problem.
 
 Human baselines (Appendix A), over a problem's accepted human solutions S(p):
 - Human convergent creativity (Eq. 5): the share of S(p) that uses none of the
@@ -30,8 +39,12 @@ from math import comb
 
 import numpy as np
 
+from . import entropy
 from .bootstrap import Ratio, state_intervals
 from .records import HumanBaseline, ProblemState, Sample
+
+PASS_KS = (1, 5, 10)  # the k of pass@k reported where every problem has at least k samples
+BEST_OF_K = 5  # the paper's k for best-of-k NeoGauge (Sec. 5.3)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -45,6 +58,20 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def best_of_k(values: list[float], k: int) -> float:
+    """The expected maximum of ``k`` values drawn without replacement from ``values``
+    (n of them, 1 <= k <= n): sum_i v_(i) C(i - 1, k - 1) / C(n, k) over the values
+    sorted ascending (v_(i) is the i-th smallest, 1-based), the unbiased estimator of
+    best-of-k from n >= k samples (the max-analogue of Chen et al.'s Eq. 1).  For k = n
+    it is the maximum; for k = 1 the mean.  Raises ValueError unless 1 <= k <= n.
+    """
+    n = len(values)
+    if not 1 <= k <= n:
+        raise ValueError(f"best-of-k needs 1 <= k <= n, got n={n} k={k}")
+    ordered = sorted(values)
+    return float(sum(v * comb(i, k - 1) for i, v in enumerate(ordered)) / comb(n, k))
 
 
 def divergent_ratio(techniques: set[str], human: set[str]) -> float:
@@ -93,7 +120,94 @@ def state_metrics(samples: list[Sample]) -> dict:
         out["neogauge"] = float((convergent * divergent)[has_div].mean())  # Eq. 4
     else:
         out["divergent"] = out["neogauge"] = None
+    out.update(sampling_metrics(kept))
+    out["cost"] = cost_per_sample(samples)
     return out
+
+
+def per_problem(samples: list[Sample]) -> dict[str, list[Sample]]:
+    """The samples grouped by problem, in order of first appearance."""
+    by_problem: dict[str, list[Sample]] = {}
+    for s in samples:
+        by_problem.setdefault(s.problem_id, []).append(s)
+    return by_problem
+
+
+def problem_values(samples: list[Sample]) -> dict[str, dict[str, float]]:
+    """Per problem, the multi-sample rates of one state's kept ``samples``: pass@k for
+    k in PASS_KS (2 <= k <= n), best-of-k NeoGauge (k = min(BEST_OF_K, n), n >= 2, over
+    the samples with a human technique set) and the semantic entropies (n >= 2):
+    ``{problem_id: {"pass@5": .., "neogauge_best@5": .., "semantic_entropy": ..,
+    "semantic_entropy_rb": .. (every sample has a logprob), "technique_entropy": ..}}``."""
+    out: dict[str, dict[str, float]] = {}
+    for pid, got in per_problem(samples).items():
+        n, values = len(got), {}
+        for k in PASS_KS[1:]:
+            if n >= k:
+                values[f"pass@{k}"] = pass_at_k(n, sum(s.correct for s in got), k)
+        scored = [s for s in got if s.divergent is not None]
+        if len(scored) >= 2:
+            k = min(BEST_OF_K, len(scored))
+            values[f"neogauge_best@{BEST_OF_K}"] = best_of_k(
+                [s.correct * s.follows * s.divergent for s in scored], k)
+        if n >= 2:
+            classes = entropy.classes_by_behaviour([behaviour(s) for s in got])
+            values["semantic_entropy"] = entropy.discrete_entropy(classes)
+            if all(s.logprob is not None for s in got):
+                values["semantic_entropy_rb"] = entropy.rao_blackwell_entropy(classes, [s.logprob for s in got])
+            values["technique_entropy"] = entropy.discrete_entropy([tuple(sorted(s.techniques)) for s in got])
+        out[pid] = values
+    return out
+
+
+MULTI_SAMPLE_RATES = tuple(f"pass@{k}" for k in PASS_KS[1:]) + (
+    f"neogauge_best@{BEST_OF_K}", "semantic_entropy", "semantic_entropy_rb", "technique_entropy")
+
+
+def sampling_metrics(kept: list[Sample]) -> dict:
+    """The multi-sample rates of one state averaged over the problems that have them
+    (``problem_values``), with ``entropy_divergent_r``: Pearson's r across problems
+    between semantic entropy and mean divergent creativity (Eq. 3), where at least 3
+    problems have both and neither is constant.  Empty when every problem has 1 sample."""
+    values = problem_values(kept)
+    out: dict = {}
+    for name in MULTI_SAMPLE_RATES:
+        got = [v[name] for v in values.values() if name in v]
+        if got:
+            out[name] = float(np.mean(got))
+    pairs = [(v["semantic_entropy"], float(np.mean([s.divergent for s in g if s.divergent is not None])))
+             for pid, g in per_problem(kept).items() for v in [values[pid]]
+             if "semantic_entropy" in v and any(s.divergent is not None for s in g)]
+    if len(pairs) >= 3:
+        a, b = np.array(pairs).T
+        if a.std() > 0 and b.std() > 0:
+            out["entropy_divergent_r"] = float(np.corrcoef(a, b)[0, 1])
+    return out
+
+
+def behaviour(sample: Sample) -> tuple:
+    """What a sample's program did on every test of its state, examples then extended
+    tests: per test its output hash when it ran to its end, else its verdict
+    (judge/verdicts.py ``TestVerdict.behaviour``); a compile error is one behaviour."""
+    if sample.compile_error:
+        return ("compile error",)
+    tests = list(sample.examples.tests if sample.examples else []) + list(sample.plus.tests if sample.plus else [])
+    return tuple(t.get("stdout_sha256") or t["verdict"] for t in tests)
+
+
+def cost_per_sample(samples: list[Sample]) -> dict:
+    """Mean spend per sample of the strategy that produced ``samples`` (model errors
+    included: they cost too): model calls, prompt and completion tokens (reported by the
+    endpoint; 0 where it reports none).  Seconds stay in the records (``Sample.cost``):
+    they vary run to run, and metrics.json is the same for the same samples."""
+    if not samples:
+        return {}
+    cost = [s.cost or {"calls": 1, "prompt_tokens": (s.tokens or {}).get("prompt") or 0,
+                       "completion_tokens": (s.tokens or {}).get("completion") or 0} for s in samples]
+    mean = lambda key: float(np.mean([c.get(key) or 0 for c in cost]))  # noqa: E731
+    return {"calls": mean("calls"), "prompt_tokens": mean("prompt_tokens"),
+            "completion_tokens": mean("completion_tokens"),
+            "tokens": mean("prompt_tokens") + mean("completion_tokens")}
 
 
 def _pass_at_1(samples: list[Sample], correct) -> float:
@@ -197,6 +311,9 @@ def sample_ratios(samples: list[Sample]) -> dict[int, dict[str, Ratio]]:
             if scored:
                 _add(rates["divergent"], pid, sum(s.divergent for s in scored), len(scored))
                 _add(rates["neogauge"], pid, sum(s.correct * s.follows * s.divergent for s in scored), len(scored))
+        for pid, values in problem_values([s for g in problems.values() for s in g]).items():
+            for name, value in values.items():
+                _add(rates.setdefault(name, Ratio({}, {})), pid, value, 1)
         out[t] = {name: r for name, r in rates.items() if r.num}
     return out
 

@@ -28,12 +28,23 @@ from .options import (run_dir, bootstrap_options, limit_option, model_options, p
                    "and cached; see docs/dataset.md).")
 @release_option()
 @click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Samples per problem state.")
+              help="Samples per problem state, each with its own seed (pass --temperature): pass@k, best-of-k "
+              "NeoGauge and semantic entropy need n >= 2; every test is then judged.")
 @click.option("--cpu-scale", type=float, default=1.0, show_default=True,
               help="Multiply each problem's time limit by this for the CPU-time limit per test.")
 @click.option("--judge-all-tests", is_flag=True, help="Judge every test of every sample (default: a sample stops "
               "at its first failing test and runs the extended tests only when every example passed; no rate "
               "changes).")
+@click.option("--strategy", type=click.Choice(["direct", "self-correct", "self-plan", "mcts", "sample"]),
+              default="direct", show_default=True, help="How each sample is solved (docs/strategies.md).")
+@click.option("--rounds", type=click.IntRange(min=0), default=3, show_default=True,
+              help="self-correct: retries after the first attempt, each with the example tests' feedback.")
+@click.option("--rollouts", type=click.IntRange(min=1), default=16, show_default=True,
+              help="mcts: rollouts per problem state.")
+@click.option("--top-k", type=click.IntRange(min=1), default=3, show_default=True,
+              help="mcts: children per expansion (the most likely next tokens).")
+@click.option("--best-of", type=click.IntRange(min=1), default=5, show_default=True,
+              help="sample: programs drawn per state; the best convergent x divergent is kept.")
 @bootstrap_options("problem")
 @click.option("--server", default=None, envvar="NEOCODER_SERVER",
               help="Run the evaluation as a job on this `neocoder serve` URL (or $NEOCODER_SERVER); the run "
@@ -41,14 +52,15 @@ from .options import (run_dir, bootstrap_options, limit_option, model_options, p
 @click.option("--token", default=None, envvar="NEOCODER_TOKEN", help="The server's bearer token (or $NEOCODER_TOKEN).")
 @quiet_option
 @sandbox_options
-def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, judge_all_tests, bootstrap,
-                 bootstrap_seed, server, token, quiet, sandbox):
+def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, judge_all_tests, strategy,
+                 rounds, rollouts, top_k, best_of, bootstrap, bootstrap_seed, server, token, quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     dataset = dataset if dataset in (None, "release") else Path(dataset)
-    config = EvalConfig(model=model, out=out or run_dir(model.spec), release_dir=release, dataset=dataset,
+    config = EvalConfig(model=model, out=out or run_dir(model.spec + ('' if strategy == 'direct' else '-' + strategy)), release_dir=release, dataset=dataset,
                         states=parse_states(states_text), limit=limit, samples=samples, cpu_scale=cpu_scale,
                         sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
-                        judge_all_tests=judge_all_tests, progress=not quiet)
+                        judge_all_tests=judge_all_tests, strategy=strategy, rounds=rounds, rollouts=rollouts,
+                        top_k=top_k, best_of=best_of, progress=not quiet)
     if server:
         from ..client import Client
         remote = Client(server, token).evaluate(config)
