@@ -232,8 +232,10 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     if config.strategy not in STRATEGIES:
         raise NeocoderError(f"unknown strategy {config.strategy!r}; choose from {', '.join(STRATEGIES)}")
     if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
-        warnings.warn(f"{config.samples} samples per state at temperature 0: greedy decoding gives one program "
-                      "per prompt unless the endpoint honours seeds; pass --temperature (e.g. 0.8)", stacklevel=2)
+        drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
+            f"{config.samples} samples per state"
+        warnings.warn(f"{drawn} at temperature 0: greedy decoding gives one program per prompt unless the "
+                      "endpoint honours seeds; pass --temperature (e.g. 0.8)", stacklevel=2)
     started = time.monotonic()
     states = select_states(config)
     problems = list(dict.fromkeys(s.problem_id for s in states))

@@ -12,7 +12,7 @@ from .options import bootstrap_options
 
 @main.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json", "table5"]), default="table",
               show_default=True)
 @click.option("--published", "published", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               multiple=True, help="Published reference figures (JSON, see neocoder/report/compare.py), shown as "

@@ -28,7 +28,10 @@ from ..store import RunFolder
 from .text import percent
 
 METRICS = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "divergent", "neogauge",
-           "cumulative_neogauge")
+           "cumulative_neogauge", "pass@5", "pass@10", "neogauge_best@5", "semantic_entropy",
+           "semantic_entropy_rb", "technique_entropy")
+NATS = {"semantic_entropy", "semantic_entropy_rb", "technique_entropy"}  # shown as numbers, not percentages
+TABLE5 = ("convergent", "divergent", "neogauge")  # the paper's Table 5 columns
 
 
 @dataclass
@@ -73,7 +76,10 @@ def load_run(path: Path) -> RunScores:
         ratios = human_ratios(rows)
     else:
         raise NeocoderError(f"{path}: a {manifest.kind!r} run; compare takes NeoCoder runs (eval, human)")
-    return RunScores(label=metrics.get("model") or str(path), path=str(path), metrics=metrics, ratios=ratios)
+    label = metrics.get("model") or str(path)
+    if metrics.get("strategy", "direct") != "direct":
+        label += f" [{metrics['strategy']}]"
+    return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios)
 
 
 def load_published(path: Path) -> RunScores:
@@ -110,8 +116,18 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
                 continue
             diffs = [_paired(run, base, t, metric, resamples, seed) for run in runs[1:]]
             rows.append({"state": t, "metric": metric, "values": values, "diffs": diffs})
-    return {"runs": [{"label": r.label, "path": r.path, "published": r.published} for r in runs], "rows": rows,
+    return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
+                      "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics)} for r in runs],
+            "rows": rows,
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}
+
+
+def _mean_cost(metrics: dict) -> dict | None:
+    """A run's model calls and tokens per sample, averaged over its states (None: not recorded)."""
+    costs = [m["cost"] for m in metrics.get("states", {}).values() if m.get("cost")]
+    if not costs:
+        return None
+    return {k: sum(c[k] for c in costs) / len(costs) for k in ("calls", "tokens")}
 
 
 def _paired(run: RunScores, base: RunScores, t: int, metric: str, resamples: int, seed: int) -> dict | None:
@@ -122,33 +138,77 @@ def _paired(run: RunScores, base: RunScores, t: int, metric: str, resamples: int
     return paired_difference(a, b, shared, resamples, seed)
 
 
-def _cell(v: dict | None) -> str:
-    return "-" if v is None else percent(v["value"], v if "low" in v else None)
+def _cell(v: dict | None, metric: str = "") -> str:
+    if v is None:
+        return "-"
+    if metric in NATS:
+        return f"{v['value']:.3f}" + (f" ±{(v['high'] - v['low']) / 2:.3f}" if "low" in v else "")
+    return percent(v["value"], v if "low" in v else None)
 
 
-def _diff(d: dict | None) -> str:
+def _diff(d: dict | None, metric: str = "") -> str:
     if d is None:
         return "-"
     star = "*" if d["low"] > 0 or d["high"] < 0 else ""
-    return f"{100 * d['diff']:+.1f} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]{star}"
+    scale, digits = (1, 3) if metric in NATS else (100, 1)
+    return f"{scale * d['diff']:+.{digits}f} [{scale * d['low']:+.{digits}f}, {scale * d['high']:+.{digits}f}]{star}"
 
 
 def _table_rows(result: dict) -> tuple[list[str], list[list[str]]]:
     labels = [r["label"] + (" (published)" if r["published"] else "") for r in result["runs"]]
     header = ["state", "metric"] + labels + [f"{lab} - {labels[0]}" for lab in labels[1:]]
-    body = [[str(row["state"]), row["metric"]] + [_cell(v) for v in row["values"]] + [_diff(d) for d in row["diffs"]]
-            for row in result["rows"]]
+    body = [[str(row["state"]), row["metric"]] + [_cell(v, row["metric"]) for v in row["values"]]
+            + [_diff(d, row["metric"]) for d in row["diffs"]] for row in result["rows"]]
     return header, body
 
 
-def render(result: dict, fmt: str = "table") -> str:
-    """The comparison as ``table`` (plain text), ``markdown``, ``csv`` or ``json``.
+def table5(result: dict) -> list[list[str]]:
+    """The paper's Table 5 layout (NeoCoder Sec. 5.3): for each run after the first, per
+    state, the change in convergent, divergent and NeoGauge against the first run, as
+    "+1.2 (22.6 -> 23.8) [-0.5, +3.0]": the paired difference in points, the base and new
+    values in brackets, and the difference's 95% paired-bootstrap interval (``*`` where it
+    excludes 0).  Returns rows, the first being the header."""
+    runs = result["runs"]
+    header = ["run", "state"] + [f"delta {m}" for m in TABLE5]
+    rows = [header]
+    by_key = {(row["state"], row["metric"]): row for row in result["rows"]}
+    for i in range(1, len(runs)):
+        for t in sorted({row["state"] for row in result["rows"]}):
+            cells = [runs[i]["label"], str(t)]
+            for metric in TABLE5:
+                row = by_key.get((t, metric))
+                base, new = (row["values"][0], row["values"][i]) if row else (None, None)
+                d = row["diffs"][i - 1] if row else None
+                if base is None or new is None or d is None:
+                    cells.append("-")
+                    continue
+                star = "*" if d["low"] > 0 or d["high"] < 0 else ""
+                cells.append(f"{100 * d['diff']:+.1f} ({100 * base['value']:.1f} -> {100 * new['value']:.1f}) "
+                             f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]{star}")
+            rows.append(cells)
+    return rows
 
-    Cells: value with ± half its 95% interval (points); differences in points with their
-    95% paired-bootstrap interval, ``*`` where it excludes 0.
+
+def render(result: dict, fmt: str = "table") -> str:
+    """The comparison as ``table`` (plain text), ``markdown``, ``csv``, ``json`` or
+    ``table5`` (the paper's strategy layout alone, ``table5``).
+
+    Cells: value with ± half its 95% interval (points; entropies in nats); differences in
+    points with their 95% paired-bootstrap interval, ``*`` where it excludes 0.  When the
+    runs used different strategies, the table and markdown forms end with the Table 5
+    layout and each run's model calls and tokens per sample.
     """
     if fmt == "json":
         return json.dumps(result, indent=2)
+    strategies = {r["strategy"] for r in result["runs"] if not r["published"]}
+    if fmt == "table5" or (fmt in ("table", "markdown") and len(strategies) > 1):
+        paper = _aligned(table5(result)) + ["", "cost per sample:"] + [
+            f"  {r['label']}: " + (f"{r['cost']['calls']:.1f} calls, {r['cost']['tokens']:,.0f} tokens"
+                                   if r["cost"] else "not recorded") for r in result["runs"]]
+        if fmt == "table5":
+            return "\n".join(paper)
+        return render(result, fmt + "-only") + "\n\nTable 5 layout (delta in points, base -> new):\n" + "\n".join(paper)
+    fmt = fmt.removesuffix("-only")
     header, body = _table_rows(result)
     if fmt == "csv":
         out = io.StringIO()
@@ -160,6 +220,9 @@ def render(result: dict, fmt: str = "table") -> str:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines + ["", note])
-    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in [header] + body]
-    return "\n".join(lines + [note])
+    return "\n".join(_aligned([header] + body) + [note])
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]

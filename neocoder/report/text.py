@@ -30,6 +30,7 @@ def eval_table(metrics: dict) -> str:
         cells = [f"{t:>13}", f"{m['n']:>13}"]
         cells += [f"{percent(m.get(key), m.get('intervals', {}).get(key)):>13}" for _, key in cols[2:]]
         lines.append("  ".join(cells))
+    lines += sampling_lines(metrics)
     excluded = sum(m["excluded"] for m in metrics["states"].values())
     if excluded:
         lines.append(f"({excluded} samples excluded: sandbox INFRA failures or model errors; rerun to retry)")
@@ -51,20 +52,91 @@ def eval_table(metrics: dict) -> str:
     return "\n".join(lines)
 
 
+SAMPLING_COLUMNS = (("pass@5", "pass@5", True), ("pass@10", "pass@10", True),
+                    ("best@5 NeoG", "neogauge_best@5", True), ("sem.entropy", "semantic_entropy", False),
+                    ("SE (RB)", "semantic_entropy_rb", False), ("tech.entropy", "technique_entropy", False))
+
+
+def sampling_lines(metrics: dict) -> list[str]:
+    """The multi-sample metrics (pass@k, best-of-5 NeoGauge, semantic entropies in nats)
+    as a second table where the run has them, and the strategy's spend per sample."""
+    states = metrics["states"]
+    cols = [c for c in SAMPLING_COLUMNS if any(m.get(c[1]) is not None for m in states.values())]
+    lines = []
+    if cols:
+        lines.append("  ".join(f"{c:>13}" for c in ["state"] + [c[0] for c in cols]))
+        for t, m in states.items():
+            cells = [f"{t:>13}"]
+            for _, key, rate in cols:
+                ci = m.get("intervals", {}).get(key)
+                if not rate and m.get(key) is not None:
+                    text = f"{m[key]:.3f}" + (f" ±{(ci['high'] - ci['low']) / 2:.3f}" if ci else "")
+                else:
+                    text = percent(m.get(key), ci)
+                cells.append(f"{text:>13}")
+            lines.append("  ".join(cells))
+        lines.append("entropies in nats over each problem's samples: behaviour classes (identical outputs on every "
+                     "test), RB with log-probabilities, technique sets")
+    costs = [m["cost"] for m in states.values() if m.get("cost")]
+    if costs:
+        calls = sum(c["calls"] for c in costs) / len(costs)
+        tokens = sum(c["tokens"] for c in costs) / len(costs)
+        lines.append(f"strategy {metrics.get('strategy', 'direct')}: {calls:.1f} model calls and {tokens:,.0f} "
+                     "tokens per sample (prompt + completion, as the endpoint reports them)")
+    return lines
+
+
 def aidan_table(results: list[QuestionResult], totals: dict) -> str:
-    """One generator's AidanBench results: a row per question, then its totals."""
-    lines = [f"{'#':>3}  {'answers':>7}  {'novelty sum':>11}  stop reason    question"]
+    """One generator's AidanBench results: a row per question, then its totals.  Columns
+    for the coherence-gated novelty, MMR_AB and semantic entropy appear when the results
+    have them; a re-score's "out of answers" questions are counted as lower bounds."""
+    extra = [(title, key, fmt) for title, key, fmt in (("gated nov.", "gated_novelty", "{:>10.3f}"),
+                                                       ("MMR_AB", "mmr", "{:>8.3f}"),
+                                                       ("entropy", "semantic_entropy", "{:>7.3f}"))
+             if any(getattr(q, key) is not None for q in results)]
+    head = "".join(f"  {title:>{len(fmt.format(0.0))}}" for title, _, fmt in extra)
+    lines = [f"{'#':>3}  {'answers':>7}  {'novelty sum':>11}{head}  stop reason     question"]
     for q in results:
-        lines.append(f"{q.question_index + 1:>3}  {q.answers:>7}  {q.novelty_sum:>11.3f}  "
-                     f"{q.stop_reason:<13}  {q.question[:60]}")
+        cells = "".join("  " + (fmt.format(getattr(q, key)) if getattr(q, key) is not None
+                                else f"{'-':>{len(fmt.format(0.0))}}") for _, key, fmt in extra)
+        lines.append(f"{q.question_index + 1:>3}  {q.answers:>7}  {q.novelty_sum:>11.3f}{cells}  "
+                     f"{q.stop_reason:<14}  {q.question[:60]}")
     ci = totals.get("intervals") or {}
-    answers = f"{totals['answers']}" + (f" [{ci['answers']['low']:.0f}, {ci['answers']['high']:.0f}]"
-                                         if ci.get("answers") else "")
-    novelty = f"{totals['novelty_sum']:.3f}" + (f" [{ci['novelty_sum']['low']:.3f}, {ci['novelty_sum']['high']:.3f}]"
-                                                if ci.get("novelty_sum") else "")
-    lines.append(f"total: {answers} answers over {totals['questions']} questions, novelty sum {novelty} "
-                 f"(95% bootstrap intervals over questions); stops: {totals['stop_reasons']}")
+
+    def total(key: str, fmt: str) -> str:
+        iv = ci.get(key)
+        return fmt.format(totals[key]) + (f" [{fmt.format(iv['low'])}, {fmt.format(iv['high'])}]" if iv else "")
+
+    lines.append(f"total: {total('answers', '{:.0f}')} answers over {totals['questions']} questions, novelty sum "
+                 f"{total('novelty_sum', '{:.3f}')} (95% bootstrap intervals over questions); stops: "
+                 f"{totals['stop_reasons']}")
+    more = []
+    if "gated_novelty" in totals:
+        more.append(f"coherence-gated novelty {total('gated_novelty', '{:.3f}')}")
+    if "mmr" in totals:
+        more.append(f"MMR_AB {total('mmr', '{:.3f}')}")
+    if "semantic_entropy" in totals:
+        rb = (f", from log-probabilities {total('semantic_entropy_rb', '{:.3f}')}"
+              if "semantic_entropy_rb" in totals else "")
+        more.append(f"mean semantic entropy {total('semantic_entropy', '{:.3f}')} nats over "
+                    f"{totals['semantic_entropy_questions']} questions{rb}")
+    if more:
+        lines.append("       " + "; ".join(more))
+    if totals.get("out_of_answers"):
+        lines.append(f"       {totals['out_of_answers']} questions out of answers: the run has none after its own "
+                     "stop, so their counts are lower bounds")
     return "\n".join(lines)
+
+
+def aidan_change(before: dict, after: dict) -> str:
+    """A re-score's totals against the run's own (both from ``aidanbench.loop.totals``):
+    answers and novelty sum, and the analyses both have, as "before -> after"."""
+    parts = [f"answers {before['answers']} -> {after['answers']}",
+             f"novelty sum {before['novelty_sum']:.3f} -> {after['novelty_sum']:.3f}"]
+    for key, name in (("gated_novelty", "gated novelty"), ("mmr", "MMR_AB"), ("semantic_entropy", "entropy")):
+        if key in before and key in after:
+            parts.append(f"{name} {before[key]:.3f} -> {after[key]:.3f}")
+    return "against the run: " + ", ".join(parts)
 
 
 def states_per_t(states: list[ProblemState]) -> str:
