@@ -191,14 +191,16 @@ class IdeasConfig(Config):
     """``neocoder ideas`` (LiveIdeaBench): ``model`` writes ``ideas_per_keyword`` research
     ideas for each keyword; ``judges_per_idea`` judges drawn with ``seed`` from ``judges``
     (never the idea model itself) score originality, feasibility and clarity 1-10; one judge
-    grades fluency per keyword.  Ideas over ``max_words`` words are left out and counted."""
+    grades fluency per keyword.  Ideas over ``max_words`` words are left out and counted.
+    ``judge_names`` name the panel's seats (one per judge; None: their specs), so one model
+    can sit in several seats; a seat never judges ideas of its own spec (docs/ideas.md)."""
 
     model: ModelConfig
     judges: list  # list[ModelConfig], the panel
     out: Path
-    keywords: Path | None = None  # one keyword per line (None: LiveIdeaBench's 1180 keywords)
+    keywords: Path | None = None  # a .csv with a keyword column, or one keyword per line (None: LiveIdeaBench's 1180)
     limit: int | None = None
-    ideas_per_keyword: int = 1
+    ideas_per_keyword: int = 3  # fluency compares a keyword's ideas, so it needs at least 2
     judges_per_idea: int = 3
     max_words: int = 200
     judge_retries: int = 2
@@ -206,5 +208,6 @@ class IdeasConfig(Config):
     concurrency: int = 1
     bootstrap: int = 2000  # bootstrap resamples of keywords for the intervals
     bootstrap_seed: int = 0
+    judge_names: list | None = None  # the seats' names, one per judge (None: the judges' specs)
     progress: bool = True
 

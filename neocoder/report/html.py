@@ -16,7 +16,11 @@ shows.
   top-5 techniques per state against the humans' (Table 2), sample verdicts per state,
   pass@1 against pass@1 with the extended tests; for AidanBench runs the totals with
   intervals, answers per question, novelty and coherence per answer (AidanBench Fig. 3),
-  stop reasons;
+  stop reasons; for LiveIdeaBench runs (``neocoder ideas``) the five scores with intervals,
+  the run beside the published leaderboard's columns (read from ``../shared/liveideabench``
+  when the report is built), scores per discipline and per keyword;
+- ``run<i>-<folder>.html`` per ideas run: every idea per keyword with what became of it,
+  its judges' scores and the keyword's fluency grade;
 - ``run<i>-<folder>.html`` per NeoCoder model run: one row per sample, filterable by
   state and verdict, each row opening the sample (statement with constraints, code,
   each test's input / expected / produced output, techniques with the violated ones
@@ -50,12 +54,13 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import NeocoderError
+from ..ideas.records import FluencyGrade, Idea, IdeaJudgement
 from ..records import Answer, Manifest, QuestionResult, Sample, TierResult
 from ..store import RunFolder
 from . import plots
 
 NEOCODER_KINDS = ("eval", "human")
-KINDS = NEOCODER_KINDS + ("aidanbench",)
+KINDS = NEOCODER_KINDS + ("aidanbench", "ideas")
 STATIC_FILES = ("report.css", "filter.js")
 RATES = (("pass@1", "pass@1"), ("pass@1_plus", "pass@1+ext"), ("constraint_following", "follow"),
          ("convergent", "convergent"), ("divergent", "divergent"), ("neogauge", "NeoGauge@t"),
@@ -69,19 +74,22 @@ class Run:
     """One run folder as the report reads it."""
 
     path: Path
-    kind: str  # "eval", "human" or "aidanbench" (the manifest's kind)
+    kind: str  # "eval", "human", "aidanbench" or "ideas" (the manifest's kind)
     manifest: Manifest
     metrics: dict
     label: str = ""  # the model (disambiguated by folder name when two runs share it)
-    page: str | None = None  # the drill-down page's file name (eval runs)
+    page: str | None = None  # the drill-down page's file name (eval and ideas runs)
     samples: list[Sample] = field(default_factory=list)
     answers: list[Answer] = field(default_factory=list)
     questions: list[QuestionResult] = field(default_factory=list)
+    ideas: list[Idea] = field(default_factory=list)
+    judgements: list[IdeaJudgement] = field(default_factory=list)
+    grades: list[FluencyGrade] = field(default_factory=list)
 
 
 def load_run(path: Path) -> Run:
-    """Read a run folder written by ``neocoder eval`` (model or ``--model human``) or
-    ``neocoder aidanbench``: manifest, metrics and records.
+    """Read a run folder written by ``neocoder eval`` (model or ``--model human``),
+    ``neocoder aidanbench`` or ``neocoder ideas``: manifest, metrics and records.
 
     Raises NeocoderError naming the folder when it is missing, is not a run folder (no
     ``manifest.json``), is of another kind (a built dataset), or has no ``metrics.json``
@@ -92,7 +100,7 @@ def load_run(path: Path) -> Run:
         raise NeocoderError(f"{path}: no such run folder")
     if not (path / RunFolder.MANIFEST).is_file():
         raise NeocoderError(f"{path}: not a run folder (no {RunFolder.MANIFEST}); the report reads folders "
-                            "written by `neocoder eval` or `neocoder aidanbench`")
+                            "written by `neocoder eval`, `neocoder aidanbench` or `neocoder ideas`")
     folder = RunFolder(path, create=False)
     try:
         manifest = folder.read_manifest()
@@ -110,6 +118,13 @@ def load_run(path: Path) -> Run:
         run.label = metrics.get("model") or manifest.config.get("model", {}).get("spec", path.name)
     elif run.kind == "human":
         run.label = "human"
+    elif run.kind == "ideas":
+        records = folder.read()
+        run.ideas = sorted((r for r in records if isinstance(r, Idea)),
+                           key=lambda i: (i.model, i.keyword_index, i.idea_num))
+        run.judgements = [r for r in records if isinstance(r, IdeaJudgement)]
+        run.grades = [r for r in records if isinstance(r, FluencyGrade)]
+        run.label = manifest.config.get("model", {}).get("spec", path.name)
     else:
         run.answers = sorted(folder.read(Answer), key=lambda a: (a.model, a.question_index, a.answer_num))
         run.questions = sorted(folder.read(QuestionResult), key=lambda q: (q.model, q.question_index))
@@ -119,10 +134,10 @@ def load_run(path: Path) -> Run:
 
 def build_report(runs: list[Path], out: Path) -> Path:
     """Write the static HTML report of ``runs`` (run folders of any of the kinds ``eval``,
-    ``human``, ``aidanbench``) into folder ``out`` and return the path of its
+    ``human``, ``aidanbench``, ``ideas``) into folder ``out`` and return the path of its
     ``index.html``.
 
-    NeoCoder model runs get a drill-down page each.  The humans' techniques (Table 2) are
+    NeoCoder model runs and ideas runs get a drill-down page each.  The humans' techniques (Table 2) are
     detected in the release's accepted solutions once and cached (``human_solution_sets``).
     Raises NeocoderError for a folder that is not a run folder of those kinds (naming it)
     or for an empty ``runs``.
@@ -135,7 +150,7 @@ def build_report(runs: list[Path], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     _write_static(out)
     for i, run in enumerate(loaded, 1):
-        if run.kind == "eval":
+        if run.kind in ("eval", "ideas"):
             run.page = f"run{i}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', run.path.resolve().name)}.html"
 
     neo = [r for r in loaded if r.kind in NEOCODER_KINDS]
@@ -147,6 +162,11 @@ def build_report(runs: list[Path], out: Path) -> Path:
     aidan = [r for r in loaded if r.kind == "aidanbench"]
     if aidan:
         body.append(_aidan_section(aidan))
+    ideas = [r for r in loaded if r.kind == "ideas"]
+    if ideas:
+        body.append(_ideas_section(ideas))
+        for run in ideas:
+            _write(out / run.page, _page(f"{run.label}: ideas", _ideas_drill_body(run)))
     states = _problem_states(models)
     # the largest cost: about 2 s for the 1,063 programs of the full replay run
     highlighted = highlight_codes({_code_key(s): s.code for r in models for s in r.samples if s.code})
@@ -340,9 +360,11 @@ def _disambiguate(runs: list[Run]) -> None:
     one) get their folder's name added."""
     for r in runs:
         r.label = display_name(r.label)
-    seen = Counter((r.kind == "aidanbench", r.label) for r in runs)
+    def group(kind: str) -> str:  # NeoCoder model runs and human baselines are one group
+        return "neocoder" if kind in NEOCODER_KINDS else kind
+    seen = Counter((group(r.kind), r.label) for r in runs)
     for r in runs:
-        if seen[(r.kind == "aidanbench", r.label)] > 1:
+        if seen[(group(r.kind), r.label)] > 1:
             r.label = f"{r.label} ({r.path.resolve().name})"
 
 
@@ -408,9 +430,11 @@ def _runs_table(runs: list[Run]) -> str:
             size = f"{len(r.samples)} samples"
         elif r.kind == "human":
             size = f"{sum(m.get('n', 0) for m in r.metrics.get('states', {}).values())} solution-states"
+        elif r.kind == "ideas":
+            size = f"{len(r.ideas)} ideas, {len(r.judgements)} judgements, {len(r.grades)} fluency grades"
         else:
             size = f"{len(r.questions)} question results, {len(r.answers)} answers"
-        link = f'<a href="{escape(r.page)}">samples</a>' if r.page else ""
+        link = f'<a href="{escape(r.page)}">{"ideas" if r.kind == "ideas" else "samples"}</a>' if r.page else ""
         rows.append(f"<tr><td>{escape(r.label)}</td><td>{escape(r.kind)}</td><td><code>{escape(str(r.path.resolve()))}"
                     f"</code></td><td>{escape(r.manifest.started)}</td><td>{escape(size)}</td><td>{link}</td></tr>")
     return ('<h1>NeoCoder report</h1>\n<p class="note">Static report built by <code>neocoder report</code>; '
@@ -576,6 +600,174 @@ def _aidan_question_table(questions: list[str], per_q: dict[str, dict[int, Quest
         rows.append(f"<tr><td>{i + 1}</td><td>{escape(text)}</td>{''.join(cells)}</tr>")
     return (f'<table class="questions"><thead><tr><th rowspan="2">#</th><th rowspan="2">question</th>{head}</tr>'
             f'<tr>{sub}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+# ----------------------------------------------------------------------------------------
+# LiveIdeaBench (neocoder ideas)
+
+IDEA_SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
+               ("fluency", "fluency"), ("flexibility", "flexibility"))
+
+
+def _score_cell(value, iv: dict | None = None) -> str:
+    """A 1-10 score with its 95% interval (when given)."""
+    if value is None:
+        return '<td class="num">—</td>'
+    ci = (f' <span class="ci" title="95% bootstrap interval over keywords; standard error {iv["se"]:.2f}">'
+          f'[{iv["low"]:.2f}, {iv["high"]:.2f}]</span>') if iv else ""
+    return f'<td class="num">{value:.2f}{ci}</td>'
+
+
+def _ideas_models(runs: list[Run]) -> dict[str, dict]:
+    """{shown name: the model's summary} over the runs (a replayed source of several models
+    gives several), names disambiguated by folder when two runs share one."""
+    names = {(r.path, m): display_name(m) for r in runs for m in r.metrics.get("models", {})}
+    counts = Counter(names.values())
+    return {(f"{shown} ({path.resolve().name})" if counts[shown] > 1 else shown): run.metrics["models"][m]
+            for run in runs for (path, m), shown in names.items() if path == run.path}
+
+
+def _ideas_section(runs: list[Run]) -> str:
+    """Totals with intervals, the run beside the published leaderboard (table and bars),
+    scores per discipline and per keyword."""
+    from ..ideas.sources import LEADERBOARD_FILE, liveideabench_dir, load_leaderboard
+    from .ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
+
+    models = _ideas_models(runs)
+    parts = ['<h2 id="ideas">LiveIdeaBench</h2>', _bootstrap_note(runs),
+             '<p class="note">Ideas from one keyword each, scored 1-10 by judges drawn from the panel (never the '
+             'idea model): originality, feasibility, clarity (the mean over an idea\'s judges, then over ideas); '
+             'fluency: one judge\'s grade per keyword of how different its ideas are (A 10, B 7, C 4, D 1); '
+             'flexibility: the 30th percentile over keywords of the keyword\'s average of the four scores. '
+             'See docs/ideas.md.</p>']
+    rows = []
+    for name, s in models.items():
+        ivs = s.get("intervals") or {}
+        cells = "".join(_score_cell(s.get(k), ivs.get(k)) for k, _ in IDEA_SCORES)
+        rows.append(f'<tr><td>{escape(name)}</td><td class="num">{s.get("keywords", 0)}</td>'
+                    f'<td class="num">{s.get("ideas", 0)}</td><td class="num">{s.get("kept", 0)}</td>'
+                    f'<td class="num">{s.get("too_long", 0)}</td><td class="num">{s.get("refused", 0)} '
+                    f'<span class="ci">({s.get("fallback_asked", 0)} asked again)</span></td>'
+                    f'<td class="num">{s.get("errors", 0)}</td><td class="num">{s.get("judge_errors", 0)}</td>'
+                    f'{cells}</tr>')
+    head = "".join(f'<th class="num">{escape(label)}</th>' for _, label in IDEA_SCORES)
+    parts.append('<table class="metrics"><thead><tr><th>model</th><th class="num">keywords</th><th class="num">ideas'
+                 '</th><th class="num">judged</th><th class="num">over the word limit</th><th class="num">refused</th>'
+                 '<th class="num">model errors</th><th class="num">judge errors</th>'
+                 f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+    parts.append('<h3 id="ideas-leaderboard">Beside the published leaderboard</h3>')
+    try:
+        leaderboard = load_leaderboard()
+    except NeocoderError as exc:
+        parts.append(f'<p class="note">The published leaderboard is unavailable: {escape(str(exc))}</p>')
+        leaderboard = None
+    if leaderboard is not None:
+        merged = comparison_rows(models, leaderboard)
+        colors = plots.palette(list(models))
+        parts.append(f'<p class="note">LiveIdeaBench\'s December 2024 leaderboard '
+                     f'(<code>{escape(str(liveideabench_dir() / LEADERBOARD_FILE))}</code>, read when this report '
+                     'was built; published figures, not re-measured) with this report\'s models in bold, placed by '
+                     'Average. That leaderboard has no clarity column: its Flexibility is the 30th percentile over '
+                     'keywords of the average of originality, feasibility and fluency, and its Average the mean of '
+                     'its four columns; the runs\' rows use the same definitions, with their own judge panel and '
+                     'keywords, so they are comparable in method, not in judges.</p>')
+        parts.append(_figure(leaderboard_svg(merged, colors), "Average per model, highest first; this report's "
+                             "models marked * with their 95% interval over keywords."))
+        body = []
+        for r in merged:
+            cells = "".join(_score_cell(r[c], r["intervals"].get(c) if r["run"] else None) for c in LEADERBOARD_COLUMNS)
+            rank = "" if r["run"] else str(r["rank"])
+            model = f"<b>{escape(r['model'])}</b>" if r["run"] else escape(r["model"])
+            mark = ' class="run" style="background: #fff3d6"' if r["run"] else ""
+            body.append(f'<tr{mark}><td class="num">{rank}</td><td>{model}</td>{cells}</tr>')
+        head = "".join(f'<th class="num">{c}</th>' for c in LEADERBOARD_COLUMNS)
+        parts.append(f'<table class="leaderboard"><thead><tr><th class="num">published rank</th><th>model</th>{head}'
+                     f'</tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+    for name, s in models.items():
+        categories = s.get("per_category") or {}
+        if [c for c in categories if c != "-"]:
+            parts.append(f"<h3>Per discipline: {escape(name)}</h3>")
+            crow = "".join(f'<tr><td>{escape(c)}</td><td class="num">{v["keywords"]}</td>'
+                           + "".join(_score_cell(v.get(k)) for k, _ in IDEA_SCORES) + "</tr>"
+                           for c, v in categories.items())
+            parts.append('<table><thead><tr><th>discipline</th><th class="num">keywords</th>'
+                         + "".join(f'<th class="num">{escape(label)}</th>' for _, label in IDEA_SCORES)
+                         + f"</tr></thead><tbody>{crow}</tbody></table>")
+        keywords = s.get("per_keyword") or []
+        krows = "".join(
+            f'<tr><td>{escape(k["keyword"])}</td><td>{escape(k.get("category") or "")}</td>'
+            f'<td class="num">{k["kept"]} / {k["ideas"]}</td>'
+            + "".join(_score_cell(k.get(c)) for c in ("originality", "feasibility", "clarity"))
+            + ('<td class="num">—</td>' if k.get("fluency") is None else
+               f'<td class="num">{k["fluency"]:.0f} ({escape(k.get("grade") or "")})</td>')
+            + _score_cell(k.get("average")) + "</tr>" for k in keywords)
+        table = ('<table class="keywords"><thead><tr><th>keyword</th><th>discipline</th><th class="num">judged / '
+                 'ideas</th><th class="num">originality</th><th class="num">feasibility</th><th class="num">clarity'
+                 '</th><th class="num">fluency (grade)</th><th class="num">average of the four</th></tr></thead>'
+                 f'<tbody>{krows}</tbody></table>')
+        summary = f"Per keyword: {escape(name)} ({len(keywords)} keywords)"
+        parts.append(f"<h3>{summary}</h3>{table}" if len(keywords) <= 40 else
+                     f"<details><summary><b>{summary}</b></summary>{table}</details>")
+    links = ", ".join(f'<a href="{escape(r.page)}">{escape(r.label)}</a>' for r in runs if r.page)
+    parts.append(f'<p class="note">Every idea with its judges\' scores: {links}.</p>')
+    return "\n".join(parts)
+
+
+def _idea_badge(status: str) -> str:
+    kind = {"ok": "AC", "too long": "TLE", "refused": "WA"}.get(status, "INFRA")
+    return f'<span class="v v-{kind}">{escape(status)}</span>'
+
+
+def _ideas_drill_body(run: Run) -> str:
+    """Every idea of an ideas run, per model and keyword: status, words, text, each
+    judge's scores (or error), and the keyword's fluency grade."""
+    judged: dict[tuple, list[IdeaJudgement]] = {}
+    for j in run.judgements:
+        judged.setdefault((j.model, j.keyword_index, j.idea_num), []).append(j)
+    grades = {(g.model, g.keyword_index): g for g in run.grades}
+    limit = run.manifest.config.get("max_words")
+    parts = ['<nav class="top"><a href="index.html">&larr; report</a></nav>',
+             f"<h1>{escape(run.label)}: {len(run.ideas)} ideas</h1>",
+             f'<p class="note">Run folder <code>{escape(str(run.path.resolve()))}</code>, started '
+             f'{escape(run.manifest.started)}. Ideas over {limit} words are left out; a refusal was asked again with '
+             'the fallback prompt. Scores 1-10 per judge; an unreadable reply is an error, never a score.</p>']
+    by_keyword: dict[tuple, list[Idea]] = {}
+    for idea in run.ideas:
+        by_keyword.setdefault((idea.model, idea.keyword_index), []).append(idea)
+    for (model, index), ideas in by_keyword.items():
+        first = ideas[0]
+        g = grades.get((model, index))
+        fluency = "not graded (fewer than 2 judged ideas)" if g is None else (
+            f"error ({escape(g.error or '')})" if g.grade is None else
+            f"{escape(g.grade)} = {g.score:.0f} by {escape(g.judge)}")
+        who = " · " + escape(display_name(model)) if len({i.model for i in run.ideas}) > 1 else ""
+        parts.append(f'<section class="keyword"><h3>{escape(first.keyword)} '
+                     f'<span class="note">{escape(first.category)}{who}</span></h3>'
+                     f'<p class="note">fluency: {fluency}</p>')
+        for idea in ideas:
+            rows = []
+            for j in sorted(judged.get((model, index, idea.idea_num), []), key=lambda j: j.judge):
+                if j.scores:
+                    cells = "".join(f'<td class="num">{j.scores[c]:.0f}</td>'
+                                    for c in ("originality", "feasibility", "clarity"))
+                else:
+                    cells = f'<td colspan="3" class="note">error: {escape(j.error or "")}</td>'
+                rows.append(f"<tr><td>{escape(j.judge)}</td>{cells}</tr>")
+            table = ('<table><thead><tr><th>judge</th><th class="num">originality</th><th class="num">feasibility'
+                     f'</th><th class="num">clarity</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+                     if rows else "")
+            text = idea.idea or idea.reply or idea.error or ""
+            extra = ""
+            if idea.fallback:
+                extra = (f'<details><summary class="note">first reply (a refusal)</summary><pre>'
+                         f'{escape(idea.refused_reply or "")}</pre></details>')
+            parts.append(f'<div class="idea"><p>idea {idea.idea_num} {_idea_badge(idea.status)} '
+                         f'<span class="note">{idea.words} words</span></p><blockquote>{escape(text)}</blockquote>'
+                         f'{extra}{table}</div>')
+        parts.append("</section>")
+    return "\n".join(parts)
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,0 +1,136 @@
+"""Plain-text tables of an ideas run (``neocoder ideas``), and the run beside the published
+LiveIdeaBench leaderboard.
+
+Each function takes a model's summary as ``metrics.json`` holds it (``models[name]``,
+neocoder/ideas/__init__.py ``summarize_model``) and gives a string or rows; nothing here
+computes a score.  The leaderboard is read from ``../shared/liveideabench`` (or
+``$LIVEIDEABENCH_DIR``) when the table is made, never copied into the project.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import NeocoderError
+
+SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
+          ("fluency", "fluency"), ("flexibility", "flexibility (P30 of the 4-score keyword average)"))
+LEADERBOARD_COLUMNS = ("Fluency", "Feasibility", "Originality", "Flexibility", "Average")
+
+
+def _num(value, width: int = 6) -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:{width}.2f}"
+
+
+def _interval(iv: dict | None) -> str:
+    return f"[{iv['low']:.2f}, {iv['high']:.2f}]" if iv else ""
+
+
+def ideas_table(name: str, summary: dict) -> str:
+    """One idea model's results: what became of its ideas, the five scores (1-10) with their
+    95% bootstrap intervals over keywords, and the judging counts."""
+    s = summary
+    lines = [f"model: {name}",
+             f"keywords {s['keywords']}, ideas {s['ideas']}: {s['kept']} judged, {s['too_long']} over the word limit "
+             f"(left out), {s['refused']} refused ({s['fallback_asked']} asked again with the fallback prompt, "
+             f"{s['fallback_kept']} then kept), {s['errors']} model errors; {s['mean_words']} words per kept idea",
+             f"  {'score':<52} {'value':>6}  95% interval"]
+    for key, label in SCORES:
+        lines.append(f"  {label:<52} {_num(s.get(key))}  {_interval((s.get('intervals') or {}).get(key))}")
+    used = ", ".join(f"{k} {v}" for k, v in (s.get("judges") or {}).items()) or "none"
+    lines.append(f"judgements {s['judgements']} ({used}), judge errors {s['judge_errors']} (unparseable after the "
+                 f"retries, or a model error: never a score); fluency graded for {s['fluency_graded']} keywords, "
+                 f"{s['fluency_errors']} errors")
+    return "\n".join(lines)
+
+
+def keyword_table(summary: dict, limit: int = 40) -> str:
+    """The first ``limit`` keyword rows: kept ideas, the three criteria, fluency (grade)
+    and the keyword's four-score average."""
+    lines = [f"  {'keyword':<28} {'category':<20} {'kept':>4} {'orig':>6} {'feas':>6} {'clar':>6} {'flu':>6} "
+             f"{'avg':>6}"]
+    for row in summary.get("per_keyword", [])[:limit]:
+        flu = "-" if row.get("fluency") is None else f"{row['fluency']:.0f} ({row['grade']})"
+        lines.append(f"  {row['keyword'][:28]:<28} {(row.get('category') or '-')[:20]:<20} {row['kept']:>4} "
+                     f"{_num(row.get('originality'))} {_num(row.get('feasibility'))} {_num(row.get('clarity'))} "
+                     f"{flu:>6} {_num(row.get('average'))}")
+    return "\n".join(lines)
+
+
+def comparison_rows(models: dict[str, dict], leaderboard: list[dict]) -> list[dict]:
+    """The published rows and the run's models in one list, sorted by Average (highest
+    first; a run without an Average last): ``{"rank": published rank or None, "model",
+    "run": bool, Fluency, Feasibility, Originality, Flexibility, Average, "intervals":
+    {column: {"low", "high"}}}``.  A run's columns are its ``leaderboard`` block (the
+    December 2024 definitions: Flexibility over originality, feasibility and fluency)."""
+    rows = [{"rank": r["rank"], "model": r["short"], "run": False, **{c: r[c] for c in LEADERBOARD_COLUMNS},
+             "intervals": {}} for r in leaderboard]
+    for name, s in models.items():
+        block = s.get("leaderboard") or {}
+        ivs = s.get("intervals") or {}
+        rows.append({"rank": None, "model": name, "run": True,
+                     **{c: block.get(c.lower()) for c in LEADERBOARD_COLUMNS},
+                     "intervals": {"Fluency": ivs.get("fluency"), "Feasibility": ivs.get("feasibility"),
+                                   "Originality": ivs.get("originality"),
+                                   "Flexibility": ivs.get("leaderboard.flexibility"),
+                                   "Average": ivs.get("leaderboard.average")}})
+    return sorted(rows, key=lambda r: (r["Average"] is None, -(r["Average"] or 0.0)))
+
+
+def leaderboard_comparison(models: dict[str, dict], path: Path | None = None) -> str:
+    """The run's models placed among the published December 2024 leaderboard's rows by
+    Average, in its columns (1-10).  When the leaderboard cannot be read, says so in one
+    line instead (the run's own tables stand without it)."""
+    from ..ideas.sources import load_leaderboard
+    try:
+        leaderboard = load_leaderboard(path)
+    except NeocoderError as exc:
+        return f"(no published leaderboard to compare with: {exc})"
+    rows = comparison_rows(models, leaderboard)
+    width = max(len(r["model"]) for r in rows) + 2
+    lines = ["beside the published LiveIdeaBench leaderboard (December 2024; its Flexibility is the 30th percentile "
+             "of the keyword average of originality, feasibility and fluency, its Average the mean of the four "
+             "columns; the run's rows, marked *, use the same definitions and its own judge panel):",
+             f"  {'rank':>4}  {'model':<{width}}" + "".join(f"{c:>12}" for c in LEADERBOARD_COLUMNS)]
+    for r in rows:
+        rank = "*" if r["run"] else str(r["rank"])
+        lines.append(f"  {rank:>4}  {r['model']:<{width}}" + "".join(f"{_num(r[c], 12)}" for c in LEADERBOARD_COLUMNS))
+    for r in rows:
+        if r["run"]:
+            ivs = ", ".join(f"{c} {_interval(r['intervals'].get(c))}" for c in LEADERBOARD_COLUMNS
+                            if r["intervals"].get(c))
+            place = sum(1 for o in rows if not o["run"] and r["Average"] is not None and o["Average"] > r["Average"])
+            lines.append(f"  * {r['model']}: " + (f"would rank {place + 1} of {len(leaderboard) + 1}" if
+                                                   r["Average"] is not None else "no Average (a score is missing)")
+                         + (f"; 95% intervals over keywords: {ivs}" if ivs else ""))
+    return "\n".join(lines)
+
+
+def leaderboard_svg(rows: list[dict], colors: dict[str, str]) -> str:
+    """The comparison rows (``comparison_rows``) as horizontal bars of Average, one panel,
+    highest first: published models in grey, the run's models in their colour with the
+    95% interval over keywords as an error bar.  Returns one ``<svg>`` element."""
+    from matplotlib import rc_context
+
+    from .plots import _RC, _figure, _svg
+
+    shown = [r for r in rows if r["Average"] is not None]
+    with rc_context(_RC):
+        fig, (ax,) = _figure(8.0, 0.8 + 0.2 * len(shown))
+        for run in (False, True):
+            idx = [i for i, r in enumerate(shown) if r["run"] == run]
+            lows = [shown[i]["intervals"].get("Average") for i in idx] if run else []
+            err = [[max(0.0, shown[i]["Average"] - iv["low"]) if iv else 0.0 for i, iv in zip(idx, lows)],
+                   [max(0.0, iv["high"] - shown[i]["Average"]) if iv else 0.0 for i, iv in zip(idx, lows)]]
+            ax.barh(idx, [shown[i]["Average"] for i in idx], height=0.7, xerr=err if run else None,
+                    error_kw={"elinewidth": 0.8, "capsize": 2},
+                    color=[colors.get(shown[i]["model"], "#1f77b4") if run else "#b8b8b8" for i in idx])
+        ax.set_yticks(range(len(shown)), [("* " if r["run"] else "") + r["model"] for r in shown])
+        for label, r in zip(ax.get_yticklabels(), shown):
+            if r["run"]:
+                label.set_fontweight("bold")
+        ax.invert_yaxis()
+        ax.set_xlim(0, 10)
+        ax.set_xlabel("Average (1-10): mean of Fluency, Feasibility, Originality, Flexibility")
+        ax.grid(axis="x", alpha=0.3)
+        return _svg(fig, "ideas-leaderboard")
