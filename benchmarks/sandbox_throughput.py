@@ -19,7 +19,9 @@ bare baseline on which programs pass every test.
 Two tables: all programs, and the programs that end well within their limits.  A
 program that runs into its time limit costs that limit in CPU time in every way
 (the three that do on the examples take about 5 s of CPU, more than everything else
-together), so the second table is what the judge itself costs.
+together), so the second table is what the judge itself costs.  The line before them
+prints that floor: the CPU limits of the time-limited tests over the cores, the
+least time any judge that enforces the limits can take for all programs.
 
     .venv/bin/python benchmarks/sandbox_throughput.py [--concurrency N] [--rounds N] [--docker-tests N]
 """
@@ -34,7 +36,6 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from neocoder.dataset import build_from_release, default_release_dir
 from neocoder.judge import DEFAULT_IMAGE, DockerSandbox, Limits, tokens_equal
@@ -144,6 +145,7 @@ def main():
     first = list(ThreadPoolExecutor(args.concurrency).map(lambda sub: boxes["fork"].run(*sub), subs))
     quick = [sub for sub, r in zip(subs, first)
              if all((t.cpu_seconds or 0) < 0.5 * sub[2].cpu_seconds and t.verdict != "TLE" for t in r.tests)]
+    floor(subs, first, args.concurrency)
     workdir = tempfile.mkdtemp()
     try:
         for title, programs in (("all programs", subs), ("programs well within their limits", quick)):
@@ -152,6 +154,21 @@ def main():
     finally:
         for box in boxes.values():
             box.close()
+
+
+def floor(subs, results, concurrency):
+    """Print the floor the time-limited tests put under any judge: a TLE verdict means
+    the test ran up to its CPU limit, so those tests alone need the sum of their limits
+    in CPU seconds, spread over ``concurrency`` cores at best."""
+    limited = [sub[2].cpu_seconds for sub, r in zip(subs, results) for t in r.tests if t.verdict == "TLE"]
+    n_tests = sum(len(t) for _, t, _ in subs)
+    if not limited:
+        print("no test ran into its time limit")
+        return
+    least = sum(limited) / concurrency
+    print(f"time-limited tests: {len(limited)} of {n_tests} in {sum(any(t.verdict == 'TLE' for t in r.tests) for r in results)} "
+          f"programs; their CPU limits add up to {sum(limited):.2f} s, so any judge that enforces the limits needs "
+          f">= {least:.2f} s on {concurrency} cores for all {n_tests} tests: at most {n_tests / least:.1f} tests/s")
 
 
 def compare_ways(subs, boxes, workdir, args):
