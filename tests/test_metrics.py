@@ -138,3 +138,51 @@ def test_paired_difference_of_a_run_with_itself_is_zero_and_shifts_are_found():
     assert same["diff"] == 0 and same["low"] == same["high"] == 0
     got = paired_difference([ra], [rb], units, 2000, 0)
     assert got["diff"] == pytest.approx(0.25) and got["low"] > 0.1 and got["units"] == 100
+
+
+def multi(pid, outputs, correct, divergent, logprobs=None, techniques=None):
+    """Samples of one problem at state 0, one per output hash (None: a TLE)."""
+    got = []
+    for i, out in enumerate(outputs):
+        test = {"verdict": "TLE"} if out is None else {"verdict": "AC" if correct[i] else "WA", "stdout_sha256": out}
+        got.append(Sample(problem_id=pid, state=0, sample=i, model="m", constraints=[], prompt_sha256="0" * 64,
+                          examples=TierResult([test], correct[i]), follows=True, divergent=divergent[i],
+                          techniques=list((techniques or {}).get(i, [])),
+                          logprob=None if logprobs is None else logprobs[i]))
+    return got
+
+
+def test_multi_sample_metrics_hand_computed():
+    import math
+    from neocoder.metrics import best_of_k, sample_ratios
+    # A: 5 samples, 2 correct; behaviours x, x, y, y, TLE; products 0.5, 0, 0, 0, 0 (two correct: 0.5 and 0)
+    a = multi("A", ["x", "x", "y", "y", None], [True, True, False, False, False], [0.5, 0.0, 1.0, 0.0, 0.0],
+              logprobs=[-1.0, -1.0, -2.0, -2.0, -3.0], techniques={0: ["set"], 1: ["set"]})
+    # B: 5 samples, all alike and wrong
+    b = multi("B", ["z"] * 5, [False] * 5, [0.2] * 5, logprobs=[-1.0] * 5)
+    # C: 5 samples, all different, all correct
+    c = multi("C", ["p", "q", "r", "s", "t"], [True] * 5, [0.0, 0.25, 0.5, 0.75, 1.0], logprobs=[-1.0] * 5)
+    m = state_metrics(a + b + c)
+    assert m["pass@5"] == pytest.approx((1.0 + 0.0 + 1.0) / 3)  # n = k = 5: any correct sample passes
+    se_a = -(0.4 * math.log(0.4) * 2 + 0.2 * math.log(0.2))
+    assert m["semantic_entropy"] == pytest.approx((se_a + 0.0 + math.log(5)) / 3)
+    # RB for A: class weights e^-1 * 2, e^-2 * 2, e^-3, normalised
+    w = [2 * math.exp(-1), 2 * math.exp(-2), math.exp(-3)]
+    p = [x / sum(w) for x in w]
+    assert m["semantic_entropy_rb"] == pytest.approx((-sum(q * math.log(q) for q in p) + 0.0 + math.log(5)) / 3)
+    # technique sets: A {set}, {set}, {}, {}, {} -> (2, 3); B and C all empty -> 0
+    assert m["technique_entropy"] == pytest.approx(-(0.4 * math.log(0.4) + 0.6 * math.log(0.6)) / 3)
+    # best-of-5 NeoGauge with n = 5 is the max product: A 0.5, B 0, C 1.0
+    assert m["neogauge_best@5"] == pytest.approx((0.5 + 0.0 + 1.0) / 3)
+    assert best_of_k([0.5, 0, 0, 0, 0], 5) == 0.5
+    # Pearson r between (se_a, 0, ln 5) and mean divergent (0.3, 0.2, 0.5)
+    import numpy as np
+    assert m["entropy_divergent_r"] == pytest.approx(np.corrcoef([se_a, 0.0, math.log(5)], [0.3, 0.2, 0.5])[0, 1])
+    ratios = sample_ratios(a + b + c)[0]
+    for name in ("pass@5", "neogauge_best@5", "semantic_entropy", "semantic_entropy_rb", "technique_entropy"):
+        assert ratios[name].value() == pytest.approx(m[name]), name
+
+
+def test_one_sample_per_problem_has_no_multi_sample_rates():
+    m = state_metrics([s("A", 0, True, True, 0.5), s("B", 0, False, True, 0.0)])
+    assert not {"pass@5", "neogauge_best@5", "semantic_entropy", "technique_entropy"} & set(m)
