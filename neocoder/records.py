@@ -216,14 +216,19 @@ class Answer(Record):
     question: str
     answer_num: int  # 1-based position of the answer within its question
     answer: str
-    coherence: float | None = None  # judge's 0-100 score (None: --judge none, or an error)
+    coherence: float | None = None  # judge's score on coherence_scale (None: --judge none, or an error)
     novelty: float | None = None  # 1 - max cosine similarity to the earlier answers
     llm_novelty: float | None = None  # 1 - max judge-rated similarity / 100 (--llm-similarity)
     stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "error")
     error: str | None = None
-    judge_replies: list = field(default_factory=list)  # the judge's raw replies, retries included
+    judge_replies: list = field(default_factory=list)  # the judge's raw coherence replies, retries included
     tokens: dict = field(default_factory=dict)  # {"generator": {...}, "judge": {...}}
     seconds: dict = field(default_factory=dict)  # {"generate", "embed", "judge"}
+    coherence_scale: int = 100  # 100: the 0-100 judge prompt; 10: the paper's 1-10 scale
+    reasoning: str | None = None  # --cot: the reply's reasoning before "Answer:" (``answer`` is what follows it)
+    logprob: float | None = None  # the reply's length-normalised log-probability (nats per token), where reported
+    semantic_class: int | None = None  # --entailment: meaning class among the question's answers (0, 1, ... in
+    # order of first appearance); None without --entailment or when the judge's verdict could not be read
 
     @property
     def key(self) -> tuple:
@@ -241,8 +246,13 @@ class QuestionResult(Record):
     question: str
     answers: int  # answers before the stop (AidanBench's count)
     novelty_sum: float  # sum of those answers' novelty (the paper's score)
-    stop_reason: str  # "incoherent", "repetitive", "max answers" or "error"
+    stop_reason: str  # "incoherent", "repetitive", "max answers", "error"; a rescore adds "out of answers"
     error: str | None = None
+    gated_novelty: float | None = None  # App. D: novelty summed over the question's answers with C > the stop
+    mmr: float | None = None  # MMR_AB (Eq. 3) summed over the answers before the stop, at the run's lambda
+    semantic_classes: int | None = None  # --entailment: meaning classes among the answers before the stop
+    semantic_entropy: float | None = None  # their discrete semantic entropy, nats (neocoder/entropy.py)
+    semantic_entropy_rb: float | None = None  # the same from the answers' log-probabilities, where reported
 
     @property
     def key(self) -> tuple:
