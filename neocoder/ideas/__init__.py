@@ -147,6 +147,10 @@ def run_ideas(config: IdeasConfig) -> IdeasResult:
     _validate(config)
     names = panel_names(config.judges, config.judge_names)
     seat_specs = [(name, judge.spec) for name, judge in zip(names, config.judges)]
+    replay = config.model.spec.startswith("replay/")
+    if not replay:  # refused before a model (or a local server) starts
+        eligible(seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
+    keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
     folder = RunFolder(config.out)
     cache = CallCache(folder.calls_path)
     summaries = {}
@@ -157,9 +161,7 @@ def run_ideas(config: IdeasConfig) -> IdeasResult:
         for variant in variants:
             own = {config.model.spec} | set(getattr(variant, "recorded_models", ()) or ())
             allowed[variant.name] = eligible(seat_specs, own, config.judges_per_idea, variant.name)
-        if config.keywords is not None or not raw.recorded_items():
-            keywords = load_keywords(config.keywords)
-        else:
+        if keywords is None:  # a replayed source's own keywords
             keywords = getattr(raw, "keywords", None) or [Keyword(k) for k in raw.recorded_items()]
         keywords = keywords[:config.limit] if config.limit else keywords
         models: dict[tuple, object] = {}

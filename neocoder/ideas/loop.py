@@ -50,9 +50,10 @@ from .scoring import (
 from .sources import Keyword
 
 PROMPT_FILES = ("ideas_system.txt", "ideas_user.txt", "ideas_completion.txt", "ideas_fallback_user.txt",
-                "ideas_fallback_completion.txt", "ideas_judge.txt", "ideas_fluency.txt")
+                "ideas_fallback_completion.txt", "ideas_judge.txt", "ideas_judge_completion.txt", "ideas_fluency.txt",
+                "ideas_fluency_completion.txt")
 IDEA_STOP = ("\n\n", "\nKeyword:")
-JUDGE_STOP = ("\n\n",)
+JUDGE_STOP = ("\n\n", "\nKeyword:")
 REMINDER = ("\nYour previous reply could not be read. Reply in exactly the format asked for above, "
             "with your {what} in place of {slot}, and nothing else.\n")
 
@@ -76,24 +77,32 @@ def idea_prompt(keyword: str, idea_num: int, fallback: bool = False) -> Prompt:
 
 
 def judge_prompt(keyword: str, idea: str, attempt: int = 0) -> Prompt:
-    """A judge's prompt for one idea; a completion prompt ends in "originality:" (the
-    reply continues it, so ``code_prefix`` holds it for parsing).  ``attempt`` > 0 adds
-    the reminder of the reply format."""
-    text = _fill("ideas_judge.txt", keyword=keyword, idea=" ".join(idea.split()))
+    """A judge's prompt for one idea: ``ideas_judge.txt`` for chat models (``attempt`` > 0
+    adds a reminder of the reply format), and for a completions-API base model the
+    worked examples of ``ideas_judge_completion.txt`` ending in "originality:", which the
+    reply continues (``code_prefix`` holds it for parsing; a retry asks the same text)."""
+    idea = " ".join(idea.split())
+    text = _fill("ideas_judge.txt", keyword=keyword, idea=idea)
     if attempt:
         text += REMINDER.format(what="scores", slot="N")
-    return Prompt(messages=({"role": "user", "content": text.strip()},),
-                  completion=text.rstrip("\n") + "\n\noriginality:", code_prefix="originality:", stop=JUDGE_STOP)
+    completion = _fill("ideas_judge_completion.txt", keyword=keyword, idea=idea).rstrip("\n") + "\noriginality:"
+    return Prompt(messages=({"role": "user", "content": text.strip()},), completion=completion,
+                  code_prefix="originality:", stop=JUDGE_STOP)
 
 
 def fluency_prompt(keyword: str, ideas: list[str], attempt: int = 0) -> Prompt:
-    """The fluency judge's prompt: the keyword and the kept ideas, numbered."""
-    listed = "\n\n".join(f"Idea {i}: {' '.join(text.split())}" for i, text in enumerate(ideas, 1))
-    text = _fill("ideas_fluency.txt", keyword=keyword, ideas=listed)
+    """The fluency judge's prompt: the keyword and the kept ideas, numbered
+    (``ideas_fluency.txt``; ``ideas_fluency_completion.txt`` ending in "grade:" for a
+    completions-API base model)."""
+    ideas = [" ".join(text.split()) for text in ideas]
+    text = _fill("ideas_fluency.txt", keyword=keyword,
+                 ideas="\n\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
     if attempt:
         text += REMINDER.format(what="letter", slot="X")
+    completion = _fill("ideas_fluency_completion.txt", keyword=keyword,
+                       ideas="\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
     return Prompt(messages=({"role": "user", "content": text.strip()},),
-                  completion=text.rstrip("\n") + "\n\ngrade:", code_prefix="grade:", stop=("\n",))
+                  completion=completion.rstrip("\n") + "\ngrade:", code_prefix="grade:", stop=("\n",))
 
 
 class _Numbered(Model):

@@ -38,9 +38,9 @@ def ideas_table(name: str, summary: dict) -> str:
     for key, label in SCORES:
         lines.append(f"  {label:<52} {_num(s.get(key))}  {_interval((s.get('intervals') or {}).get(key))}")
     used = ", ".join(f"{k} {v}" for k, v in (s.get("judges") or {}).items()) or "none"
-    lines.append(f"judgements {s['judgements']} ({used}), judge errors {s['judge_errors']} (unparseable after the "
-                 f"retries, or a model error: never a score); fluency graded for {s['fluency_graded']} keywords, "
-                 f"{s['fluency_errors']} errors")
+    lines.append(f"judgements {s['judgements']} scored (draws per seat: {used}), judge errors {s['judge_errors']} "
+                 "(unparseable after the retries, or a model error: never a score); fluency graded for "
+                 f"{s['fluency_graded']} keywords, {s['fluency_errors']} errors")
     return "\n".join(lines)
 
 
