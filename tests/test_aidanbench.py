@@ -423,6 +423,8 @@ def test_rescore_command_writes_a_new_folder_and_never_overwrites_a_run(scripted
     assert result.exit_code == 0, result.output
     assert "answers 3 -> 1" in result.output and "model calls 0" in result.output
     assert (out.parent / "scripted-rescore-c7-n0.15" / "records.jsonl").is_file()
+    lam = CliRunner().invoke(main, ["aidanbench", "rescore", str(out), "--coherence-stop", "7", "--mmr-lambda", "1"])
+    assert lam.exit_code == 0 and (out.parent / "scripted-rescore-c7-n0.15-l1").is_dir()  # not over the other
     again = CliRunner().invoke(main, ["aidanbench", "rescore", str(out), "--coherence-stop", "7"])
     assert again.exit_code == 0, again.output  # an earlier re-score is replaced
     itself = CliRunner().invoke(main, ["aidanbench", "rescore", str(out), "--out", str(out)])
@@ -488,3 +490,41 @@ def test_entailment_by_embedding_and_bad_options(tmp_path, recorded):
     assert bad.exit_code != 0 and "--entailment judge" in bad.output
     missing = CliRunner().invoke(main, ["aidanbench", "--judge", "none"])
     assert missing.exit_code != 0 and "--model and --judge are required" in missing.output
+
+
+def test_an_unreadable_entailment_verdict_leaves_the_answer_without_a_class(tmp_path, recorded):
+    server = ScriptedServer(["<score>80</score>", "<score>60</score>", "maybe", "it depends", "hmm"])
+    out = tmp_path / "unreadable"
+    try:
+        result = CliRunner().invoke(main, ["aidanbench", "--model", f"replay/{recorded}", "--judge", "openai/judge",
+                                           "--base-url", server.url, "--api-key", "k", "--entailment", "judge",
+                                           "--limit", "1", "--max-answers", "2", "--out", str(out), "--quiet"])
+        assert result.exit_code == 0, result.output
+        assert server.requests == 5  # the verdict asked once and retried twice, then given up
+    finally:
+        server.close()
+    answers = sorted(RunFolder(out).read(Answer), key=lambda x: x.answer_num)
+    assert [x.semantic_class for x in answers] == [0, None] and answers[1].error is None  # not a question error
+    (q,) = RunFolder(out).read(QuestionResult)
+    assert (q.answers, q.stop_reason, q.semantic_entropy, q.semantic_classes) == (2, "max answers", None, None)
+    assert q.mmr is not None  # the other analyses stand
+
+
+def test_resume_with_entailment_recomputes_classes_from_the_cache(scripted_run, tmp_path, recorded):
+    server, out, _ = scripted_run
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    rows = (out / "records.jsonl").read_text().splitlines()
+    assert [json.loads(r)["answer_num"] for r in rows[:2]] == [1, 2]
+    (cut / "records.jsonl").write_text("\n".join(rows[:2]) + "\n")  # died after A2: A1, A2 kept, A unfinished
+    (cut / "calls.jsonl").write_text((out / "calls.jsonl").read_text())
+    result = CliRunner().invoke(main, ["aidanbench", "--model", f"replay/{recorded}", "--judge", "openai/judge",
+                                       "--base-url", server.url, "--api-key", "k", "--coherence-scale", "10",
+                                       "--entailment", "judge", "--out", str(cut), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert server.requests == 10 and "model calls 0 made" in result.output  # A1 -> A2 asked again from the cache
+    whole = {x.question_index: x for x in RunFolder(out).read(QuestionResult)}
+    resumed = {x.question_index: x for x in RunFolder(cut).read(QuestionResult)}
+    assert resumed == whole
+    assert {(x.question_index, x.answer_num): x.semantic_class for x in RunFolder(cut).read(Answer)} == \
+        {(0, 1): 0, (0, 2): 1, (0, 3): 0, (1, 1): 0, (1, 2): 1}

@@ -85,8 +85,8 @@ def _ask_prompt(name: str, attempt: int, tag: str, reminder: str, **fields) -> P
     text = load_prompt(name)
     for key, value in fields.items():
         text = text.replace("{" + key + "}", value)
-    if attempt:
-        text += f"\nYour previous reply could not be read. {reminder}\n"
+    if attempt:  # each retry its own text: the call cache would answer a repeated prompt with the same reply
+        text += f"\nYour previous {'reply' if attempt == 1 else f'{attempt} replies'} could not be read. {reminder}\n"
     return Prompt(messages=({"role": "user", "content": text},), completion=text.rstrip("\n") + f"\n<{tag}>",
                   code_prefix="", stop=(f"</{tag}>", "\n"))
 

@@ -15,7 +15,8 @@ would have made.  A looser rule can keep the answer that stopped the question; t
 has no answer after it, so such a question ends "out of answers" and its count is a
 lower bound (the table and metrics say how many).
 
-The result is a new run folder (default: next to the run, ``<run>-rescore-c<X>-n<Y>``),
+The result is a new run folder (default: next to the run, ``<run>-rescore-c<X>-n<Y>``,
+plus ``-m<K>`` / ``-l<lambda>`` where those differ from the run's),
 never the run itself: ``manifest.json`` (kind "aidanbench", the run's config with the
 new thresholds, ``extra.rescored_from``), ``records.jsonl`` (each question's answers up
 to its new stop, with ``stop`` set anew, and a ``QuestionResult`` per question and
@@ -128,10 +129,17 @@ def _number(x: float) -> str:
     return re.sub(r"\.?0+$", "", f"{x:.6f}") if x != int(x) else str(int(x))
 
 
-def default_out(run: Path, rule: StopRule) -> Path:
-    """``<run>-rescore-c<coherence stop>-n<novelty stop>`` beside the run."""
+def default_out(run: Path, rule: StopRule, run_rule: StopRule | None = None) -> Path:
+    """``<run>-rescore-c<coherence stop>-n<novelty stop>`` beside the run, with
+    ``-m<max answers>`` and ``-l<lambda>`` added where they differ from the run's own
+    (``run_rule``), so re-scores with different settings do not replace each other."""
     run = Path(run)
-    return run.parent / f"{run.name}-rescore-c{_number(rule.coherence_stop)}-n{_number(rule.novelty_stop)}"
+    name = f"{run.name}-rescore-c{_number(rule.coherence_stop)}-n{_number(rule.novelty_stop)}"
+    if run_rule is not None and rule.max_answers != run_rule.max_answers:
+        name += f"-m{rule.max_answers}"
+    if run_rule is not None and rule.mmr_lambda != run_rule.mmr_lambda:
+        name += f"-l{_number(rule.mmr_lambda)}"
+    return run.parent / name
 
 
 def rescore_run(run: Path, out: Path | None = None, coherence_stop: float | None = None,
@@ -161,16 +169,18 @@ def rescore_run(run: Path, out: Path | None = None, coherence_stop: float | None
     else:
         run_stop = COHERENCE_STOP_10 if scale == 10 else COHERENCE_STOP
     source_max = config.get("max_answers", 100)
-    rule = StopRule(coherence_stop=run_stop if coherence_stop is None else float(coherence_stop),
-                    novelty_stop=config.get("novelty_stop", NOVELTY_STOP) if novelty_stop is None
-                    else float(novelty_stop),
-                    max_answers=source_max if max_answers is None else int(max_answers),
-                    mmr_lambda=config.get("mmr_lambda", 0.5) if mmr_lambda is None else float(mmr_lambda))
+    run_rule = StopRule(coherence_stop=run_stop, novelty_stop=config.get("novelty_stop", NOVELTY_STOP),
+                        max_answers=source_max, mmr_lambda=config.get("mmr_lambda", 0.5))
+    rule = StopRule(
+        coherence_stop=run_rule.coherence_stop if coherence_stop is None else float(coherence_stop),
+        novelty_stop=run_rule.novelty_stop if novelty_stop is None else float(novelty_stop),
+        max_answers=run_rule.max_answers if max_answers is None else int(max_answers),
+        mmr_lambda=run_rule.mmr_lambda if mmr_lambda is None else float(mmr_lambda))
     if not 0.0 <= rule.mmr_lambda <= 1.0:
         raise NeocoderError(f"--mmr-lambda {rule.mmr_lambda}: lambda must be in [0, 1]")
     if rule.max_answers < 1:
         raise NeocoderError(f"--max-answers {rule.max_answers}: at least 1")
-    out = Path(out) if out is not None else default_out(source.path, rule)
+    out = Path(out) if out is not None else default_out(source.path, rule, run_rule)
     if out.resolve() == source.path.resolve():
         raise NeocoderError(f"{out}: the run itself; a re-score is written to another folder (--out)")
     if (out / RunFolder.RECORDS).exists() or (out / RunFolder.MANIFEST).exists():
