@@ -385,6 +385,20 @@ def test_resume_after_an_interruption_pays_for_no_call_twice(tmp_path, server, k
     assert again.calls == {"cache_hits": 0, "calls_made": 0, "prompt_tokens": 0, "completion_tokens": 0}
 
 
+def test_a_folder_resumed_with_other_keywords_never_mixes_them_up(tmp_path, server, keywords):
+    run_ideas(settings(tmp_path, server, keywords))
+    other = tmp_path / "other.txt"
+    other.write_text("soil\nglaciers\n")  # soil moves from position 2 to 0
+    result = run_ideas(settings(tmp_path, server, other))
+    rows = result.models["openai/writer"]["per_keyword"]
+    assert [(r["keyword_index"], r["keyword"], r["kept"]) for r in rows] == [(0, "soil", 2), (1, "glaciers", 2)]
+    ideas = [i for i in RunFolder(result.run).read(Idea) if i.keyword_index == 0]
+    assert [i.keyword for i in ideas] == ["soil", "soil"] and all("soil" in i.idea for i in ideas)
+    stale = [j for j in RunFolder(result.run).read(IdeaJudgement) if j.keyword == "meteorology"]
+    assert stale  # judgements of seats not drawn for soil stay in the folder under meteorology's name ...
+    assert result.models["openai/writer"]["judgements"] == 2 * 2 * 3  # ... and are never counted for soil
+
+
 def test_replay_judges_recorded_ideas_again_without_their_writer(tmp_path, server, keywords):
     first = run_ideas(settings(tmp_path, server, keywords, out=tmp_path / "first"))
     asked = len(server.of("writer"))

@@ -80,9 +80,9 @@ def summarize_model(folder: RunFolder, model_name: str, eligible_seats: list[str
     Only the judgements of the seats drawn for an idea now count (a folder resumed with
     another panel or ``judges_per_idea`` may hold others), and only the keywords of this
     run (the first ``limit``)."""
-    wanted = {k.text for k in keywords}
+    wanted = {(i, k.text) for i, k in enumerate(keywords)}
     records = [r for r in folder.read() if getattr(r, "model", None) == model_name
-               and getattr(r, "keyword", None) in wanted]
+               and (getattr(r, "keyword_index", None), getattr(r, "keyword", None)) in wanted]
     ideas = [r for r in records if isinstance(r, Idea)]
     judgements = [r for r in records if isinstance(r, IdeaJudgement)]
     grades = [r for r in records if isinstance(r, FluencyGrade)]

@@ -253,10 +253,12 @@ def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, e
                                     settings))
 
 
-def resume_state(folder: RunFolder, model_name: str) -> dict[int, dict]:
-    """The finished records of ``model_name`` per keyword index: ``{"ideas": {num: Idea},
-    "judgements": {(num, seat): IdeaJudgement}, "fluency": FluencyGrade | None}``."""
-    state: dict[int, dict] = {}
+def resume_state(folder: RunFolder, model_name: str) -> dict[tuple, dict]:
+    """The finished records of ``model_name`` per (keyword index, keyword): ``{"ideas":
+    {num: Idea}, "judgements": {(num, seat): IdeaJudgement}, "fluency": FluencyGrade |
+    None}``.  Keyed by the text too, so a folder resumed with another keywords file never
+    takes one keyword's records for another's."""
+    state: dict[tuple, dict] = {}
 
     def of(k):
         return state.setdefault(k, {"ideas": {}, "judgements": {}, "fluency": None})
@@ -264,11 +266,11 @@ def resume_state(folder: RunFolder, model_name: str) -> dict[int, dict]:
         if getattr(rec, "model", None) != model_name or not rec.finished:
             continue
         if isinstance(rec, Idea):
-            of(rec.keyword_index)["ideas"][rec.idea_num] = rec
+            of((rec.keyword_index, rec.keyword))["ideas"][rec.idea_num] = rec
         elif isinstance(rec, IdeaJudgement):
-            of(rec.keyword_index)["judgements"][(rec.idea_num, rec.judge)] = rec
+            of((rec.keyword_index, rec.keyword))["judgements"][(rec.idea_num, rec.judge)] = rec
         elif isinstance(rec, FluencyGrade):
-            of(rec.keyword_index)["fluency"] = rec
+            of((rec.keyword_index, rec.keyword))["fluency"] = rec
     return state
 
 
@@ -285,7 +287,7 @@ def run_model(keywords: list[Keyword], writer: IdeaWriter, seats: dict, eligible
     def one(item):
         i, keyword = item
         try:
-            run_keyword(i, keyword, writer, seats, eligible, folder, settings, state.get(i, empty))
+            run_keyword(i, keyword, writer, seats, eligible, folder, settings, state.get((i, keyword.text), empty))
         finally:
             bar.update(1)
 
