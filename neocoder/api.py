@@ -396,8 +396,9 @@ def run_aidanbench(config: AidanConfig) -> AidanResult:
     metrics.json with per-model totals); an existing folder is resumed.
     """
     from .aidanbench.embedders import get_embedder
-    from .aidanbench.loop import PROMPT_FILES, run_benchmark, total_intervals
+    from .aidanbench.loop import PROMPT_FILES, check_settings, run_benchmark, total_intervals
 
+    check_settings(config, config.judge is not None)  # before any folder, model or manifest is made
     started = time.monotonic()
     folder = RunFolder(config.out)
     cache = CallCache(folder.calls_path)
@@ -427,3 +428,14 @@ def run_aidanbench(config: AidanConfig) -> AidanResult:
     return AidanResult(folder.path, results, totals, embedded=embedder.texts_embedded, calls=cache.stats(),
                        seconds=time.monotonic() - started)
 
+
+
+def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
+    """Re-score the AidanBench run folder ``run`` at new thresholds from its stored judge
+    scores and novelties, with no model call (``neocoder aidanbench rescore``).
+    ``thresholds``: ``coherence_stop``, ``novelty_stop``, ``max_answers``, ``mmr_lambda``,
+    ``bootstrap``, ``bootstrap_seed`` (None: the run's own).  Writes a new run folder
+    (``out``, default beside ``run``) and returns its RescoreResult; raises
+    NeocoderError as ``aidanbench.rescore.rescore_run`` does."""
+    from .aidanbench.rescore import rescore_run
+    return rescore_run(run, out, **thresholds)

@@ -96,9 +96,9 @@ def aidanbench_command(ctx, model, judge_spec, embedder, questions_path, limit, 
 def rescore_command(run, coherence_stop, novelty_stop, max_answers, mmr_lambda, out, bootstrap, bootstrap_seed):
     """Re-score AidanBench run RUN at new thresholds from its stored judge scores and
     novelties, with no model call; writes a new run folder (docs/aidanbench.md)."""
-    from ..aidanbench.rescore import rescore_run
-    result = rescore_run(run, out, coherence_stop=coherence_stop, novelty_stop=novelty_stop, max_answers=max_answers,
-                         mmr_lambda=mmr_lambda, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed)
+    result = api.rescore_aidanbench(run, out, coherence_stop=coherence_stop, novelty_stop=novelty_stop,
+                                    max_answers=max_answers, mmr_lambda=mmr_lambda, bootstrap=bootstrap,
+                                    bootstrap_seed=bootstrap_seed)
     r = result.rule
     click.echo(f"re-scored {result.source} at coherence stop {r.coherence_stop:g}, novelty stop {r.novelty_stop:g}, "
                f"max answers {r.max_answers}, lambda {r.mmr_lambda:g}")
