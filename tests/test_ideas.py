@@ -247,7 +247,7 @@ def test_the_draw_is_seeded_distinct_and_never_the_idea_model():
 @pytest.mark.parametrize("text,message", [
     ("openai/j1,,openai/j2", "entry 2"), ("a=gemma", "'spec'.*not PROVIDER/NAME"),
     ("a=openai/x,a=openai/y", "'name'.*already entry 1"), ("openai/x,openai/x", "already entry 1"),
-    ("bad name=openai/x", "'name'"),
+    ("bad name=openai/x", "'name'"), ("a=opneai/x", "unknown provider 'opneai'"),
 ])
 def test_bad_judge_specs_are_refused_naming_the_entry(text, message):
     with pytest.raises(NeocoderError, match=message):
@@ -411,6 +411,10 @@ def test_replay_judges_recorded_ideas_again_without_their_writer(tmp_path, serve
     assert ideas == {(i.keyword, i.idea_num): i.idea for i in RunFolder(first.run).read(Idea)}
     assert all(i.recorded_model == "openai/writer" for i in RunFolder(again.run).read(Idea))
     assert again.models[f"replay/{first.run}"]["keywords"] == 3  # the recorded keywords
+    with pytest.raises(NeocoderError, match="never judges its own ideas.*openai/writer"):
+        run_ideas(settings(tmp_path, server, None, out=tmp_path / "refused", judges=("j1", "j2", "writer"),
+                           writer=f"replay/{first.run}"))
+    assert not (tmp_path / "refused").exists()  # refused before the run folder is made
 
     two = tmp_path / "two.jsonl"
     two.write_text("\n".join(json.dumps(r) for r in [

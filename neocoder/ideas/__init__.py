@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..config import IdeasConfig
 from ..errors import NeocoderError
-from ..models import get_model
+from ..models import ModelError, get_model
 from ..models.base import load_prompt
 from ..models.cache import CachedModel, CallCache
 from ..records import Manifest
@@ -151,8 +151,6 @@ def run_ideas(config: IdeasConfig) -> IdeasResult:
     if not replay:  # refused before a model (or a local server) starts
         eligible(seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
     keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
-    folder = RunFolder(config.out)
-    cache = CallCache(folder.calls_path)
     summaries = {}
     with ExitStack() as stack:
         raw = stack.enter_context(_open_idea_model(config))
@@ -161,6 +159,8 @@ def run_ideas(config: IdeasConfig) -> IdeasResult:
         for variant in variants:
             own = {config.model.spec} | set(getattr(variant, "recorded_models", ()) or ())
             allowed[variant.name] = eligible(seat_specs, own, config.judges_per_idea, variant.name)
+        folder = RunFolder(config.out)  # made only once the panel is known to be large enough
+        cache = CallCache(folder.calls_path)
         if keywords is None:  # a replayed source's own keywords
             keywords = getattr(raw, "keywords", None) or [Keyword(k) for k in raw.recorded_items()]
         keywords = keywords[:config.limit] if config.limit else keywords
@@ -172,7 +172,10 @@ def run_ideas(config: IdeasConfig) -> IdeasResult:
                 continue
             key = astuple(judge)
             if key not in models:
-                models[key] = stack.enter_context(get_model(judge))
+                try:
+                    models[key] = stack.enter_context(get_model(judge))
+                except ModelError as exc:
+                    raise ModelError(f"judge seat {name!r}: {exc}") from exc
             seats[name] = Seat(name, judge.spec, CachedModel(models[key], cache))
         folder.write_manifest(Manifest.capture(
             "ideas", config.public(), keywords=len(keywords),

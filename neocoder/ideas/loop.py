@@ -134,6 +134,7 @@ class IdeaWriter:
         self._per_num: dict[int, Model] = {}
 
     def for_idea(self, idea_num: int) -> Model:
+        """The cached model that writes idea ``idea_num`` (1-based) of every keyword."""
         if idea_num not in self._per_num:
             inner = self.model
             if isinstance(inner, OpenAICompatModel) and inner.seed is not None:

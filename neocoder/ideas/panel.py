@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..config import ModelConfig
 from ..errors import NeocoderError
-from ..models import Model, Prompt, Reply
+from ..models import PROVIDERS, Model, Prompt, Reply
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
 
@@ -48,7 +48,7 @@ def parse_judges(text: str, option: str = "--judges") -> list[SeatSpec]:
     An entry is ``[NAME=]PROVIDER/NAME``; NAME (letters, digits, ``._:+-``, not starting
     with a punctuation mark) defaults to the spec.  Raises NeocoderError naming the
     option, the entry's position and the field for an empty entry, a spec without
-    ``PROVIDER/``, a bad name, or a name used twice.
+    ``PROVIDER/`` or with an unknown provider, a bad name, or a name used twice.
     """
     seats: list[SeatSpec] = []
     seen: dict[str, int] = {}
@@ -66,6 +66,8 @@ def parse_judges(text: str, option: str = "--judges") -> list[SeatSpec]:
         provider, slash, model = spec.partition("/")
         if not slash or not provider or not model:
             raise NeocoderError(f"{where}: field 'spec': {spec!r} is not PROVIDER/NAME")
+        if provider not in PROVIDERS:
+            raise NeocoderError(f"{where}: field 'spec': unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
         if name in seen:
             raise NeocoderError(f"{where}: field 'name': {name!r} is already entry {seen[name]}; give each seat "
                                 "its own name (NAME=PROVIDER/NAME)")
