@@ -348,6 +348,8 @@ def test_unparseable_judge_replies_are_errors_never_scores(tmp_path, keywords):
     bad = [j for j in judgements if j.judge in ("openai/j3", "openai/j4")]
     assert bad and all(j.scores is None and "unparseable after 3 attempts" in j.error for j in bad)
     assert all(len(j.replies) == 3 for j in bad)  # bounded: the first ask and two retries
+    asked = server.of("j3")  # each retry is a new prompt, so a new call, not the cached reply just refused
+    assert len(asked) == 3 * sum(j.judge == "openai/j3" for j in bad) and len(set(asked)) == len(asked)
     assert all(j.scores is not None and j.error is None for j in judgements if j not in bad)
     s = result.models["openai/writer"]
     assert s["judge_errors"] == len(bad) and s["judgements"] == len(judgements) - len(bad)

@@ -54,8 +54,8 @@ PROMPT_FILES = ("ideas_system.txt", "ideas_user.txt", "ideas_completion.txt", "i
                 "ideas_fluency_completion.txt")
 IDEA_STOP = ("\n\n", "\nKeyword:")
 JUDGE_STOP = ("\n\n", "\nKeyword:")
-REMINDER = ("\nYour previous reply could not be read. Reply in exactly the format asked for above, "
-            "with your {what} in place of {slot}, and nothing else.\n")
+REMINDER = ("\nYour previous reply could not be read (reminder {attempt} of {retries}). Reply in exactly the format "
+            "asked for above, with your {what} in place of {slot}, and nothing else.\n")
 
 
 def _fill(name: str, **fields) -> str:
@@ -76,21 +76,23 @@ def idea_prompt(keyword: str, idea_num: int, fallback: bool = False) -> Prompt:
                   replay_key=ReplayKey(keyword, idea_num, FALLBACK if fallback else MAIN))
 
 
-def judge_prompt(keyword: str, idea: str, attempt: int = 0) -> Prompt:
+def judge_prompt(keyword: str, idea: str, attempt: int = 0, retries: int = 2) -> Prompt:
     """A judge's prompt for one idea: ``ideas_judge.txt`` for chat models (``attempt`` > 0
-    adds a reminder of the reply format), and for a completions-API base model the
-    worked examples of ``ideas_judge_completion.txt`` ending in "originality:", which the
-    reply continues (``code_prefix`` holds it for parsing; a retry asks the same text)."""
+    adds a reminder of the reply format, numbered, so each retry is a new call and not
+    the cached reply just refused), and for a completions-API base model the worked
+    examples of ``ideas_judge_completion.txt`` ending in "originality:", which the reply
+    continues (``code_prefix`` holds it for parsing; a retry asks the same text, so at
+    temperature 0 it comes from the call cache)."""
     idea = " ".join(idea.split())
     text = _fill("ideas_judge.txt", keyword=keyword, idea=idea)
     if attempt:
-        text += REMINDER.format(what="scores", slot="N")
+        text += REMINDER.format(what="scores", slot="N", attempt=attempt, retries=retries)
     completion = _fill("ideas_judge_completion.txt", keyword=keyword, idea=idea).rstrip("\n") + "\noriginality:"
     return Prompt(messages=({"role": "user", "content": text.strip()},), completion=completion,
                   code_prefix="originality:", stop=JUDGE_STOP)
 
 
-def fluency_prompt(keyword: str, ideas: list[str], attempt: int = 0) -> Prompt:
+def fluency_prompt(keyword: str, ideas: list[str], attempt: int = 0, retries: int = 2) -> Prompt:
     """The fluency judge's prompt: the keyword and the kept ideas, numbered
     (``ideas_fluency.txt``; ``ideas_fluency_completion.txt`` ending in "grade:" for a
     completions-API base model)."""
@@ -98,7 +100,7 @@ def fluency_prompt(keyword: str, ideas: list[str], attempt: int = 0) -> Prompt:
     text = _fill("ideas_fluency.txt", keyword=keyword,
                  ideas="\n\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
     if attempt:
-        text += REMINDER.format(what="letter", slot="X")
+        text += REMINDER.format(what="letter", slot="X", attempt=attempt, retries=retries)
     completion = _fill("ideas_fluency_completion.txt", keyword=keyword,
                        ideas="\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
     return Prompt(messages=({"role": "user", "content": text.strip()},),
@@ -209,8 +211,9 @@ def ask_judge(judge: Model, prompts, parse, retries: int) -> tuple[object, list[
 
 def judge_idea(idea: Idea, seat, settings: IdeasConfig) -> IdeaJudgement:
     """One seat's scores of one kept idea (an error after the bounded retries)."""
-    scores, replies, tokens, error = ask_judge(seat, lambda a: judge_prompt(idea.keyword, idea.idea, a),
-                                               parse_scores, settings.judge_retries)
+    scores, replies, tokens, error = ask_judge(
+        seat, lambda a: judge_prompt(idea.keyword, idea.idea, a, settings.judge_retries), parse_scores,
+        settings.judge_retries)
     return IdeaJudgement(model=idea.model, keyword_index=idea.keyword_index, keyword=idea.keyword,
                          idea_num=idea.idea_num, judge=seat.name, judge_spec=seat.spec, scores=scores, error=error,
                          replies=replies, tokens=tokens)
@@ -220,7 +223,8 @@ def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig) -> FluencyGrade
     """One seat's fluency grade of a keyword's kept ideas (an error after the retries)."""
     first = kept[0]
     grade, replies, tokens, error = ask_judge(
-        seat, lambda a: fluency_prompt(first.keyword, [i.idea for i in kept], a), parse_grade, settings.judge_retries)
+        seat, lambda a: fluency_prompt(first.keyword, [i.idea for i in kept], a, settings.judge_retries), parse_grade,
+        settings.judge_retries)
     return FluencyGrade(model=first.model, keyword_index=first.keyword_index, keyword=first.keyword,
                         judge=seat.name, judge_spec=seat.spec, idea_nums=[i.idea_num for i in kept], grade=grade,
                         score=None if grade is None else fluency_points(grade), error=error, replies=replies,
