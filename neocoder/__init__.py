@@ -5,7 +5,9 @@ The Python API (what each ``neocoder`` command runs):
 - ``evaluate(EvalConfig) -> EvalResult``: NeoCoder on a model (or the human baselines);
 - ``build_dataset(DatasetConfig)`` / ``build_chains(ChainConfig) -> DatasetResult``:
   problem states from the release, or by Denial Prompting with any model;
-- ``run_aidanbench(AidanConfig) -> AidanResult``: AidanBench.
+- ``run_aidanbench(AidanConfig) -> AidanResult``: AidanBench; ``rescore_aidanbench(run, ...)``
+  re-scores a run at new thresholds with no model call;
+- ``run_ideas(IdeasConfig) -> IdeasResult``: LiveIdeaBench (``neocoder ideas``).
 
 Configs are in ``neocoder.config``, records in ``neocoder.records``, run folders in
 ``neocoder.store``; ``docs/architecture.md`` shows how they fit.
@@ -13,9 +15,10 @@ Configs are in ``neocoder.config``, records in ``neocoder.records``, run folders
 
 from .errors import NeocoderError
 
-_LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "run_aidanbench", "build_chains", "build_dataset",
-                 "evaluate"),
-         "config": ("AidanConfig", "ChainConfig", "DatasetConfig", "EvalConfig", "ModelConfig", "SandboxConfig")}
+_LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "IdeasResult", "run_aidanbench", "build_chains",
+                 "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas"),
+         "config": ("AidanConfig", "ChainConfig", "DatasetConfig", "EvalConfig", "IdeasConfig", "ModelConfig",
+                    "SandboxConfig")}
 
 
 def __getattr__(name: str):
@@ -27,5 +30,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'neocoder' has no attribute {name!r}")
 
 __all__ = ["AidanConfig", "AidanResult", "ChainConfig", "DatasetConfig", "DatasetResult", "EvalConfig",
-           "EvalResult", "ModelConfig", "NeocoderError", "SandboxConfig", "build_chains", "run_aidanbench",
-           "build_dataset", "evaluate"]
+           "EvalResult", "IdeasConfig", "IdeasResult", "ModelConfig", "NeocoderError", "SandboxConfig",
+           "build_chains", "run_aidanbench", "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas"]

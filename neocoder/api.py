@@ -439,3 +439,18 @@ def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
     NeocoderError as ``aidanbench.rescore.rescore_run`` does."""
     from .aidanbench.rescore import rescore_run
     return rescore_run(run, out, **thresholds)
+
+
+def run_ideas(config):
+    """LiveIdeaBench (``neocoder ideas``): ``config.model`` writes ideas per keyword, a
+    drawn judge panel scores them; returns an IdeasResult (neocoder/ideas/, docs/ideas.md)."""
+    from .ideas import run_ideas as run
+    return run(config)
+
+
+def __getattr__(name: str):
+    """``IdeasResult`` from neocoder/ideas/ on first use (the package is imported only when needed)."""
+    if name == "IdeasResult":
+        from .ideas import IdeasResult
+        return IdeasResult
+    raise AttributeError(f"module 'neocoder.api' has no attribute {name!r}")

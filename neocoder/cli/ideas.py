@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from .. import api
 from ..config import IdeasConfig
 from ..errors import NeocoderError
 from . import main
@@ -44,7 +45,6 @@ from .options import limit_option, model_options, quiet_option, run_dir
 def ideas_command(model, judges_text, keywords_path, limit, ideas_per_keyword, judges_per_idea, max_words,
                   judge_retries, judge_max_tokens, seed, concurrency, out, bootstrap, bootstrap_seed, quiet):
     """LiveIdeaBench: ideas from keywords, scored by a judge panel; fluency and flexibility."""
-    from ..ideas import run_ideas
     from ..ideas.panel import parse_judges
     from ..report.ideas import ideas_table, leaderboard_comparison
 
@@ -53,7 +53,7 @@ def ideas_command(model, judges_text, keywords_path, limit, ideas_per_keyword, j
     except NeocoderError as exc:
         raise click.BadParameter(str(exc), param_hint="--judges") from exc
     judges = [model.with_(spec=s.spec, temperature=0.0, max_tokens=judge_max_tokens, api=None) for s in seats]
-    result = run_ideas(IdeasConfig(
+    result = api.run_ideas(IdeasConfig(
         model=model, judges=judges, out=out or run_dir(model.spec, "ideas"), keywords=keywords_path, limit=limit,
         ideas_per_keyword=ideas_per_keyword, judges_per_idea=judges_per_idea, max_words=max_words,
         judge_retries=judge_retries, seed=seed, concurrency=concurrency, bootstrap=bootstrap,

@@ -8,7 +8,7 @@ Per keyword (``run_keyword``), for one idea model:
    refusal (``scoring.is_refusal``) is asked once more with the fallback prompt
    (``ideas_fallback_*.txt``); refused again, the idea is recorded as "refused".  An idea
    over ``max_words`` words is recorded as "too long" and not judged.  Each idea number
-   is sampled with its own seed (the model's seed + idea number - 1) and has the number
+   is sampled with its own seed (the model's seed + idea number - 1, a per-call override) and has the number
    in its call-cache key, so K ideas are K calls, not one cached reply;
 2. each kept idea is scored by ``judges_per_idea`` seats drawn from the panel
    (panel.py), one call per seat (``ideas_judge.txt``), read by ``scoring.parse_scores``
@@ -26,15 +26,15 @@ and a fluency grade whose kept ideas changed.  A model endpoint that cannot be r
 
 from __future__ import annotations
 
-import copy
 import time
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 
 from ..config import IdeasConfig
 from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from ..models.base import load_prompt
 from ..models.cache import CachedModel, CallCache
-from ..models.openai_compat import EndpointError, OpenAICompatModel
+from ..models.openai_compat import EndpointError
 from ..store import RunFolder
 from .panel import draw_fluency_judge, draw_judges
 from .records import FluencyGrade, Idea, IdeaJudgement
@@ -123,13 +123,9 @@ class _Numbered(Model):
 
 
 class IdeaWriter:
-    """The idea model behind the call cache, one seeded model per idea number.
-
-    For an OpenAI-compatible model (local ones included) idea n is sampled with seed
-    ``seed + n - 1`` (a shallow copy sharing the client and server), so the K ideas of a
-    keyword differ at temperature > 0 and are reproducible; other models (replay) are
-    used as they are.
-    """
+    """The idea model behind the call cache, one cached view per idea number (the number
+    is part of the call-cache key, so the K ideas of a keyword are K calls even where the
+    model takes no seed; ``write_idea`` sends idea n with seed ``seed + n - 1``)."""
 
     def __init__(self, model: Model, cache: CallCache):
         self.model, self.cache, self.name = model, cache, model.name
@@ -138,11 +134,7 @@ class IdeaWriter:
     def for_idea(self, idea_num: int) -> Model:
         """The cached model that writes idea ``idea_num`` (1-based) of every keyword."""
         if idea_num not in self._per_num:
-            inner = self.model
-            if isinstance(inner, OpenAICompatModel) and inner.seed is not None:
-                inner = copy.copy(inner)
-                inner.seed = self.model.seed + idea_num - 1
-            self._per_num[idea_num] = CachedModel(_Numbered(inner, idea_num), self.cache)
+            self._per_num[idea_num] = CachedModel(_Numbered(self.model, idea_num), self.cache)
         return self._per_num[idea_num]
 
 
@@ -161,12 +153,13 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
                   category=keyword.category)
     replies: list[Reply] = []
     try:
-        reply = model.generate(idea_prompt(keyword.text, idea_num))
+        seed = None if settings.model.seed is None else settings.model.seed + idea_num - 1  # idea n: its own draw
+        reply = model.generate(replace(idea_prompt(keyword.text, idea_num), seed=seed))
         replies.append(reply)
         text = extract_idea(reply.text)
         if is_refusal(text):
             record.fallback, record.refused_reply = True, reply.text
-            reply = model.generate(idea_prompt(keyword.text, idea_num, fallback=True))
+            reply = model.generate(replace(idea_prompt(keyword.text, idea_num, fallback=True), seed=seed))
             replies.append(reply)
             text = extract_idea(reply.text)
     except NoRecordedReply:
