@@ -229,6 +229,8 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     from .strategies import STRATEGIES, StrategyOptions
     from .techniques.human import human_technique_sets
 
+    if config.logprobs and config.model.spec.startswith("replay/"):
+        raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
     if config.strategy not in STRATEGIES:
         raise NeocoderError(f"unknown strategy {config.strategy!r}; choose from {', '.join(STRATEGIES)}")
     if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
@@ -254,7 +256,7 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     with open_sandbox(config.sandbox) as box, get_model(model_config) as raw:
         model = CachedModel(raw, cache)
         options = StrategyOptions(rounds=config.rounds, rollouts=config.rollouts, top_k=config.top_k,
-                                  best_of=config.best_of, logprobs=config.samples >= 2 and model.api is not None)
+                                  best_of=config.best_of, logprobs=config.logprobs)
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
                                                problem_states=len(states), sandbox_image=box.image,
                                                dataset=name, dataset_path=str(path) if path else None))

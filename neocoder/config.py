@@ -111,6 +111,7 @@ class EvalConfig(Config):
     rollouts: int = 16  # mcts: rollouts per state
     top_k: int = 3  # mcts: children per expansion (the top-k next tokens by log-probability)
     best_of: int = 5  # sample: programs drawn per state, the best convergent x divergent kept (Sec. 5.3)
+    logprobs: bool = False  # ask for the final reply's token log-probabilities (semantic entropy, Rao-Blackwellised)
     progress: bool = True
 
 

@@ -45,6 +45,8 @@ from .options import (run_dir, bootstrap_options, limit_option, model_options, p
               help="mcts: children per expansion (the most likely next tokens).")
 @click.option("--best-of", type=click.IntRange(min=1), default=5, show_default=True,
               help="sample: programs drawn per state; the best convergent x divergent is kept.")
+@click.option("--logprobs", is_flag=True, help="Ask for the final reply's token log-probabilities: adds the "
+              "Rao-Blackwellised semantic entropy (slow on llama-cpp-python, whose logprobs are computed in Python).")
 @bootstrap_options("problem")
 @click.option("--server", default=None, envvar="NEOCODER_SERVER",
               help="Run the evaluation as a job on this `neocoder serve` URL (or $NEOCODER_SERVER); the run "
@@ -53,14 +55,14 @@ from .options import (run_dir, bootstrap_options, limit_option, model_options, p
 @quiet_option
 @sandbox_options
 def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, judge_all_tests, strategy,
-                 rounds, rollouts, top_k, best_of, bootstrap, bootstrap_seed, server, token, quiet, sandbox):
+                 rounds, rollouts, top_k, best_of, logprobs, bootstrap, bootstrap_seed, server, token, quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     dataset = dataset if dataset in (None, "release") else Path(dataset)
     config = EvalConfig(model=model, out=out or run_dir(model.spec + ('' if strategy == 'direct' else '-' + strategy)), release_dir=release, dataset=dataset,
                         states=parse_states(states_text), limit=limit, samples=samples, cpu_scale=cpu_scale,
                         sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
                         judge_all_tests=judge_all_tests, strategy=strategy, rounds=rounds, rollouts=rollouts,
-                        top_k=top_k, best_of=best_of, progress=not quiet)
+                        top_k=top_k, best_of=best_of, logprobs=logprobs, progress=not quiet)
     if server:
         from ..client import Client
         remote = Client(server, token).evaluate(config)
