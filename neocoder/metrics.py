@@ -151,10 +151,12 @@ def problem_values(samples: list[Sample]) -> dict[str, dict[str, float]]:
             values[f"neogauge_best@{BEST_OF_K}"] = best_of_k(
                 [s.correct * s.follows * s.divergent for s in scored], k)
         if n >= 2:
-            classes = entropy.classes_by_behaviour([behaviour(s) for s in got])
-            values["semantic_entropy"] = entropy.discrete_entropy(classes)
-            if all(s.logprob is not None for s in got):
-                values["semantic_entropy_rb"] = entropy.rao_blackwell_entropy(classes, [s.logprob for s in got])
+            behaviours = [behaviour(s) for s in got]
+            if len({len(b) for b in behaviours}) == 1:  # judged on the same tests (a fail-fast tier is not)
+                classes = entropy.classes_by_behaviour(behaviours)
+                values["semantic_entropy"] = entropy.discrete_entropy(classes)
+                if all(s.logprob is not None for s in got):
+                    values["semantic_entropy_rb"] = entropy.rao_blackwell_entropy(classes, [s.logprob for s in got])
             values["technique_entropy"] = entropy.discrete_entropy([tuple(sorted(s.techniques)) for s in got])
         out[pid] = values
     return out
@@ -189,9 +191,9 @@ def behaviour(sample: Sample) -> tuple:
     """What a sample's program did on every test of its state, examples then extended
     tests: per test its output hash when it ran to its end, else its verdict
     (judge/verdicts.py ``TestVerdict.behaviour``); a compile error is one behaviour."""
-    if sample.compile_error:
-        return ("compile error",)
     tests = list(sample.examples.tests if sample.examples else []) + list(sample.plus.tests if sample.plus else [])
+    if sample.compile_error:
+        return ("compile error",) * len(tests)
     return tuple(t.get("stdout_sha256") or t["verdict"] for t in tests)
 
 

@@ -1,3 +1,5 @@
+import math
+
 import pytest
 
 from neocoder.metrics import all_states, divergent_ratio, pass_at_k, state_metrics
@@ -186,3 +188,14 @@ def test_multi_sample_metrics_hand_computed():
 def test_one_sample_per_problem_has_no_multi_sample_rates():
     m = state_metrics([s("A", 0, True, True, 0.5), s("B", 0, False, True, 0.0)])
     assert not {"pass@5", "neogauge_best@5", "semantic_entropy", "technique_entropy"} & set(m)
+
+
+def test_a_compile_error_is_one_behaviour_over_all_tests():
+    from neocoder.metrics import behaviour
+    a = multi("A", ["x", "y"], [True, False], [0.0, 0.0])
+    broken = Sample(problem_id="A", state=0, sample=2, model="m", constraints=[], prompt_sha256="0" * 64,
+                    compile_error="SyntaxError", examples=TierResult([{"verdict": "RE"}], False), follows=True,
+                    divergent=0.0)
+    assert behaviour(broken) == ("compile error",)
+    m = state_metrics(a + [broken])
+    assert m["semantic_entropy"] == pytest.approx(math.log(3))
