@@ -27,6 +27,11 @@ from .options import release_option
 @release_option()
 @click.option("--sandbox", "sandbox_kind", type=click.Choice(["docker", "process"]), default="docker",
               show_default=True)
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Who judges: this machine's warm pool, or sandbox-pool actors on a Ray cluster "
+                   "(docs/scale-out.md); for /v1/run, /v1/score and the eval jobs alike.")
+@click.option("--ray-address", default=None, help="The Ray cluster for --executor ray (e.g. auto or HOST:6379; "
+              "default: $RAY_ADDRESS, else a local Ray).")
 @click.option("--tokens-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Bearer tokens, one per line (also $NEOCODER_SERVE_TOKENS).")
 @click.option("--no-auth", is_flag=True, help="No tokens: only on a loopback --host.")
@@ -44,11 +49,11 @@ from .options import release_option
               help="Seconds SIGTERM waits for requests and jobs in flight.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
-def serve_command(host, port, workers, jobs, data_dir, database_url, dataset, release, sandbox_kind, tokens_file,
-                  no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs, jobs_per_token,
-                  shutdown_timeout, log_level):
+def serve_command(host, port, workers, jobs, data_dir, database_url, dataset, release, sandbox_kind, executor,
+                  ray_address, tokens_file, no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue,
+                  max_jobs, jobs_per_token, shutdown_timeout, log_level):
     """Serve NeoCoder over HTTP: judge programs, score replies, run evals as jobs (docs/serve.md)."""
     from ..serve import ServeConfig, serve
     serve(ServeConfig(release, host, port, workers, jobs, data_dir, database_url, dataset, sandbox_kind, tokens_file,
                       no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs,
-                      jobs_per_token, shutdown_timeout, log_level))
+                      jobs_per_token, shutdown_timeout, log_level, executor=executor, ray_address=ray_address))

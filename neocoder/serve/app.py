@@ -95,7 +95,9 @@ class Services:
         return EvalConfig(model=model, out=run_dir, release_dir=self.config.release_dir, dataset=dataset,
                           states=list(req["states"]), limit=req.get("limit"), samples=req["samples"],
                           cpu_scale=req["cpu_scale"], sandbox=SandboxConfig(self.config.sandbox,
-                                                                            workers=self.config.workers),
+                                                                            workers=self.config.workers,
+                                                                            executor=self.config.executor,
+                                                                            ray_address=self.config.ray_address),
                           bootstrap=req["bootstrap"], bootstrap_seed=req["bootstrap_seed"],
                           judge_all_tests=req.get("judge_all_tests", False), progress=False)
 
@@ -174,7 +176,8 @@ def create_app(config: ServeConfig) -> FastAPI:
         data_dir.mkdir(parents=True, exist_ok=True)
         store = JobStore(config.db_url)
         judge = await anyio.to_thread.run_sync(lambda: JudgeService(
-            config.release_dir, config.dataset, config.sandbox, config.workers, config.max_program_bytes))
+            config.release_dir, config.dataset, config.sandbox, config.workers, config.max_program_bytes,
+            executor=config.executor, ray_address=config.ray_address))
         if judge.box.unavailable:
             log.warning("the sandbox cannot run: %s", judge.box.unavailable)
         holder: dict = {}

@@ -65,7 +65,9 @@ class ServeConfig:
     ``postgresql+psycopg://...``), the jobs' run folders and their reports.  ``dataset``
     is what /v1/score and /v1/problems judge on and the jobs' default: None for the
     validated dataset (built lazily per problem, neocoder/validated.py), "release" for the
-    release's statement examples, or a problem-states file or folder.
+    release's statement examples, or a problem-states file or folder.  ``executor`` "ray"
+    sends every judge job (of /v1/run, /v1/score and the eval jobs) to sandbox-pool actors
+    on the Ray cluster at ``ray_address`` (docs/scale-out.md).
     """
 
     release_dir: Path
@@ -88,6 +90,8 @@ class ServeConfig:
     jobs_per_token: int = 8  # of them, one token's
     shutdown_timeout: float = 60.0  # seconds SIGTERM waits for requests and jobs in flight
     log_level: str = "info"
+    executor: str = "local"  # "local" or "ray": sandbox-pool actors on a Ray cluster (docs/scale-out.md)
+    ray_address: str | None = None  # the cluster for executor "ray" (None: $RAY_ADDRESS, else a local Ray)
     tokens: list = field(default_factory=list, repr=False)  # filled by check(); never logged
 
     @property
@@ -115,4 +119,6 @@ class ServeConfig:
             raise NeocoderError("queue must be 0 or more")
         if self.sandbox not in ("docker", "process"):
             raise NeocoderError(f"sandbox must be docker or process, not {self.sandbox!r}")
+        if self.executor not in ("local", "ray"):
+            raise NeocoderError(f"executor must be local or ray, not {self.executor!r}")
         return self

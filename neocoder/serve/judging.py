@@ -56,11 +56,13 @@ class JudgeService:
     """The server's sandbox (``workers`` programs at once) and its problem states.
 
     ``dataset`` is None (validated), "release", or a problem-states file or run folder.
-    ``close()`` removes the sandbox's containers.
+    ``executor`` "ray" judges on sandbox-pool actors of the Ray cluster at ``ray_address``
+    (neocoder/executors/ray.py) instead of this machine's pool.  ``close()`` removes the
+    sandbox's containers.
     """
 
     def __init__(self, release_dir: Path, dataset: str | None, sandbox: str = "docker", workers: int = 2,
-                 max_program_bytes: int = 64 << 10):
+                 max_program_bytes: int = 64 << 10, executor: str = "local", ray_address: str | None = None):
         self.release_dir, self.dataset, self.workers = Path(release_dir), dataset, workers
         self.max_program_bytes = max_program_bytes
         records = build_from_release(self.release_dir)[0]
@@ -86,7 +88,13 @@ class JudgeService:
         self._human: dict[str, set | None] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
-        self.box: PooledSandbox = make_sandbox(sandbox, concurrency=workers)
+        if executor == "ray":
+            from ..config import SandboxConfig
+            from ..executors.ray import RaySandbox
+            self.box = RaySandbox(SandboxConfig(sandbox, workers=workers, executor="ray", ray_address=ray_address),
+                                  concurrency=workers)
+        else:
+            self.box: PooledSandbox = make_sandbox(sandbox, concurrency=workers)
 
     @property
     def dataset_name(self) -> str:
@@ -99,7 +107,8 @@ class JudgeService:
 
     def health(self) -> dict:
         """``{"ok", "sandbox", "image", "detail"}``: can programs be judged now?  For Docker,
-        the engine is pinged and the image checked against this neocoder's runner."""
+        the engine is pinged and the image checked against this neocoder's runner; for
+        the ray executor, some node's actor must be up."""
         out = {"sandbox": self.box.name, "image": self.box.image, "ok": not self.box.unavailable,
                "detail": self.box.unavailable}
         if out["ok"] and self.box.name == "docker":
@@ -109,6 +118,9 @@ class JudgeService:
                 check_image(self.box.client, self.box.image)
             except Exception as exc:  # noqa: BLE001 - any failure here means "not healthy", with its reason
                 out.update(ok=False, detail=str(exc))
+        elif out["ok"] and self.box.name == "ray" and not self.box.capacity:
+            out.update(ok=False, detail="ray executor: no sandbox node is up now: " + "; ".join(
+                f"{n['node_id'][:12]} {n['state']} ({n['reason']})" for n in self.box.nodes()))
         return out
 
     # -- problems --------------------------------------------------------------------
