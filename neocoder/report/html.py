@@ -53,6 +53,7 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
+from ..config import COHERENCE_STOP, COHERENCE_STOP_10
 from ..errors import NeocoderError
 from ..ideas.records import FluencyGrade, Idea, IdeaJudgement
 from ..records import Answer, Manifest, QuestionResult, Sample, TierResult
@@ -64,7 +65,10 @@ KINDS = NEOCODER_KINDS + ("aidanbench", "ideas")
 STATIC_FILES = ("report.css", "filter.js")
 RATES = (("pass@1", "pass@1"), ("pass@1_plus", "pass@1+ext"), ("constraint_following", "follow"),
          ("convergent", "convergent"), ("divergent", "divergent"), ("neogauge", "NeoGauge@t"),
-         ("cumulative_neogauge", "cum. NeoGauge"))
+         ("cumulative_neogauge", "cum. NeoGauge"), ("pass@5", "pass@5"), ("pass@10", "pass@10"),
+         ("neogauge_best@5", "best-of-5 NeoGauge"))
+ENTROPIES = (("semantic_entropy", "semantic entropy"), ("semantic_entropy_rb", "SE (RB)"),
+             ("technique_entropy", "technique entropy"), ("entropy_divergent_r", "r(SE, divergent)"))
 HEAD_LINES, HEAD_WIDTH, PLUS_SHOWN = 8, 160, 5  # test texts: lines and characters shown; extended tests shown
 CODE_CLASS = "hl"  # the CSS class of pygments' code blocks
 
@@ -397,18 +401,45 @@ def _rate_cell(state: dict, key: str) -> str:
     return f'<td class="num">{_pct(value)}{ci}</td>'
 
 
+def _number_cell(state: dict, key: str) -> str:
+    """An entropy (nats) or a correlation, with its interval where metrics.json has one."""
+    value = state.get(key)
+    iv = (state.get("intervals") or {}).get(key)
+    ci = "" if value is None or not iv else f' <span class="ci">[{iv["low"]:.3f}, {iv["high"]:.3f}]</span>'
+    return f'<td class="num">{"—" if value is None else f"{value:.3f}"}{ci}</td>'
+
+
 def _metrics_table(run: Run) -> str:
     states = run.metrics.get("states", {})
     keys = [(k, name) for k, name in RATES if any(m.get(k) is not None for m in states.values())]
+    numbers = [(k, name) for k, name in ENTROPIES if any(m.get(k) is not None for m in states.values())]
+    costs = any(m.get("cost") for m in states.values())
     head = "".join(f'<th class="num">{escape(name)}</th>' for _, name in keys)
-    rows = []
+    second = "".join(f'<th class="num">{escape(name)}</th>' for _, name in numbers)
+    second += '<th class="num">calls / sample</th><th class="num">tokens / sample</th>' if costs else ""
+    rows, rows2 = [], []
     for t in sorted(states, key=int):
         m = states[t]
         cells = "".join(_rate_cell(m, k) for k, _ in keys)
+        cells2 = "".join(_number_cell(m, k) for k, _ in numbers)
+        if costs:
+            c = m.get("cost") or {}
+            cells2 += (f'<td class="num">{c.get("calls", 0):.1f}</td>'
+                       f'<td class="num">{c.get("tokens", 0):,.0f}</td>')
         rows.append(f'<tr><td>{escape(str(t))}</td><td class="num">{m.get("n", "")}</td>'
                     f'<td class="num">{m.get("excluded", 0)}</td>{cells}</tr>')
-    return (f'<table class="metrics"><thead><tr><th>state</th><th class="num">n</th><th class="num">excluded</th>'
-            f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+        rows2.append(f'<tr><td>{escape(str(t))}</td>{cells2}</tr>')
+    strategy = run.metrics.get("strategy")
+    note = "" if not strategy else f'<p class="note">strategy: <code>{escape(strategy)}</code> (docs/strategies.md)'
+    if numbers:
+        note += ("" if note else '<p class="note">') + (
+            "; entropies in nats over each problem's samples: behaviour classes (the same output or verdict on "
+            "every test), RB from log-probabilities, technique sets; r: Pearson across problems (docs/metrics.md)")
+    table2 = "" if not second else (f'<table class="metrics"><thead><tr><th>state</th>{second}</tr></thead>'
+                                    f'<tbody>{"".join(rows2)}</tbody></table>')
+    return (f'<table class="metrics"><thead><tr><th>state</th><th class="num">n</th>'
+            f'<th class="num">excluded</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'{note + "</p>" if note else ""}{table2}')
 
 
 def _bootstrap_note(runs: list[Run]) -> str:
@@ -560,9 +591,15 @@ def _aidan_group(questions: list[str], runs: list[Run]) -> str:
     parts.append(_figure(plots.aidan_answers_svg(questions, {m: {i: q.answers for i, q in per.items()}
                                                              for m, per in per_q.items()}, colors),
                          "Answers before the stop, per question."))
+    scale = config.get("coherence_scale") or 100
+    stop = config.get("coherence_stop")
+    if stop is None:
+        stop = COHERENCE_STOP_10 if scale == 10 else COHERENCE_STOP
+    curves = {m: {i: [(n, nov, None if c is None else c * 100 / scale, st) for n, nov, c, st in pts]
+                  for i, pts in per.items()} for m, per in curves.items()}
     parts.append(_figure(plots.aidan_curves_svg(questions, curves, colors, config.get("novelty_stop"),
-                                                config.get("coherence_stop")),
-                         "Novelty (solid) and coherence / 100 (dashed) against the answer number, per question "
+                                                stop * 100 / scale),
+                         f"Novelty (solid) and coherence / {scale} (dashed) against the answer number, per question "
                          "(AidanBench Fig. 3 style); x: the answer that stopped the question; dotted: the stop "
                          "thresholds."))
     parts.append(_aidan_question_table(questions, per_q))
@@ -574,7 +611,11 @@ def _aidan_totals(totals: dict[str, dict]) -> str:
     for model, t in totals.items():
         ivs = t.get("intervals") or {}
         cells = []
-        for key, fmt in (("answers", "{:.0f}"), ("novelty_sum", "{:.2f}")):
+        for key, fmt in (("answers", "{:.0f}"), ("novelty_sum", "{:.2f}"), ("gated_novelty", "{:.2f}"),
+                         ("mmr", "{:.2f}"), ("semantic_entropy", "{:.3f}")):
+            if key not in t and key not in ("answers", "novelty_sum"):
+                cells.append('<td class="num">—</td>')
+                continue
             iv = ivs.get(key)
             ci = f' <span class="ci">[{fmt.format(iv["low"])}, {fmt.format(iv["high"])}]</span>' if iv else ""
             cells.append(f'<td class="num">{fmt.format(t.get(key, 0))}{ci}</td>')
@@ -582,7 +623,8 @@ def _aidan_totals(totals: dict[str, dict]) -> str:
         rows.append(f'<tr><td>{escape(model)}</td><td class="num">{t.get("questions", "")}</td>{"".join(cells)}'
                     f'<td>{stops}</td><td class="num">{t.get("errors", 0)}</td></tr>')
     return ('<table><thead><tr><th>model</th><th class="num">questions</th><th class="num">answers</th>'
-            '<th class="num">novelty sum</th><th>stop reasons</th><th class="num">errors</th></tr></thead>'
+            '<th class="num">novelty sum</th><th class="num">gated novelty</th><th class="num">MMR_AB</th>'
+            '<th class="num">semantic entropy</th><th>stop reasons</th><th class="num">errors</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
@@ -805,7 +847,7 @@ def _drill_body(run: Run, states: dict | str, highlighted: dict[str, str]) -> st
     missing = "" if isinstance(states, dict) else (
         f'<p class="note">Statements and test inputs unavailable: {escape(states)}</p>')
     return "\n".join([
-        f'<nav class="top"><a href="index.html">&larr; report</a></nav>',
+        '<nav class="top"><a href="index.html">&larr; report</a></nav>',
         f"<h1>{escape(run.label)}: {len(run.samples)} samples</h1>",
         f'<p class="note">Run folder <code>{escape(str(run.path.resolve()))}</code>, started '
         f'{escape(run.manifest.started)}. Click a problem to open the sample.</p>',
@@ -913,5 +955,33 @@ def _sample_section(s: Sample, verdict: str, problem, code_html: str, anchor: st
     if s.plus is not None:
         parts.append("<h4>extended tests</h4>"
                      + _tests_table(s.plus, problem.extended_tests if problem else None, PLUS_SHOWN))
+    if s.attempts:
+        parts.append(_attempts_html(s))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _attempts_html(s: Sample) -> str:
+    """A strategy's attempts (plans, earlier programs with their feedback, candidates,
+    rollouts), folded, with the sample's spend."""
+    cost = s.cost or {}
+    rows = []
+    for a in s.attempts:
+        if a.get("kind") == "tree":
+            continue
+        what = a.get("kind", "")
+        label = {"attempt": f"attempt {a.get('round', 0) + 1}", "candidate": f"candidate {a.get('index', 0) + 1}",
+                 "rollout": f"rollout {a.get('index', 0) + 1}"}.get(what, what)
+        verdicts = " ".join(a.get("verdicts") or [])
+        score = "" if a.get("reward") is None else f"reward {a['reward']:.2f}"
+        if a.get("product") is not None:
+            score += f"; convergent x divergent {a['product']:.2f}"
+        chosen = " (kept)" if a.get("chosen") else ""
+        text = a.get("feedback") or a.get("reply") or a.get("continuation") or ""
+        rows.append(f"<tr><td>{escape(label)}{chosen}</td><td>{escape(verdicts)}</td><td>{escape(score)}</td>"
+                    f'<td><pre class="statement">{escape(_head(text) if text else "")}</pre></td></tr>')
+    return (f'<details><summary>strategy <code>{escape(s.strategy)}</code>: {len(rows)} steps, '
+            f'{cost.get("calls", 1)} model calls, {cost.get("prompt_tokens", 0) + cost.get("completion_tokens", 0):,} '
+            f'tokens, {cost.get("seconds", 0):.1f} s</summary><table><thead><tr><th>step</th><th>example verdicts'
+            f'</th><th>score</th><th>feedback, plan or reply</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            '</details>')
