@@ -72,3 +72,30 @@ def test_llm_detector_through_the_local_model(tmp_path):
         assert set(found) <= set(TAXONOMY)
     else:
         assert "no usable technique list after 3 replies" in out.output
+
+
+def test_a_killed_run_takes_its_server_with_it():
+    """A process that started the local server and is then killed (SIGKILL: no atexit,
+    no close) leaves no server decoding on the machine."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    code = ("from neocoder.models.local import LlamaServer, gguf_path; "
+            "s = LlamaServer(gguf_path('gemma-3-270m'), n_ctx=512); print(s.proc.pid, flush=True); "
+            "import time; time.sleep(600)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    server = int(parent.stdout.readline())
+    os.kill(server, 0)  # running
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(server, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(server, signal.SIGKILL)
+    pytest.fail("the local model server outlived the run that started it")

@@ -47,6 +47,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """In the server's child process before exec: ask Linux to send it SIGTERM when the
+    process that started it dies, so a killed run (SIGKILL, or SIGTERM, which skips
+    atexit) leaves no server decoding on the machine.  Linux ties this to the *thread*
+    that started the server: start it from a thread that outlives its use (the main
+    thread, or the job thread that also closes it).  Elsewhere a no-op."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 class LlamaServer:
     """A running ``llama_cpp.server`` process on loopback.
 
@@ -64,7 +77,7 @@ class LlamaServer:
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
                "--n_threads", str(n_threads or os.cpu_count() or 1)]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         atexit.register(self.stop)
         deadline = time.monotonic() + startup_timeout
         while time.monotonic() < deadline:
