@@ -119,30 +119,45 @@ def test_replay_eval_on_two_nodes_matches_the_local_executor(cluster, release_di
     assert result.metrics["states"] == local_run.metrics["states"]
 
 
-def test_jobs_of_a_killed_actor_are_retried_elsewhere_and_bounded(cluster):
+def kill_actor(node: dict) -> None:
+    os.kill(node["pid"], signal.SIGKILL)
+
+
+@pytest.mark.parametrize("attempts, expected", [(1, "INFRA"), (3, "AC")], ids=["no-try-left", "retried"])
+def test_a_killed_actors_job_is_retried_elsewhere_a_bounded_number_of_times(cluster, attempts, expected):
     tests = [{"input": "", "output": "1\n"}]
-    limits = Limits.for_cpu(20)
-    for attempts, expected in ((1, "INFRA"), (3, "AC")):
-        with RaySandbox(ray_config(cluster), attempts=attempts) as box:
-            assert box.unavailable is None and box.capacity == 2
-            with ThreadPoolExecutor(1) as pool:
-                pending = pool.submit(box.run, BUSY, tests, limits)
-                deadline = time.monotonic() + 30
-                while not [n for n in box.nodes() if n["inflight"]] and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                busy = [n for n in box.nodes() if n["inflight"]]
-                assert len(busy) == 1, box.nodes()
-                time.sleep(0.5)  # the program is running in that node's container
-                os.kill(busy[0]["pid"], signal.SIGKILL)
-                result = pending.result(timeout=120)
-            summary = box.summary()
-        assert result.verdicts == [expected], result.tests
-        assert summary["actors_lost"] == 1
-        if expected == "INFRA":  # lost once, no try left: INFRA (not a verdict on the program), with why
-            assert "not judged after 1 tries" in result.tests[0].detail and summary["infra"] == 1
-        else:  # judged on the other node
-            assert summary["retried"] == 1 and summary["infra"] == 0
-            assert result.worker.split("/")[0] != busy[0]["node_id"][:12]
+    with RaySandbox(ray_config(cluster), attempts=attempts) as box:
+        assert box.unavailable is None and box.capacity == 2
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(box.run, BUSY, tests, Limits.for_cpu(20))
+            deadline = time.monotonic() + 30
+            while not [n for n in box.nodes() if n["inflight"]] and time.monotonic() < deadline:
+                time.sleep(0.05)
+            busy = [n for n in box.nodes() if n["inflight"]]
+            assert len(busy) == 1, box.nodes()
+            time.sleep(0.5)  # the job is on that node
+            kill_actor(busy[0])
+            result = pending.result(timeout=120)
+        summary = box.summary()
+    assert result.verdicts == [expected], result.tests
+    assert summary["actors_lost"] == 1
+    if expected == "INFRA":  # lost once, no try left: INFRA (not a verdict on the program), with why
+        assert "not judged after 1 tries" in result.tests[0].detail and summary["infra"] == 1
+    else:  # judged on the other node
+        assert summary["retried"] == 1 and summary["infra"] == 0
+        assert result.worker.split("/")[0] != busy[0]["node_id"][:12]
+
+
+def test_a_job_every_nodes_sandbox_fails_is_tried_then_infra(cluster):
+    """INFRA from a node's sandbox is not a verdict: the job goes to another node, and after
+    ``attempts`` tries it is INFRA with the node's reason (here Docker itself refuses to
+    start a container with a negative tmpfs size, on every node)."""
+    with RaySandbox(ray_config(cluster), attempts=2) as box:
+        result = box.run(ADD, [{"input": "1 2\n", "output": "3\n"}], Limits(tmpfs_mb=-1))
+        summary = box.summary()
+    assert result.verdicts == ["INFRA"]
+    assert "not judged after 2 tries" in result.tests[0].detail and "could not start a worker" in result.tests[0].detail
+    assert summary["retried"] == 1 and summary["infra"] == 1 and summary["actors_lost"] == 0
 
 
 def test_oracle_jobs_keep_their_output_and_a_stop_skips_the_rest(cluster):

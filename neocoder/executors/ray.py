@@ -24,7 +24,8 @@ Layout (docs/scale-out.md)::
   others of its batch.  The callers' threads (``--workers``) are the bound on the jobs
   waiting on the driver.
 - **Failures.** When an actor or its node dies, every job of its unfinished batches is
-  queued again for another actor (one that has not lost it, where there is one), up to
+  queued again for another actor (one that has not lost it, where there is one), and so
+  is a job the node's sandbox gave INFRA (its engine or a container failed), up to
   ``attempts`` times in all; a job lost that often, or left without any usable node for
   ORPHAN_TIMEOUT seconds, gets INFRA on every test: never a verdict against the model
   (the pipeline then marks the sample infra, and a resumed run judges it again).  Ray
@@ -333,9 +334,11 @@ class RaySandbox:
         """Judge ``source`` on ``tests`` (``[{"input", "output"}]``) on some node of the
         cluster, as ``PooledSandbox.run`` does locally (same arguments, same result; its
         ``worker`` is "NODE/CONTAINER", its ``seconds`` the wall time seen by this caller,
-        queueing included).  Blocks until judged.  Never raises for cluster trouble: an
-        unavailable executor, a job lost ``attempts`` times, a job left without nodes for
-        ORPHAN_TIMEOUT s, or a closed sandbox give INFRA on every test with the reason."""
+        queueing included).  Blocks until judged.  Never raises for cluster trouble: a job
+        whose actor or node died, or whose node's sandbox gave INFRA, is tried again on
+        another node; an unavailable executor, a job that failed ``attempts`` times, a job
+        left without nodes for ORPHAN_TIMEOUT s, or a closed sandbox give INFRA on every
+        test with the reason."""
         start = time.monotonic()
 
         def finished(result: SubmissionResult) -> SubmissionResult:
@@ -632,6 +635,8 @@ class RaySandbox:
         for index, result, error in finished:
             job = batch.jobs.pop(index)
             actor.inflight = max(0, actor.inflight - 1)
+            if error is None and result.infra_failure:  # the node's sandbox failed (e.g. its engine): not judged
+                error = "its sandbox failed: " + next(t.detail for t in result.tests if t.verdict == INFRA)
             if error is not None:
                 self._retry(job, actor, error)
                 continue
