@@ -1,0 +1,214 @@
+"""Executor overhead: the same judge jobs through the local pool and through Ray, in one run.
+
+Jobs: GPT-4's recorded programs of the NeoCoder release (every state, ``replay/
+gpt-4-1106-preview``) on their statements' example tests, each judged as ``neocoder
+eval`` judges it (stopping at the first failing test).  A first pass on the local pool
+warms it and finds the programs that run into their time limit; they are left out of
+the timed rounds (each costs its CPU limit whatever schedules it, which would only
+dilute the ratio), and the verdicts of the first pass are the reference.
+
+Ways, all with the same callers (``--callers`` threads, like ``--workers``) and the same
+number of warm containers on this machine (``--slots``, default 2 on 2 cores):
+
+  local             neocoder's DockerSandbox with ``slots`` workers (the local executor)
+  ray, 1 node       RaySandbox on a one-node share of a local Ray cluster: one actor
+                    with ``slots`` containers (what one Docker host gives a cluster)
+  ray, 2 nodes      RaySandbox on two nodes of the same machine, ``slots / 2`` each:
+                    the same containers, now spread by the executor
+
+The cluster is Ray's own ``cluster_utils.Cluster`` on 127.0.0.1 (two raylets, one
+CPU each declared for Ray's bookkeeping, metrics collection off), stopped at the end.
+Each way runs ``--rounds`` times in a rotated order and its times are summed, so load
+from other work falls on every way alike.  Prints per-test cost (wall ms per judged
+test), the ratio to the local pool (the scheduling overhead a cluster must beat), the
+driver's CPU per job (what bounds how many nodes one driver can feed), whether the
+verdicts equal the reference, and a PROJECTION (not a measurement) of the
+530,000-program experiment's time on N nodes like this one from the measured
+one-node throughput.
+
+    .venv/bin/python benchmarks/executor_overhead.py [--limit N] [--rounds 2] [--callers 4] [--slots 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+# before Ray is imported: keep this machine's nodes on 127.0.0.1 (neocoder/executors/ray.py)
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+from neocoder.config import SandboxConfig  # noqa: E402
+from neocoder.dataset import build_from_release, default_release_dir  # noqa: E402
+from neocoder.judge import DockerSandbox, Limits  # noqa: E402
+from neocoder.models import ReplayKey, get_model, solve_prompt  # noqa: E402
+from neocoder.program import program_from_reply  # noqa: E402
+
+EXPERIMENT = 530_000  # judged programs: 20 models x 5 strategies x k = 5 samples (issue 18)
+NODES = (1, 4, 16, 64, 256)
+
+
+def jobs(release_dir, limit):
+    """(code, example tests, checker, limits, name) of every recorded GPT-4 program."""
+    states, _ = build_from_release(release_dir)
+    order = list(dict.fromkeys(s["problem_id"] for s in states))
+    keep = set(order[:limit] if limit else order)
+    model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
+    out = []
+    for s in states:
+        if s["problem_id"] in keep:
+            reply = model.generate(solve_prompt(s["statement"],
+                                                ReplayKey(s["problem_id"], s["state"], 0, s["source_index"])))
+            out.append((program_from_reply(reply), s["tests"], s.get("checker"),
+                        Limits.for_cpu(float(s["time_limit_s"]), int(s["memory_limit_mb"])),
+                        f"{s['problem_id']} t={s['state']}"))
+    return out
+
+
+def judge_all(box, items, callers):
+    """Judge every job (stop at the first failure, as eval does); (wall s, driver CPU s, results)."""
+    def one(job):
+        code, tests, checker, limits, _ = job
+        return box.run(code, tests, limits, checker=checker, stop_at_first_failure=True)
+
+    cpu, start = time.process_time(), time.perf_counter()
+    with ThreadPoolExecutor(callers) as pool:
+        results = list(pool.map(one, items))
+    return time.perf_counter() - start, time.process_time() - cpu, results
+
+
+def start_cluster(folder, slots):
+    """Two nodes on 127.0.0.1; node "a" and "b" each declare the sandbox resource and one of their own."""
+    from ray.cluster_utils import Cluster
+
+    from neocoder.executors.ray import RESOURCE
+    os.environ["RAY_TMPDIR"] = folder
+
+    def node(tag):
+        return dict(num_cpus=max(1, slots // 2), resources={RESOURCE: 1, f"bench_{tag}": 1}, include_dashboard=False,
+                    node_ip_address="127.0.0.1", object_store_memory=100 << 20)
+
+    cluster = Cluster(initialize_head=True, shutdown_at_exit=True,
+                      head_node_args=dict(node("a"), _system_config={"enable_metrics_collection": False}))
+    cluster.add_node(**node("b"))
+    cluster.wait_for_nodes()
+    return cluster
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None, help="first N problems (default: all)")
+    ap.add_argument("--rounds", type=int, default=2, help="times each way runs (rotated order)")
+    ap.add_argument("--callers", type=int, default=4, help="threads submitting jobs (like --workers)")
+    ap.add_argument("--slots", type=int, default=os.cpu_count() or 2, help="warm containers in every way")
+    ap.add_argument("--release", default=str(default_release_dir()))
+    args = ap.parse_args()
+    try:
+        import ray
+    except ImportError:
+        sys.exit("this benchmark needs Ray: pip install 'neocoder[ray]'")
+    from neocoder.executors.ray import RaySandbox
+
+    items = jobs(args.release, args.limit)
+    local = DockerSandbox(concurrency=args.slots)
+    if local.unavailable:
+        sys.exit(local.unavailable)
+    folder = tempfile.mkdtemp(prefix="nc-bench-", dir="/tmp")
+    cluster, boxes = None, {}
+    try:
+        _, _, first = judge_all(local, items, args.callers)  # warm-up and reference verdicts
+        timed = [(job, ref) for job, ref in zip(items, first) if "TLE" not in ref.verdicts]
+        reference = [ref.verdicts for _, ref in timed]
+        work = [job for job, _ in timed]
+        n_tests = sum(sum(v != "SKIPPED" for v in ref) for ref in reference)
+        print(f"{len(work)} recorded GPT-4 programs ({len(items) - len(work)} that run into their time limit left "
+              f"out), {n_tests} tests judged per round (first failure stops a program), {args.callers} callers, "
+              f"{args.slots} warm containers per way, {args.rounds} rounds, Ray {ray.__version__}")
+
+        started = time.perf_counter()
+        cluster = start_cluster(folder, args.slots)
+        print(f"local Ray cluster of 2 nodes on 127.0.0.1 started in {time.perf_counter() - started:.1f} s")
+        config = SandboxConfig(workers=args.callers, executor="ray", ray_address=cluster.address)
+        for name, kwargs in (("ray, 1 node", {"slots": args.slots, "resource": "bench_a"}),
+                             ("ray, 2 nodes", {"slots": max(1, args.slots // 2)})):
+            started = time.perf_counter()
+            boxes[name] = RaySandbox(config, **kwargs)
+            if boxes[name].unavailable:
+                sys.exit(boxes[name].unavailable)
+            judge_all(boxes[name], work, args.callers)  # warm: a container for every memory limit, as local has
+            print(f"{name}: {len(boxes[name].nodes())} actors up and warm in {time.perf_counter() - started:.1f} s")
+        ways = {"local": local, **boxes}
+
+        seconds = {name: 0.0 for name in ways}
+        driver_cpu = {name: 0.0 for name in ways}
+        mismatches = {name: 0 for name in ways}
+        differing = []  # (way, program, reference verdicts, verdicts, CPU seconds per test)
+        order = list(ways)
+        for r in range(args.rounds):
+            for name in order[r % len(order):] + order[:r % len(order)]:
+                wall, cpu, results = judge_all(ways[name], work, args.callers)
+                seconds[name] += wall
+                driver_cpu[name] += cpu
+                for job, res, ref in zip(work, results, reference):
+                    if res.verdicts != ref:
+                        mismatches[name] += 1
+                        differing.append((name, job[4], ref, res.verdicts, [t.cpu_seconds for t in res.tests]))
+
+        total_tests, total_jobs = n_tests * args.rounds, len(work) * args.rounds
+        local_cost = seconds["local"] / total_tests
+        print(f"\n{'way':14} {'seconds':>8} {'tests/s':>8} {'ms/test':>8} {'x local':>8} {'driver CPU ms/job':>18} "
+              f"{'verdicts differing':>19}")
+        for name in ways:
+            cost = seconds[name] / total_tests
+            print(f"{name:14} {seconds[name]:8.2f} {total_tests / seconds[name]:8.1f} {1000 * cost:8.2f} "
+                  f"{cost / local_cost:8.2f} {1000 * driver_cpu[name] / total_jobs:18.2f} {mismatches[name]:19d}")
+        for name, program, ref, got, cpu in differing:  # a program near its limit can land either side of it
+            print(f"  {name}: {program} gave {got} (CPU s {cpu}), {ref} in the first local pass (limit "
+                  f"{next(j[3].cpu_seconds for j in work if j[4] == program):g} s)")
+        over = seconds["ray, 1 node"] / seconds["local"]
+        print(f"\nscheduling overhead: a judged test costs {over:.2f}x through Ray on one node what it costs in the "
+              f"local pool ({1000 * (seconds['ray, 1 node'] - seconds['local']) / total_tests:+.2f} ms per test), "
+              f"Ray's own processes sharing this machine's {os.cpu_count()} cores with the containers; N such nodes "
+              f"judge about N / {over:.2f} times as fast as this machine's local pool")
+        for name, box in boxes.items():
+            s = box.summary()
+            print(f"{name}: {s['batches']} batches for {s['jobs_in_batches']} jobs; judged per node: "
+                  + ", ".join(f"{n[:8]} {c}" for n, c in s["judged"].items()))
+
+        per_node = total_tests / seconds["ray, 1 node"]  # tests/s of one node like this one, through Ray
+        tests_per_program = n_tests / len(work)
+        driver_jobs_per_s = total_jobs / driver_cpu["ray, 2 nodes"] if driver_cpu["ray, 2 nodes"] else float("inf")
+        print(f"\nPROJECTION, not a measurement: {EXPERIMENT:,} judged programs at {tests_per_program:.2f} judged "
+              f"tests each (this mix), on N nodes like this one ({os.cpu_count()} cores, {per_node:.1f} tests/s "
+              f"each through Ray, measured above), assuming throughput adds up linearly over nodes and the model "
+              f"calls are not the bottleneck; one driver spends {1000 / driver_jobs_per_s:.2f} ms of CPU per job, "
+              f"so one driver core feeds at most about {driver_jobs_per_s:.0f} jobs/s "
+              f"({driver_jobs_per_s * tests_per_program:.0f} tests/s):")
+        print(f"{'nodes':>6} {'hours':>8}  note")
+        for n in NODES:
+            rate = n * per_node
+            note = ""
+            if rate > driver_jobs_per_s * tests_per_program:
+                rate = driver_jobs_per_s * tests_per_program
+                note = "capped by one driver core: use more drivers (split the run) past this"
+            print(f"{n:6d} {EXPERIMENT * tests_per_program / rate / 3600:8.2f}  {note}")
+        print("excluded from the projection: programs that run into their time limit (each costs its CPU limit, "
+              "about 1-2 s, on some node), TLE-heavy model mixes, and the models' own time")
+    finally:
+        for box in boxes.values():
+            box.close()
+        local.close()
+        if ray.is_initialized():
+            ray.shutdown()
+        if cluster is not None:
+            cluster.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
