@@ -264,3 +264,31 @@ def test_process_backend_runs_from_a_private_folder_under_tmp(tmp_path):
         assert not str(box.runner).startswith(("/tmp", str(home)))
         result = box.run(CORRECT, TESTS, FAST)
     assert result.verdicts == ["AC", "AC"], [t.detail for t in result.tests]
+
+
+def test_a_container_killed_from_outside_is_infra_not_a_verdict_against_the_program():
+    """`docker kill` of the worker while a program runs: the runner's socket closes before
+    the engine marks the container exited; the verdict must still be INFRA (the
+    infrastructure failed), not RE."""
+    import threading
+    import time
+
+    import docker
+
+    from neocoder.judge import DockerSandbox, Limits
+    box = DockerSandbox(concurrency=1)
+    try:
+        first = box.run("print(1)", [{"input": "", "output": "1"}])
+        assert first.accepted and first.worker
+        container = docker.from_env().containers.get(first.worker)  # this test's own worker only
+
+        def kill_soon():
+            time.sleep(1.5)
+            container.kill()
+        threading.Thread(target=kill_soon, daemon=True).start()
+        slow = "import time\ndef solve():\n    time.sleep(5)\n    print(1)\n"
+        result = box.run(slow, [{"input": "", "output": "1"}], Limits.for_cpu(2.0))
+        assert result.verdicts == ["INFRA"], [(t.verdict, t.detail) for t in result.tests]
+        assert box.run("print(2)", [{"input": "", "output": "2"}]).accepted  # a new worker takes over
+    finally:
+        box.close()

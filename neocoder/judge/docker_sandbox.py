@@ -217,7 +217,23 @@ class _DockerWorker(Worker):
             self.destroy()
             raise
 
+    SETTLE_SECONDS = 1.0  # how long a lost runner waits for the engine to report the container's end
+
     def isolation_intact(self) -> bool:
+        """True if the container is still running a moment after its runner was lost.
+
+        The runner's end of the socket closes before dockerd marks a container killed from
+        outside (``docker kill``, ``docker rm -f``, an OOM of the whole container) as
+        exited, so the container is given ``SETTLE_SECONDS`` to end first: one that ends
+        is the infrastructure's failure (INFRA), never a verdict against the program.
+        """
+        try:
+            self.container.wait(timeout=self.SETTLE_SECONDS)
+            return False  # it ended: the container, not the program, went away
+        except docker.errors.DockerException:
+            return False
+        except Exception:  # the wait timed out (requests' ReadTimeout / ConnectionError): still up
+            pass
         try:
             self.container.reload()
             return self.container.status == "running"
