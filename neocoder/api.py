@@ -260,8 +260,11 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
         folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
                                                problem_states=len(states), sandbox_image=box.image,
                                                dataset=name, dataset_path=str(path) if path else None))
+        workers = config.sandbox.workers
+        if config.sandbox.executor == "ray":  # keep every node's slots busy: twice the cluster's slots in flight
+            workers = max(workers, 2 * box.capacity)
         samples = run_samples(states, model, box, human, folder, samples=config.samples,
-                              workers=config.sandbox.workers, cpu_scale=config.cpu_scale, progress=config.progress,
+                              workers=workers, cpu_scale=config.cpu_scale, progress=config.progress,
                               judge_all_tests=judge_all_tests, stop=stop, strategy=config.strategy,
                               options=options, seed=config.model.seed)
     metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)

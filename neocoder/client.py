@@ -209,7 +209,8 @@ def eval_request(config: EvalConfig) -> dict:
     return {"model": model, "states": list(config.states), "limit": config.limit, "samples": config.samples,
             "dataset": "validated" if config.dataset is None else "release", "cpu_scale": config.cpu_scale,
             "bootstrap": config.bootstrap, "bootstrap_seed": config.bootstrap_seed,
-            "judge_all_tests": config.judge_all_tests}
+            "judge_all_tests": config.judge_all_tests, "strategy": config.strategy, "rounds": config.rounds,
+            "rollouts": config.rollouts, "top_k": config.top_k, "best_of": config.best_of}
 
 
 def _message(answer: requests.Response) -> str:

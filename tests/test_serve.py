@@ -351,7 +351,7 @@ def test_eval_requests_validated_and_api_keys_never_stored(server):
     no_endpoint = server.call("POST", "/v1/evals", json={"model": {"spec": "openai/gpt-4o", "api_key": SECRET}})
     assert no_endpoint.status_code == 422 and SECRET not in no_endpoint.text
     for bad, field in [({"model": REPLAY, "states": [99]}, "body.states.0"), ({"model": REPLAY, "limit": 0},
-                       "body.limit"), ({"model": REPLAY, "strategy": "mcts"}, "body.strategy"),
+                       "body.limit"), ({"model": REPLAY, "strategy": "beam-search"}, "body.strategy"),
                        ({"model": REPLAY, "dataset": "/etc"}, "body.dataset"), ({"modle": REPLAY}, "body.model")]:
         answer = server.call("POST", "/v1/evals", json=bad)
         assert answer.status_code == 422 and field in {d["field"] for d in answer.json()["detail"]}, (bad, answer.text)

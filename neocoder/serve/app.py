@@ -99,7 +99,9 @@ class Services:
                                                                             executor=self.config.executor,
                                                                             ray_address=self.config.ray_address),
                           bootstrap=req["bootstrap"], bootstrap_seed=req["bootstrap_seed"],
-                          judge_all_tests=req.get("judge_all_tests", False), progress=False)
+                          judge_all_tests=req.get("judge_all_tests", False), strategy=req.get("strategy", "direct"),
+                          rounds=req.get("rounds", 3), rollouts=req.get("rollouts", 16), top_k=req.get("top_k", 3),
+                          best_of=req.get("best_of", 5), progress=False)  # .get: jobs stored before strategies
 
     async def judge_call(self, request: Request, endpoint: str, work):
         """Run ``work()`` on a judge thread once the caller is admitted (Busy otherwise)."""

@@ -162,8 +162,12 @@ class EvalRequest(Strict):
                                                              max_length=21, description="States t to evaluate.")
     limit: int | None = Field(None, ge=1, description="Only the first N problems.")
     samples: int = Field(1, ge=1, le=100, description="Samples per problem state.")
-    strategy: Literal["direct"] = Field("direct", description="How a sample is made; direct (one model call) "
-                                                              "is the one strategy so far.")
+    strategy: Literal["direct", "self-correct", "self-plan", "mcts", "sample"] = Field(
+        "direct", description="How a sample is solved (docs/strategies.md).")
+    rounds: int = Field(3, ge=0, le=20, description="self-correct: retries after the first attempt.")
+    rollouts: int = Field(16, ge=1, le=256, description="mcts: rollouts per problem state.")
+    top_k: int = Field(3, ge=1, le=20, description="mcts: children per expansion.")
+    best_of: int = Field(5, ge=1, le=50, description="sample: programs drawn per state.")
     dataset: Literal["validated", "release"] | None = Field(None, description="None: the server's dataset.")
     cpu_scale: float = Field(1.0, gt=0, le=10, description="Multiplies each problem's time limit.")
     judge_all_tests: bool = Field(False, description="As eval's --judge-all-tests (default: a sample stops at "
