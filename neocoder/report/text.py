@@ -75,8 +75,9 @@ def sampling_lines(metrics: dict) -> list[str]:
                     text = percent(m.get(key), ci)
                 cells.append(f"{text:>13}")
             lines.append("  ".join(cells))
+        rb = ", SE (RB) from log-probabilities" if any(c[1] == "semantic_entropy_rb" for c in cols) else ""
         lines.append("entropies in nats over each problem's samples: behaviour classes (identical outputs on every "
-                     "test), RB with log-probabilities, technique sets")
+                     f"test){rb}, technique sets")
     costs = [m["cost"] for m in states.values() if m.get("cost")]
     if costs:
         calls = sum(c["calls"] for c in costs) / len(costs)
