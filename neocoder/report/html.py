@@ -908,6 +908,9 @@ def _head(text: str | None) -> str:
 
 def _tests_table(tier, tests: list[dict] | None, limit: int | None = None) -> str:
     results = tier.tests
+    if not results and tier.skipped:  # fail fast: the whole tier was left out after a failed example
+        return (f'<p class="note">not run: {tier.skipped} tests skipped, since an example test failed first '
+                '(<code>eval --judge-all-tests</code> runs them)</p>')
     shown = results if limit is None else results[:limit]
     rows = []
     for j, result in enumerate(shown):
