@@ -24,23 +24,12 @@ from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
 from .store import RunFolder
 from .strategies import Context, StrategyOptions, get_strategy
-from .techniques import DETECTED, detect
+from .techniques import detect, judge_constraints
 
 
 class Stopped(NeocoderError):
     """``run_samples`` was asked to stop before every sample was judged: the samples in
     flight were finished and kept, the others never started; running again resumes."""
-
-
-def judge_constraints(constraints: list[str], techniques: set[str]) -> tuple[list[str], list[str]]:
-    """Return (violated, unchecked) constraints of a state for a solution's techniques.
-
-    A constraint the detector cannot decide yet (not in DETECTED) is *unchecked*:
-    reported, and not counted as a violation.
-    """
-    violated = [c for c in constraints if c in DETECTED and c in techniques]
-    unchecked = [c for c in constraints if c not in DETECTED]
-    return violated, unchecked
 
 
 def tier(result: SubmissionResult) -> TierResult:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..judge import Limits, PooledSandbox
 from ..metrics import divergent_ratio
 from ..models import Model, Prompt, ReplayKey, Reply, solve_prompt
 from ..program import program_from_reply
 from ..records import ProblemState
-from ..techniques import DETECTED, detect
+from ..techniques import detect, judge_constraints
 
 
 @dataclass
@@ -130,7 +130,7 @@ class Context:
         started = time.monotonic()
         result = self.sandbox.run(code, self.state.tests, self.limits, checker=self.state.checker)
         techniques = detect(code)
-        violated = [c for c in self.state.constraints if c in DETECTED and c in techniques]  # as pipeline.judge_constraints
+        violated, _ = judge_constraints(self.state.constraints, techniques)
         trial = Trial(code=code, verdicts=result.verdicts, techniques=techniques, violated=violated,
                       tests=result.tests, compile_error=result.compile_error,
                       divergent=None if self.human is None else divergent_ratio(techniques, self.human))
@@ -139,6 +139,11 @@ class Context:
             self._trials[key] = trial
         return trial
 
+    @property
+    def logprobs(self) -> int | None:
+        """The ``Prompt.logprobs`` of a final reply: 1 when the run asks for log-probabilities."""
+        return 1 if self.options.logprobs else None
+
     def program(self, reply: Reply) -> str:
         """The program a reply stands for (program.py)."""
         return program_from_reply(reply)
@@ -146,8 +151,13 @@ class Context:
 
 def prompt_with(prompt: Prompt, **overrides) -> Prompt:
     """``prompt`` with some fields replaced (Prompt is frozen)."""
-    from dataclasses import replace
     return replace(prompt, **overrides)
+
+
+def completion_head(prompt: Prompt) -> str:
+    """The completion prompt before its code prefix (the header and the quoted problem),
+    where a strategy inserts its own text (a plan, an earlier attempt) before the code."""
+    return prompt.completion[:len(prompt.completion) - len(prompt.code_prefix)]
 
 
 def reply_summary(reply: Reply) -> dict:

@@ -21,11 +21,10 @@ def pick(products: list[float]) -> int:
 
 def solve(ctx: Context) -> Solution:
     """``ctx.options.best_of`` calls; every candidate kept in ``attempts``."""
-    logprobs = 1 if ctx.options.logprobs else None
     candidates, attempts = [], []
     for j in range(ctx.options.best_of):
         seed = None if ctx.seed is None else ctx.seed + SEED_STRIDE * j
-        reply = ctx.call(ctx.solve_prompt(seed=seed, logprobs=logprobs))
+        reply = ctx.call(ctx.solve_prompt(seed=seed, logprobs=ctx.logprobs))
         trial = ctx.try_examples(ctx.program(reply))
         product = trial.convergent * (trial.divergent or 0.0)
         candidates.append((reply, product))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..models import Prompt
 from ..resources import prompt_text
-from .base import Context, Solution, prompt_with, reply_summary
+from .base import Context, Solution, completion_head, prompt_with, reply_summary
 from .feedback import describe
 
 
@@ -28,7 +28,7 @@ def followup(ctx: Context, first: Prompt, last_reply_text: str, last_code: str, 
     user = prompt_text("self_correct_user.txt").replace("{feedback}", feedback)
     messages = tuple(first.messages) + ({"role": "assistant", "content": last_reply_text},
                                         {"role": "user", "content": user})
-    head = first.completion[:len(first.completion) - len(first.code_prefix)]
+    head = completion_head(first)
     middle = prompt_text("self_correct_completion.txt").replace("{previous}", _comment(last_code)).replace(
         "{feedback}", _comment(feedback))
     return prompt_with(first, messages=messages, completion=head + middle + first.code_prefix)
@@ -37,8 +37,7 @@ def followup(ctx: Context, first: Prompt, last_reply_text: str, last_code: str, 
 def solve(ctx: Context) -> Solution:
     """Up to 1 + ``ctx.options.rounds`` attempts; each kept in ``attempts`` with its
     example verdicts and the feedback it got."""
-    logprobs = 1 if ctx.options.logprobs else None
-    first = ctx.solve_prompt(logprobs=logprobs)
+    first = ctx.solve_prompt(logprobs=ctx.logprobs)
     prompt, attempts = first, []
     for round_ in range(ctx.options.rounds + 1):
         reply = ctx.call(prompt)

@@ -10,7 +10,7 @@ it (prompts/self_plan_completion.txt).
 from __future__ import annotations
 
 from ..resources import prompt_text
-from .base import Context, Solution, prompt_with, reply_summary
+from .base import Context, Solution, completion_head, prompt_with, reply_summary
 
 PLAN_TOKENS = 200  # the plan is short: at most this many tokens
 PLAN_STOP = ("\nimport", "\ndef ", "\nclass ", "\n\n\n", "```")
@@ -21,7 +21,7 @@ def solve(ctx: Context) -> Solution:
     first = ctx.solve_prompt()
     statement = ctx.state.statement.strip()
     plan_user = prompt_text("self_plan_user.txt").replace("{statement}", statement)
-    head = first.completion[:len(first.completion) - len(first.code_prefix)]
+    head = completion_head(first)
     plan_start = prompt_text("self_plan_completion.txt")
     plan_prompt = prompt_with(first, messages=(first.messages[0], {"role": "user", "content": plan_user}),
                               completion=head + plan_start, code_prefix="", stop=PLAN_STOP,
@@ -34,6 +34,6 @@ def solve(ctx: Context) -> Solution:
                                                {"role": "assistant", "content": plan},
                                                {"role": "user", "content": code_user}),
                               completion=head + planned + first.code_prefix,
-                              logprobs=1 if ctx.options.logprobs else None)
+                              logprobs=ctx.logprobs)
     reply = ctx.call(code_prompt)
-    return Solution(reply, [{"kind": "plan", **reply_summary(plan_reply), "code_prefix": ""}])
+    return Solution(reply, [{"kind": "plan", **reply_summary(plan_reply)}])

@@ -46,3 +46,14 @@ def canonical(name: str) -> str | None:
         if t.lower() == key.lower():
             return t
     return ALIASES.get(key.lower())
+
+
+def judge_constraints(constraints: list[str], techniques: set[str]) -> tuple[list[str], list[str]]:
+    """Return (violated, unchecked) constraints of a state for a solution's techniques.
+
+    A constraint the detector cannot decide yet (not in DETECTED) is *unchecked*:
+    reported, and not counted as a violation.
+    """
+    violated = [c for c in constraints if c in DETECTED and c in techniques]
+    unchecked = [c for c in constraints if c not in DETECTED]
+    return violated, unchecked
