@@ -1,0 +1,250 @@
+"""One runner for every benchmark: a ``Task`` says what is evaluated, ``run`` does it.
+
+After inspect_ai's ``Task(dataset, solver, scorer)`` and its one ``eval()``: a task
+(NeoCoder evaluation, the human baselines, dataset building, Denial Prompting chains,
+AidanBench, LiveIdeaBench, an AidanBench re-score, or one of your own) declares
+
+- ``name`` (its registry key and the manifest's ``kind``), ``config_type`` (its typed
+  config, config.py: the one declaration of its options), ``prompts`` (the prompt files
+  whose texts and SHA-256 go into the manifest) and ``unit`` (what an item is);
+- ``open(run)``: the models, sandbox and inputs it needs (entered into ``run.stack``, so
+  they are closed when the run ends, whatever happens);
+- ``items(run)``: every item of the run in order, and ``pending(run, items)``: those not
+  finished in the run folder yet (the resume rule, docs/records.md);
+- ``solve(item, run)``: one item through the model and the scorer, yielding the typed
+  records to append (each is appended and fsynced as it is yielded);
+- ``score(run)``: the content of ``metrics.json``; ``result(run, metrics)``: what the
+  Python API returns.
+
+``run(task)`` owns everything else, once for every task: checking the config before
+anything is written, the run folder and its manifest, the call cache (``run.cached``),
+resume, ``concurrency`` items in flight on a thread pool, the progress bar, the stop
+event (``neocoder serve`` cancelling: items in flight finish, the rest never start,
+``Stopped`` is raised and a rerun resumes), stopping at the first exception that is
+not the item's own (an unreachable endpoint: every item would fail), and writing
+``metrics.json``.  The CLI, the Python API, the client and the server all go through it.
+
+    >>> from neocoder.runner import run
+    >>> result = run("eval", EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=Path("runs/gpt4"),
+    ...                                 release_dir=Path("../shared/neocoder")))
+
+docs/tasks.md shows how to add a task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import ExitStack
+from typing import Any, ClassVar, Iterable
+
+from .errors import NeocoderError
+from .records import Manifest, Record
+from .store import RunFolder
+
+
+class Stopped(NeocoderError):
+    """The run was asked to stop before every item was done: the items in flight were
+    finished and kept, the others never started; running again resumes."""
+
+
+class Run:
+    """What one run of a task has while it runs: its config, its run folder (made on
+    first use, so a task can refuse its inputs before any folder exists), the call
+    cache in that folder, the ``ExitStack`` that closes models and sandboxes, the stop
+    event and the start time (``time.monotonic()`` seconds)."""
+
+    def __init__(self, task: "Task", stop: threading.Event | None = None):
+        self.task, self.config, self.stop = task, task.config, stop
+        self.stack = ExitStack()
+        self.started = time.monotonic()
+        self._folder: RunFolder | None = None
+        self._cache = None
+        self.state: dict[str, Any] = {}  # what the task keeps between its steps
+
+    @property
+    def folder(self) -> RunFolder:
+        """The run folder ``config.out`` (created, or resumed when it exists)."""
+        if self._folder is None:
+            self._folder = RunFolder(self.config.out)
+        return self._folder
+
+    @property
+    def cache(self):
+        """The run's call cache (``calls.jsonl``): a rerun pays for no call twice."""
+        if self._cache is None:
+            from .models.cache import CallCache
+            self._cache = CallCache(self.folder.calls_path)
+        return self._cache
+
+    def open_model(self, config):
+        """The model ``config`` (a ModelConfig) names, closed when the run ends.  Raises
+        ModelError when it cannot start."""
+        from .models import get_model
+        return self.stack.enter_context(get_model(config))
+
+    def cached(self, model):
+        """``model`` behind the run's call cache."""
+        from .models.cache import CachedModel
+        return CachedModel(model, self.cache)
+
+    def open_sandbox(self, config, concurrency: int | None = None):
+        """The sandbox ``config`` (a SandboxConfig) names, closed when the run ends.
+        Raises NeocoderError when it cannot run here."""
+        from .api import open_sandbox
+        return self.stack.enter_context(open_sandbox(config, concurrency))
+
+    @property
+    def progress(self) -> bool:
+        return getattr(self.config, "progress", True)
+
+    def seconds(self) -> float:
+        """Wall seconds since the run started."""
+        return time.monotonic() - self.started
+
+
+class Task(ABC):
+    """A benchmark (or any job over items that writes a run folder); see the module
+    docstring.  Subclasses set the class attributes and implement ``items``, ``solve``
+    and ``score``; the other methods have defaults."""
+
+    name: ClassVar[str]  # registry key and the manifest's kind
+    config_type: ClassVar[type]  # its typed config; ``config.out`` is the run folder
+    prompts: ClassVar[tuple[str, ...]] = ()  # prompt files recorded in the manifest
+    unit: ClassVar[str] = "item"  # what the progress bar counts
+    record_type: ClassVar[type[Record] | None] = None  # the record whose finished keys mark done items
+
+    def __init__(self, config):
+        if not isinstance(config, self.config_type):
+            raise NeocoderError(f"task {self.name!r} takes a {self.config_type.__name__}, got "
+                                f"{type(config).__name__}")
+        self.config = config
+
+    def check(self) -> None:
+        """Refuse settings the task cannot honour (NeocoderError naming the option),
+        before any folder, model or manifest is made."""
+
+    def open(self, run: Run) -> None:
+        """Open models and sandboxes (``run.open_model``, ``run.open_sandbox``) and read
+        the inputs; keep what ``items`` and ``solve`` need in ``run.state``."""
+
+    @abstractmethod
+    def items(self, run: Run) -> list:
+        """Every item of the run, in order."""
+
+    def key(self, item) -> tuple:
+        """The item's key in the run folder (the key of its ``record_type`` record)."""
+        return tuple(item)
+
+    def pending(self, run: Run, items: list) -> list:
+        """The items not finished in the run folder yet (default: those whose key has no
+        finished ``record_type`` record)."""
+        if self.record_type is None:
+            return list(items)
+        done = run.folder.done(self.record_type)
+        return [item for item in items if self.key(item) not in done]
+
+    @abstractmethod
+    def solve(self, item, run: Run) -> Iterable[Record]:
+        """Do one item; yield the records to append, as they are made."""
+
+    def concurrency(self, run: Run) -> int:
+        """Items in flight at once."""
+        return getattr(self.config, "concurrency", 1)
+
+    def label(self, run: Run) -> str:
+        """The progress bar's description."""
+        return self.name
+
+    def manifest(self, run: Run) -> dict:
+        """Extra manifest fields (``Manifest.extra``) besides the config and the prompts."""
+        return {}
+
+    @abstractmethod
+    def score(self, run: Run) -> dict:
+        """The content of ``metrics.json``, computed from the run folder's records."""
+
+    def result(self, run: Run, metrics: dict):
+        """What ``run`` returns (default: the metrics)."""
+        return metrics
+
+
+def prompt_texts(names: Iterable[str]) -> dict:
+    """``{file: {"sha256", "text"}}`` of the prompt files ``names`` (prompts/), for a
+    manifest: a run records exactly what its model was asked."""
+    from .resources import prompt_text
+    out = {}
+    for name in names:
+        text = prompt_text(name)
+        out[name] = {"sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text}
+    return out
+
+
+def run(task: "Task | str", config=None, stop: threading.Event | None = None):
+    """Run ``task`` (a Task, or a registered task's name with its ``config``) into its run
+    folder and return ``task.result``.
+
+    Raises NeocoderError for settings the task refuses (before anything is written),
+    Stopped when ``stop`` is set before the last item, and whatever ``solve`` raises
+    (the first such error stops the run; the records appended so far are kept and a
+    rerun resumes after them).
+    """
+    if isinstance(task, str):
+        from .tasks import get_task
+        task = get_task(task)(config)
+    task.check()
+    current = Run(task, stop)
+    with current.stack:
+        task.open(current)
+        items = task.items(current)
+        extra = task.manifest(current)
+        if task.prompts:
+            extra["prompts"] = prompt_texts(task.prompts)
+        current.folder.write_manifest(Manifest.capture(task.name, task.config.public(), **extra))
+        run_items(task, current, items)
+        metrics = task.score(current)
+    if metrics is not None:
+        current.folder.write_metrics(metrics)
+    return task.result(current, metrics)
+
+
+_SKIPPED = object()
+
+
+def run_items(task: Task, run: Run, items: list) -> None:
+    """Do every pending item of ``items``, ``task.concurrency(run)`` at once, appending
+    each record ``solve`` yields.  Raises Stopped (the stop event was set) or the first
+    error an item raised (the items not started are cancelled)."""
+    from tqdm import tqdm
+
+    todo = task.pending(run, items)
+    bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=task.label(run), unit=task.unit,
+               disable=not run.progress)
+
+    def one(item):
+        if run.stop is not None and run.stop.is_set():
+            return _SKIPPED  # never started: done when the run resumes
+        for record in task.solve(item, run):
+            run.folder.append(record)
+        return item
+
+    skipped = 0
+    with ThreadPoolExecutor(max_workers=max(1, task.concurrency(run))) as pool:
+        futures = [pool.submit(one, item) for item in todo]
+        try:
+            for fut in as_completed(futures):
+                if fut.result() is _SKIPPED:
+                    skipped += 1
+                    continue
+                bar.update(1)
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            bar.close()
+    if skipped:
+        raise Stopped(f"stopped with {skipped} of {len(items)} {task.unit}s not done yet")
