@@ -5,70 +5,30 @@
     ...                              out=Path("runs/gpt4"), release_dir=Path("../shared/neocoder")))
     >>> result.metrics["states"]["0"]["neogauge"]
 
-Each function takes a config (config.py), sets up the model and the sandbox, runs the
-stage functions, writes the run folder (store.RunFolder: manifest, records, calls,
-metrics) and returns a result object.  Errors a user can act on are NeocoderError.
+Each benchmark function runs its task (neocoder/tasks/) through the one runner
+(neocoder/runner.py: ``run(task, config)``), which writes the run folder
+(store.RunFolder: manifest, records, calls, metrics) and returns the task's result
+object.  Errors a user can act on are NeocoderError.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
-import time
-import warnings
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from contextlib import contextmanager
 from pathlib import Path
 
 from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
-from .dataset import BuildReport, build_from_release, load_states
+from .dataset import build_from_release, load_states
 from .errors import NeocoderError
-from .metrics import all_states, human_baselines, sample_ratios, with_intervals
-from .models import ModelError, get_model
-from .models.base import load_prompt
-from .models.cache import CachedModel, CallCache
-from .records import Manifest, ProblemState, QuestionResult
+from .metrics import all_states, sample_ratios, with_intervals
+from .models import get_model
+from .records import ProblemState
+from .runner import run
 from .store import RunFolder
-
-
-@dataclass
-class EvalResult:
-    """What ``evaluate`` returns: the run folder, its metrics (as in ``metrics.json``:
-    ``{"model", "states": {t: {...}}}``) and the wall time in seconds."""
-
-    run: Path
-    metrics: dict
-    seconds: float
-
-
-@dataclass
-class DatasetResult:
-    """What ``build_dataset`` and ``build_chains`` return: the run folder, the problem
-    states written, the import report, the oracle report (build_dataset with the oracle),
-    the problems that failed (build_chains: problem id -> model error), the call-cache
-    stats (build_chains) and the wall time in seconds."""
-
-    run: Path
-    states: list[ProblemState]
-    report: BuildReport | None = None
-    oracle: dict | None = None
-    failed: dict = field(default_factory=dict)
-    calls: dict = field(default_factory=dict)
-    seconds: float = 0.0
-
-
-@dataclass
-class AidanResult:
-    """What ``aidanbench`` returns: per generator model, its question results (in question
-    order) and totals; texts embedded, call-cache stats, wall time in seconds."""
-
-    run: Path
-    results: dict[str, list[QuestionResult]]
-    totals: dict[str, dict]
-    embedded: int = 0
-    calls: dict = field(default_factory=dict)
-    seconds: float = 0.0
+from .tasks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
+from .tasks.aidanbench import AidanResult, load_questions  # noqa: F401  (the API's names)
+from .tasks.dataset import DatasetResult  # noqa: F401  (the API's names)
+from .tasks.evaluation import EvalResult, dataset_name, dataset_path, select_states  # noqa: F401  (the API's names)
 
 
 @contextmanager
@@ -145,47 +105,6 @@ def detect_file(path: Path, language: str, detect) -> dict:
         raise NeocoderError(f"{path}: {exc}") from exc
 
 
-def select_states(config: EvalConfig) -> list[ProblemState]:
-    """The problem states an eval covers: first ``limit`` problems, states in
-    ``config.states``, from ``config.dataset``: None for the default validated dataset
-    (neocoder/validated.py: built on first use for the problems asked for, then cached),
-    "release" for the release's statement examples with plain checkers, or a path (a
-    build-dataset run folder or a problem-states JSONL file).  Raises NeocoderError when
-    no state is left."""
-    if config.dataset is None:
-        from .validated import default_states
-        order = list(dict.fromkeys(r["problem_id"] for r in build_from_release(config.release_dir)[0]))
-        chosen = order[:config.limit] if config.limit else order
-        states = default_states(config.release_dir, chosen, lambda: open_sandbox(config.sandbox),
-                                workers=config.sandbox.workers, progress=config.progress)
-    elif str(config.dataset) == "release":
-        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
-    else:
-        states = load_states(config.dataset)
-    order = list(dict.fromkeys(s.problem_id for s in states))
-    keep = set(order[:config.limit]) if config.limit else set(order)
-    states = [s for s in states if s.problem_id in keep and s.state in config.states]
-    if not states:
-        raise NeocoderError("no problem states selected (check --states and --limit)")
-    return states
-
-
-def dataset_path(config: EvalConfig) -> Path | None:
-    """Where the problem states ``config`` judges on are kept (None: the release's examples)."""
-    if config.dataset is None:
-        from .validated import dataset_folder
-        return dataset_folder(config.release_dir)
-    return None if str(config.dataset) == "release" else Path(config.dataset)
-
-
-def dataset_name(config: EvalConfig) -> str:
-    """What ``config.dataset`` means, for the manifest and the printed table."""
-    path = dataset_path(config)
-    if path is None:
-        return "release examples (plain checkers)"
-    return f"validated (default): {path}" if config.dataset is None else str(path)
-
-
 def bootstrap_info(resamples: int, seed: int, unit: str = "problem") -> dict:
     """How the intervals in a metrics.json were made (neocoder/bootstrap.py)."""
     from .bootstrap import LEVEL
@@ -214,225 +133,62 @@ def run_states(run: Path) -> dict[tuple, ProblemState]:
 
 
 def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalResult:
-    """Evaluate ``config.model`` on NeoCoder: solve, judge in the sandbox, detect, score.
+    """Evaluate ``config.model`` on NeoCoder: solve, judge in the sandbox, detect, score
+    (the ``eval`` task, neocoder/tasks/evaluation.py, through the runner).
 
     Writes ``config.out`` (manifest, one ``Sample`` record per sample, metrics.json); an
     existing folder is resumed.  ``model.spec == "human"`` scores the accepted human
     solutions instead (``human_baseline``).  Raises NeocoderError (model, sandbox or
     dataset problems; an unreachable endpoint stops the run with one message), and
-    pipeline.Stopped when ``stop`` is set before the last sample (``neocoder serve``
+    runner.Stopped when ``stop`` is set before the last sample (``neocoder serve``
     cancelling or shutting down: the samples judged are kept, metrics.json is not written).
     """
     if config.model.spec == "human":
         return human_baseline(config)
-    from .pipeline import run_samples
-    from .strategies import STRATEGIES, StrategyOptions
-    from .techniques.human import human_technique_sets
-
-    if config.logprobs and config.model.spec.startswith("replay/"):
-        raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
-    if config.strategy not in STRATEGIES:
-        raise NeocoderError(f"unknown strategy {config.strategy!r}; choose from {', '.join(STRATEGIES)}")
-    if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
-        drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
-            f"{config.samples} samples per state"
-        warnings.warn(f"{drawn} at temperature 0: greedy decoding gives one program per prompt unless the "
-                      "endpoint honours seeds; pass --temperature (e.g. 0.8)", stacklevel=2)
-    started = time.monotonic()
-    states = select_states(config)
-    problems = list(dict.fromkeys(s.problem_id for s in states))
-    folder = RunFolder(config.out)
-    if (folder.path / folder.MANIFEST).is_file():  # resuming: the samples already there must be of this strategy
-        before = folder.read_manifest().config.get("strategy", "direct")
-        if before != config.strategy:
-            raise NeocoderError(f"{folder.path} holds samples of --strategy {before}, not {config.strategy}: "
-                                "give another --out")
-    human = human_technique_sets(config.release_dir, set(problems))
-    model_config = config.model.with_(release_dir=config.model.release_dir or config.release_dir)
-    path, name = dataset_path(config), dataset_name(config)  # each hashes the release and the builder once
-    # semantic entropy's behaviour classes need every test's outcome (docs/metrics.md)
-    judge_all_tests = config.judge_all_tests or config.samples >= 2
-    cache = CallCache(folder.calls_path)  # a strategy's many calls resume from here
-    with open_sandbox(config.sandbox) as box, get_model(model_config) as raw:
-        model = CachedModel(raw, cache)
-        options = StrategyOptions(rounds=config.rounds, rollouts=config.rollouts, top_k=config.top_k,
-                                  best_of=config.best_of, logprobs=config.logprobs)
-        folder.write_manifest(Manifest.capture("eval", config.public(), problems=len(problems),
-                                               problem_states=len(states), sandbox_image=box.image,
-                                               dataset=name, dataset_path=str(path) if path else None))
-        workers = config.sandbox.workers
-        if config.sandbox.executor == "ray":  # keep every node's slots busy: twice the cluster's slots in flight
-            workers = max(workers, 2 * box.capacity)
-        samples = run_samples(states, model, box, human, folder, samples=config.samples,
-                              workers=workers, cpu_scale=config.cpu_scale, progress=config.progress,
-                              judge_all_tests=judge_all_tests, stop=stop, strategy=config.strategy,
-                              options=options, seed=config.model.seed)
-    metrics = score_samples(model.name, samples, config.bootstrap, config.bootstrap_seed)
-    metrics["strategy"], metrics["calls"] = config.strategy, cache.stats()
-    metrics["tests"] = ["examples", "plus"] if any(s.extended_tests for s in states) else ["examples"]
-    metrics["dataset"] = name
-    folder.write_metrics(metrics)
-    return EvalResult(folder.path, metrics, time.monotonic() - started)
+    return run(EVAL, config, stop)
 
 
 def human_baseline(config: EvalConfig) -> EvalResult:
     """The human rows (NeoCoder Eq. 5, 6) from the release's accepted solutions, for the
-    problem states ``config`` selects; no model and no sandbox.  Writes manifest.json and
-    metrics.json to ``config.out``."""
-    from .metrics import human_ratios, human_rows
-    from .techniques.human import human_solution_techniques
-
-    started = time.monotonic()
-    states = select_states(config)
-    folder = RunFolder(config.out)
-    folder.write_manifest(Manifest.capture("human", config.public()))
-    rows = human_rows(states, human_solution_techniques(config.release_dir, {s.problem_id for s in states}))
-    folder.write_all(rows)
-    metrics = {"model": "human", "states": with_intervals(human_baselines(rows), human_ratios(rows),
-                                                          config.bootstrap, config.bootstrap_seed),
-               "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed)}
-    folder.write_metrics(metrics)
-    return EvalResult(folder.path, metrics, time.monotonic() - started)
+    problem states ``config`` selects; no model and no sandbox (the ``human`` task).
+    Writes manifest.json, the rows and metrics.json to ``config.out``."""
+    return run(HUMAN, config)
 
 
 def build_dataset(config: DatasetConfig) -> DatasetResult:
     """Problem states from the release: converted, and with the oracle (default) validated
-    by the accepted human Python solutions in the sandbox, with extended tests.
+    by the accepted human Python solutions in the sandbox, with extended tests (the
+    ``dataset`` task, neocoder/tasks/dataset.py).
 
     Writes ``config.out``: manifest, one ``ProblemState`` per line in records.jsonl, the
     oracle's human-run cache (``oracle-cache.jsonl``, so a killed build resumes) and its
     report as metrics.json.  Raises NeocoderError (DatasetError, sandbox unavailable).
     """
-    started = time.monotonic()
-    records, report = build_from_release(config.release_dir)
-    if config.limit:
-        keep = set(list(dict.fromkeys(r["problem_id"] for r in records))[:config.limit])
-        records = [r for r in records if r["problem_id"] in keep]
-    folder = RunFolder(config.out)
-    folder.write_manifest(Manifest.capture("dataset", config.public()))
-    oracle_report = None
-    if config.oracle:
-        from .oracle import validate_release_states
-        with open_sandbox(config.sandbox) as box:
-            records, oracle_report = validate_release_states(
-                records, config.release_dir, box, folder.path / "oracle-cache.jsonl", extended=config.extended,
-                label_humans=config.label_humans, seed=config.seed, workers=config.sandbox.workers,
-                progress=config.progress)
-    states = [ProblemState.from_dict(r) for r in records]
-    folder.write_all(states)
-    folder.write_metrics({"import": report.__dict__, "oracle": oracle_report})
-    return DatasetResult(folder.path, states, report=report, oracle=oracle_report,
-                         seconds=time.monotonic() - started)
+    return run(DATASET, config)
 
 
 def build_chains(config: ChainConfig) -> DatasetResult:
     """Denial Prompting (NeoCoder Algorithm 1, neocoder/denial.py): constraint chains for
-    raw problems with ``config.model``, every solution judged in the sandbox.
+    raw problems with ``config.model``, every solution judged in the sandbox (the
+    ``chains`` task, neocoder/tasks/chains.py).
 
     Writes ``config.out``: manifest, the problem states (records.jsonl, written at the
     end), the call cache (calls.jsonl: a killed build resumes without repeating a call)
     and a summary (metrics.json).  A problem whose model calls fail is reported in
     ``failed``; an unreachable endpoint raises.
     """
-    from .dataset.raw import CRAWL_FILE, load_raw_problems
-    from .denial import denial_chain
-    from .models.openai_compat import EndpointError
-    from .techniques import detect
-
-    started = time.monotonic()
-    problems_path = config.problems or Path(config.release_dir) / CRAWL_FILE
-    problems = load_raw_problems(problems_path)
-    problems = problems[:config.limit] if config.limit else problems
-    folder = RunFolder(config.out)
-    folder.write_manifest(Manifest.capture(
-        "chains", config.public(), problems=len(problems),
-        problems_sha256=hashlib.sha256(Path(problems_path).read_bytes()).hexdigest()))
-    cache = CallCache(folder.calls_path)
-    failed: dict[str, str] = {}
-    with open_sandbox(config.sandbox, config.concurrency) as box, get_model(config.model) as raw:
-        model = CachedModel(raw, cache)
-        detect_code = detect
-        if config.detector == "llm":
-            from .techniques.llm import LLMDetector
-            detect_code = LLMDetector(model).detect
-        from tqdm import tqdm
-        bar = tqdm(total=len(problems), desc="denial prompting", unit="problem", disable=not config.progress)
-
-        def one(problem):
-            try:
-                return denial_chain(problem, model, detect_code, box, rounds=config.rounds, seed=config.seed)
-            except EndpointError:
-                raise
-            except ModelError as exc:
-                failed[problem["problem_id"]] = str(exc)
-                return []
-            finally:
-                bar.update(1)
-
-        with ThreadPoolExecutor(max_workers=config.concurrency) as pool:
-            chains = list(pool.map(one, problems))
-        bar.close()
-    states = [ProblemState.from_dict(r) for chain in chains for r in chain]
-    folder.write_all(states)
-    calls = cache.stats()
-    folder.write_metrics({"problems": len(problems), "failed": failed, "states": len(states),
-                          "accepted": sum(s.extra["augmentation"]["accepted"] for s in states), "calls": calls})
-    return DatasetResult(folder.path, states, failed=failed, calls=calls, seconds=time.monotonic() - started)
-
-
-def load_questions(path: Path | None = None) -> list[str]:
-    """AidanBench questions, one per non-blank line of ``path`` (default: the 65 shipped
-    questions).  Raises NeocoderError for a missing file."""
-    if path is None:
-        from importlib import resources
-        text = resources.files("neocoder.aidanbench").joinpath("questions.txt").read_text(encoding="utf-8")
-    elif not Path(path).is_file():
-        raise NeocoderError(f"{path}: questions file not found")
-    else:
-        text = Path(path).read_text(encoding="utf-8")
-    return [q.strip() for q in text.splitlines() if q.strip()]
+    return run(CHAINS, config)
 
 
 def run_aidanbench(config: AidanConfig) -> AidanResult:
     """AidanBench: each generator answers each question until an answer is incoherent or
-    repetitive (neocoder/aidanbench/loop.py); a recorded source of several models is scored
-    per model.  Writes ``config.out`` (manifest with the prompts' texts and hashes, one
-    ``Answer`` per answer and one ``QuestionResult`` per question and model, calls.jsonl,
-    metrics.json with per-model totals); an existing folder is resumed.
+    repetitive (the ``aidanbench`` task, neocoder/tasks/aidanbench.py); a recorded source
+    of several models is scored per model.  Writes ``config.out`` (manifest with the
+    prompts' texts and hashes, one ``Answer`` per answer and one ``QuestionResult`` per
+    question and model, calls.jsonl, metrics.json with per-model totals); an existing
+    folder is resumed.
     """
-    from .aidanbench.embedders import get_embedder
-    from .aidanbench.loop import PROMPT_FILES, check_settings, run_benchmark, total_intervals
-
-    check_settings(config, config.judge is not None)  # before any folder, model or manifest is made
-    started = time.monotonic()
-    folder = RunFolder(config.out)
-    cache = CallCache(folder.calls_path)
-    with ExitStack() as stack:
-        raw = stack.enter_context(get_model(config.model))
-        generators = [CachedModel(m, cache) for m in raw.variants()]
-        judge = None
-        if config.judge is not None:
-            shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
-            judge = CachedModel(shared or stack.enter_context(get_model(config.judge)), cache)
-        embedder = get_embedder(config.embedder, base_url=config.model.base_url, api_key=config.model.api_key)
-        questions = load_questions(config.questions) if config.questions or not raw.recorded_items() \
-            else raw.recorded_items()
-        questions = questions[:config.limit] if config.limit else questions
-        folder.write_manifest(Manifest.capture(
-            "aidanbench", config.public(), questions=len(questions),
-            prompts={name: {"sha256": hashlib.sha256(load_prompt(name).encode()).hexdigest(),
-                            "text": load_prompt(name)} for name in PROMPT_FILES}))
-        results, totals = {}, {}
-        for generator in generators:
-            results[generator.name], totals[generator.name] = run_benchmark(
-                questions, generator, judge, embedder, folder, config, progress=config.progress)
-            totals[generator.name]["intervals"] = total_intervals(results[generator.name], config.bootstrap,
-                                                                  config.bootstrap_seed)
-    folder.write_metrics({"benchmark": "aidanbench", "models": totals,
-                          "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "question")})
-    return AidanResult(folder.path, results, totals, embedded=embedder.texts_embedded, calls=cache.stats(),
-                       seconds=time.monotonic() - started)
-
+    return run(AIDANBENCH, config)
 
 
 def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
@@ -448,9 +204,12 @@ def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
 
 def run_ideas(config):
     """LiveIdeaBench (``neocoder ideas``): ``config.model`` writes ideas per keyword, a
-    drawn judge panel scores them; returns an IdeasResult (neocoder/ideas/, docs/ideas.md)."""
-    from .ideas import run_ideas as run
-    return run(config)
+    drawn judge panel scores them (the ``ideas`` task, neocoder/tasks/ideas.py); returns an
+    IdeasResult (docs/ideas.md).  Raises NeocoderError before any model call for a bad
+    config, an unreadable keywords file, or a panel with fewer than ``judges_per_idea``
+    seats besides the idea model; ModelError (EndpointError) when an endpoint cannot be
+    reached."""
+    return run(IDEAS, config)
 
 
 def __getattr__(name: str):

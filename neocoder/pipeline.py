@@ -1,35 +1,26 @@
-"""The main job: problem states -> model -> sandbox -> techniques -> metrics.
+"""One NeoCoder sample through every stage: problem state -> model -> sandbox -> techniques.
 
-``judge_sample`` takes one sample of one problem state through every stage and returns
-its ``Sample`` record; ``run_samples`` does that for every (state, sample) not yet
-finished in the run folder, appending each record as soon as it is judged.  The Python API (``neocoder.api.evaluate``) wraps this with model and
-sandbox set-up.
+``judge_sample`` takes one sample of one problem state through the strategy (the model),
+the sandbox, the detector and Eq. 2-3 and returns its ``Sample`` record; ``judge_reply``
+is the part after the model, for a reply from anywhere.  The eval task
+(neocoder/tasks/evaluation.py) calls ``judge_sample`` once per item; the runner
+(neocoder/runner.py) does the rest (resume, concurrency, the run folder).
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from tqdm import tqdm
-
-from .errors import NeocoderError
 from .judge import Limits, PooledSandbox, SubmissionResult
 from .metrics import divergent_ratio
 from .models import Model, ModelError, Reply
 from .models.openai_compat import EndpointError
 from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
-from .store import RunFolder
+from .runner import Stopped  # noqa: F401  (where neocoder serve's job runner catches it)
 from .strategies import Context, StrategyOptions, get_strategy
 from .techniques import detect, judge_constraints
-
-
-class Stopped(NeocoderError):
-    """``run_samples`` was asked to stop before every sample was judged: the samples in
-    flight were finished and kept, the others never started; running again resumes."""
 
 
 def tier(result: SubmissionResult) -> TierResult:
@@ -37,6 +28,12 @@ def tier(result: SubmissionResult) -> TierResult:
     return TierResult(tests=[t.to_dict() for t in result.tests], correct=result.accepted,
                       infra=result.infra_failure or "INFRA" in result.verdicts,
                       skipped=result.verdicts.count("SKIPPED"))
+
+
+def state_limits(state: ProblemState, cpu_scale: float = 1.0) -> Limits:
+    """The sandbox limits of one test of ``state``: its time limit times ``cpu_scale`` as
+    CPU seconds, its memory limit in MiB."""
+    return Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
 
 
 def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: PooledSandbox,
@@ -55,7 +52,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
     every sample would fail.
     """
     options = options or StrategyOptions()
-    limits = Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
+    limits = state_limits(state, cpu_scale)
     ctx = Context(state, sample, model, sandbox, human, limits, seed, options)
     prompt = ctx.solve_prompt()
     record = Sample(problem_id=state.problem_id, state=state.state, sample=sample, model=model.name,
@@ -69,7 +66,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
         record.error = str(exc)
         record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
         return record
-    judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests)
+    judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits)
     record.attempts = solution.attempts
     record.logprob = solution.reply.mean_logprob
     record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
@@ -80,7 +77,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
 
 
 def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: PooledSandbox, human: set[str] | None,
-                cpu_scale: float = 1.0, judge_all_tests: bool = True) -> Sample:
+                cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None) -> Sample:
     """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
     the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
 
@@ -88,11 +85,12 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Pool
     program sent to ``neocoder serve``).  ``judge_all_tests`` False stops each tier at
     its first failing test and judges the extended tier only when the examples are all
     AC (a wrong sample is wrong whatever the other tests say; skipped tests are recorded
-    as SKIPPED and no rate changes).  Returns ``record``.
+    as SKIPPED and no rate changes).  ``limits`` default to the state's, with the CPU
+    time scaled by ``cpu_scale``.  Returns ``record``.
     """
     t0 = time.monotonic()
     code = program_from_reply(reply)
-    limits = Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
+    limits = limits or state_limits(state, cpu_scale)
     fail_fast = not judge_all_tests
     examples = sandbox.run(code, state.tests, limits, checker=state.checker, stop_at_first_failure=fail_fast)
     plus = None
@@ -118,54 +116,3 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Pool
     record.timings = {"model_s": round(reply.seconds, 4), "judge_s": round(judge_s, 4),
                       "total_s": round(time.monotonic() - t0, 4)}
     return record
-
-
-def run_samples(states: list[ProblemState], model: Model, sandbox: PooledSandbox, human_sets: dict,
-                folder: RunFolder, samples: int = 1, workers: int = 2, cpu_scale: float = 1.0,
-                progress: bool = True, judge_all_tests: bool = True,
-                stop: threading.Event | None = None, strategy: str = "direct",
-                options: StrategyOptions | None = None, seed: int | None = None) -> list[Sample]:
-    """Judge every (state, sample) not yet finished in ``folder``; return the samples.
-
-    ``human_sets`` maps problem_id -> {"techniques": set | None} (techniques/human.py).
-    ``workers`` samples are in flight at once.  The samples returned are every sample in
-    the folder for these states, resumed ones included (the last record of a key).
-    EndpointError stops the run (samples judged so far are kept).  Once ``stop`` is set
-    (a service shutting down or cancelling), no further sample starts, the ones in flight
-    are finished and appended, and Stopped is raised.  Every sample is solved by
-    ``strategy`` with ``options``; sample i is drawn with seed ``seed + i`` (None: the
-    model's own), so a state's samples differ where the endpoint honours seeds.
-    """
-    done = folder.done(Sample)
-    todo = [(s, i) for s in states for i in range(samples) if (s.problem_id, s.state, i) not in done]
-    bar = tqdm(total=len(states) * samples, initial=len(states) * samples - len(todo),
-               desc=f"eval {model.name}", unit="sample", disable=not progress)
-
-    def one(state: ProblemState, i: int) -> Sample | None:
-        if stop is not None and stop.is_set():
-            return None  # never started: judged when the run resumes
-        return judge_sample(state, i, model, sandbox, (human_sets.get(state.problem_id) or {}).get("techniques"),
-                            cpu_scale, judge_all_tests, strategy, options, None if seed is None else seed + i)
-
-    skipped = 0
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(one, s, i) for s, i in todo]
-        try:
-            for fut in as_completed(futures):
-                record = fut.result()
-                if record is None:
-                    skipped += 1
-                    continue
-                folder.append(record)
-                bar.update(1)
-        except EndpointError:
-            for fut in futures:
-                fut.cancel()
-            raise
-        finally:
-            bar.close()
-    if skipped:
-        raise Stopped(f"stopped with {skipped} of {len(states) * samples} samples not judged yet")
-    wanted = {s.key for s in states}
-    # in key order, not completion order: float sums then add up the same way in every run
-    return sorted((s for s in folder.read(Sample) if (s.problem_id, s.state) in wanted), key=lambda s: s.key)

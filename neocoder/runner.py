@@ -57,11 +57,11 @@ class Run:
     cache in that folder, the ``ExitStack`` that closes models and sandboxes, the stop
     event and the start time (``time.monotonic()`` seconds)."""
 
-    def __init__(self, task: "Task", stop: threading.Event | None = None):
+    def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None):
         self.task, self.config, self.stop = task, task.config, stop
         self.stack = ExitStack()
         self.started = time.monotonic()
-        self._folder: RunFolder | None = None
+        self._folder = folder
         self._cache = None
         self.state: dict[str, Any] = {}  # what the task keeps between its steps
 

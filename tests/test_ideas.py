@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from neocoder.cli import main
 from neocoder.config import IdeasConfig, ModelConfig
 from neocoder.errors import NeocoderError, RecordError
-from neocoder.ideas import run_ideas
+from neocoder.api import run_ideas
 from neocoder.ideas.loop import grade_fluency
 from neocoder.ideas.panel import Seat, draw_fluency_judge, draw_judges, eligible, parse_judges
 from neocoder.ideas.records import FluencyGrade, Idea, IdeaJudgement

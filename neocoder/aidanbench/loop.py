@@ -12,9 +12,10 @@ entailment asked of the judge, or embedding similarity), for the semantic entrop
 the question's answers.  Formulas: scoring.py, analyses.py, neocoder/entropy.py.
 
 Results go to the run folder's ``records.jsonl`` as they happen: one ``Answer`` record
-per answer and one ``QuestionResult`` when a question ends (records.py).  A rerun with
-the same folder skips ended questions and continues unfinished ones after their last
-answer.  The settings are the run's ``AidanConfig`` (config.py).
+per answer and one ``QuestionResult`` when a question ends (records.py), appended by the
+runner as ``run_question`` yields them (the aidanbench task, neocoder/tasks/aidanbench.py).
+A rerun with the same folder skips ended questions and continues unfinished ones after
+their last answer.  The settings are the run's ``AidanConfig`` (config.py).
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ def check_settings(settings: AidanConfig, judged: bool) -> None:
                             "between -1 and 1")
 
 
-def _check_scale(folder: RunFolder, answers: list[Answer], scale: int) -> None:
+def check_scale(folder: RunFolder, answers: list[Answer], scale: int) -> None:
     """A run folder holds coherence on one scale: refuse to add answers on another."""
     for a in answers:
         if a.coherence is not None and a.coherence_scale != scale:
@@ -184,20 +185,18 @@ def _check_scale(folder: RunFolder, answers: list[Answer], scale: int) -> None:
                 "continue with the same --coherence-scale or give another --out")
 
 
-def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder, folder: RunFolder,
-                 settings: AidanConfig, done_answers: list[Answer]) -> QuestionResult:
-    """Answer ``question`` until the stop rule; append every ``Answer`` and the final
-    ``QuestionResult`` to ``folder``; return the latter.  ``done_answers`` are this
-    question's answers from an interrupted run (continued, not redone; with
-    ``entailment`` their classes are worked out again, from the call cache, and an
-    answer whose class changes is appended again).  A replayed source whose recorded
-    answers end stops the question as "max answers".
-
-    Raises NeocoderError when ``done_answers`` were judged on another coherence scale.
+def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder,
+                 settings: AidanConfig, done_answers: list[Answer]):
+    """Answer ``question`` until the stop rule, yielding every ``Answer`` as it is judged
+    and the final ``QuestionResult`` last (the runner appends each to the run folder).
+    ``done_answers`` are this question's answers from an interrupted run (continued, not
+    redone; with ``entailment`` their classes are worked out again, from the call cache,
+    and an answer whose class changes is yielded again).  A replayed source whose
+    recorded answers end stops the question as "max answers".  The caller has checked
+    that ``done_answers`` are on the run's coherence scale (``check_scale``).
     """
     scale = settings.coherence_scale
     low, high = coherence_range(scale)
-    _check_scale(folder, done_answers, scale)
     kept = list(done_answers)
     texts = [a.answer for a in kept]
     matrix = embedder.embed(texts) if texts else None  # once, to rebuild the stored matrix
@@ -213,7 +212,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
                     c = None
                 if c != a.semantic_class:
                     kept[k] = dataclasses.replace(a, semantic_class=c)
-                    folder.append(kept[k])
+                    yield kept[k]
         except ModelError as exc:
             reason, error = "error", f"judge: {exc}"
     while reason is None:
@@ -279,7 +278,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
             coherence_scale=scale, reasoning=reasoning, logprob=None if logprob is None else round(logprob, 6),
             semantic_class=semantic_class)
-        folder.append(record)
+        yield record
         if reason is None:
             kept.append(record)
             texts.append(text)
@@ -290,8 +289,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
                              reason, error, coherence_stop=settings.stop_at_coherence(),
                              mmr_lambda=settings.mmr_lambda, coherence_scale=scale, judged=judge is not None,
                              entailment=classes is not None)
-    folder.append(result)
-    return result
+    yield result
 
 
 def resume_state(folder: RunFolder, model_name: str) -> tuple[dict, dict]:
@@ -354,37 +352,3 @@ def total_intervals(results: list[QuestionResult], resamples: int = DEFAULT_RESA
             ratio = Ratio(have, {u: 1.0 for u in have}) if name in ENTROPIES else Ratio(have)
             out[name] = summarize(replicates(ratio, units, w))
     return out
-
-
-def run_benchmark(questions: list[str], generator: Model, judge: Model | None, embedder, folder: RunFolder,
-                  settings: AidanConfig, progress: bool = True) -> tuple[list[QuestionResult], dict]:
-    """Run (or resume) every question for one generator; returns (its QuestionResults in
-    question order, totals).
-
-    Questions already ended in ``folder`` are skipped; unfinished ones continue after
-    their last answer.  ``settings.concurrency`` questions run at once.  Raises
-    NeocoderError for settings the loop cannot honour (``check_settings``).
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tqdm import tqdm
-
-    check_settings(settings, judge is not None)
-    _check_scale(folder, [a for a in folder.read(Answer) if a.model == generator.name], settings.coherence_scale)
-    ended, unfinished = resume_state(folder, generator.name)
-    todo = [(i, q) for i, q in enumerate(questions) if i not in ended]
-    bar = tqdm(total=len(questions), initial=len(questions) - len(todo), desc=f"aidanbench {generator.name}",
-               unit="question", disable=not progress)
-
-    def one(item):
-        i, q = item
-        result = run_question(i, q, generator, judge, embedder, folder, settings, unfinished.get(i, []))
-        bar.update(1)
-        return result
-
-    with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
-        for result in pool.map(one, todo):
-            ended[result.question_index] = result
-    bar.close()
-    lines = [ended[i] for i in sorted(ended) if i < len(questions)]
-    return lines, totals(lines)

@@ -1,4 +1,4 @@
-"""LiveIdeaBench in neocoder: ``neocoder ideas`` and ``run_ideas(IdeasConfig)``.
+"""LiveIdeaBench in neocoder: the ``ideas`` task (neocoder/tasks/ideas.py, ``neocoder ideas``).
 
 LiveIdeaBench (Ruan et al., "LiveIdeaBench: Evaluating LLMs' Divergent Thinking for
 Scientific Idea Generation with Minimal Context", arXiv:2412.17596) asks a model for a
@@ -20,30 +20,22 @@ docs/ideas.md describes the method, the formulas and the run folder.
 
 from __future__ import annotations
 
-import hashlib
-import time
-from contextlib import ExitStack
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import IdeasConfig
-from ..errors import NeocoderError
-from ..models import ModelError, get_model
-from ..models.base import load_prompt
-from ..models.cache import CachedModel, CallCache
-from ..records import Manifest
 from ..store import RunFolder
-from .panel import Seat, draw_judges, eligible, panel_names
+from .panel import draw_judges
 from .records import FluencyGrade, Idea, IdeaJudgement
 from .scoring import keyword_rows, model_scores
-from .sources import Keyword, load_keywords
+from .sources import Keyword
 
-__all__ = ["IdeasResult", "run_ideas", "summarize_model"]
+__all__ = ["IdeasResult", "summarize_model"]
 
 
 @dataclass
 class IdeasResult:
-    """What ``run_ideas`` returns: the run folder; per idea model its summary (as in
+    """What the ideas task (``api.run_ideas``) returns: the run folder; per idea model its summary (as in
     ``metrics.json``'s ``models``: counts, the five scores, the leaderboard's columns,
     intervals, per keyword and per category rows); the call-cache stats; wall seconds."""
 
@@ -51,25 +43,6 @@ class IdeasResult:
     models: dict[str, dict]
     calls: dict = field(default_factory=dict)
     seconds: float = 0.0
-
-
-def _validate(config: IdeasConfig) -> None:
-    if not config.judges:
-        raise NeocoderError("no judges: give a panel with --judges J1,J2,J3")
-    for name, minimum in (("ideas_per_keyword", 1), ("judges_per_idea", 1), ("max_words", 1),
-                          ("judge_retries", 0), ("concurrency", 1)):
-        if getattr(config, name) < minimum:
-            raise NeocoderError(f"{name} must be at least {minimum}, got {getattr(config, name)}")
-    if config.limit is not None and config.limit < 1:
-        raise NeocoderError(f"limit must be at least 1, got {config.limit}")
-
-
-def _open_idea_model(config: IdeasConfig):
-    """The idea model: recorded ideas for ``replay/SOURCE``, else the provider's model."""
-    if config.model.spec.startswith("replay/"):
-        from .replay import load_recorded_ideas
-        return load_recorded_ideas(config.model.spec)
-    return get_model(config.model)
 
 
 def summarize_model(folder: RunFolder, model_name: str, eligible_seats: list[str], settings: IdeasConfig,
@@ -126,76 +99,3 @@ def summarize_model(folder: RunFolder, model_name: str, eligible_seats: list[str
         "per_keyword": [{k: v for k, v in row.items() if k not in ("sums", "counts")} for row in rows],
         "per_category": categories,
     }
-
-
-def run_ideas(config: IdeasConfig) -> IdeasResult:
-    """LiveIdeaBench on ``config.model`` with the panel ``config.judges`` (ideas/loop.py).
-
-    Writes the run folder ``config.out`` (resumed when it exists): ``manifest.json``
-    (kind "ideas", the config, the panel, the prompts' texts and SHA-256), ``records.jsonl``
-    (Idea, IdeaJudgement and FluencyGrade records as they happen), ``calls.jsonl`` (the
-    call cache: a rerun pays for no call twice) and ``metrics.json`` (``{"benchmark":
-    "ideas", "models": {name: summary}, "panel", "bootstrap"}``).  A recorded source of
-    several models (``replay/FILE``) is judged per model.
-
-    Raises NeocoderError before any model call for a bad config, an unreadable keywords
-    file, or a panel with fewer than ``judges_per_idea`` seats besides the idea model
-    (judged by spec, so a seat name never lets a model judge itself); ModelError
-    (EndpointError) when an endpoint cannot be reached.
-    """
-    started = time.monotonic()
-    _validate(config)
-    names = panel_names(config.judges, config.judge_names)
-    seat_specs = [(name, judge.spec) for name, judge in zip(names, config.judges)]
-    replay = config.model.spec.startswith("replay/")
-    if not replay:  # refused before a model (or a local server) starts
-        eligible(seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
-    keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
-    summaries = {}
-    with ExitStack() as stack:
-        raw = stack.enter_context(_open_idea_model(config))
-        variants = raw.variants()
-        allowed = {}
-        for variant in variants:
-            own = {config.model.spec} | set(getattr(variant, "recorded_models", ()) or ())
-            allowed[variant.name] = eligible(seat_specs, own, config.judges_per_idea, variant.name)
-        folder = RunFolder(config.out)  # made only once the panel is known to be large enough
-        cache = CallCache(folder.calls_path)
-        if keywords is None:  # a replayed source's own keywords
-            keywords = getattr(raw, "keywords", None) or [Keyword(k) for k in raw.recorded_items()]
-        keywords = keywords[:config.limit] if config.limit else keywords
-        models: dict[tuple, object] = {}
-        seats = {}
-        needed = {name for names_ in allowed.values() for name in names_}
-        for name, judge in zip(names, config.judges):
-            if name not in needed:
-                continue
-            key = astuple(judge)
-            if key not in models:
-                try:
-                    models[key] = stack.enter_context(get_model(judge))
-                except ModelError as exc:
-                    raise ModelError(f"judge seat {name!r}: {exc}") from exc
-            seats[name] = Seat(name, judge.spec, CachedModel(models[key], cache))
-        folder.write_manifest(Manifest.capture(
-            "ideas", config.public(), keywords=len(keywords),
-            panel=[{"name": n, "spec": s} for n, s in seat_specs],
-            prompts={name: {"sha256": hashlib.sha256(load_prompt(name).encode()).hexdigest(),
-                            "text": load_prompt(name)} for name in _prompt_files()}))
-        from .loop import IdeaWriter, run_model
-        for variant in variants:
-            writer = IdeaWriter(variant, cache)
-            run_model(keywords, writer, seats, allowed[variant.name], folder, config, progress=config.progress)
-            summaries[variant.name] = summarize_model(folder, variant.name, allowed[variant.name], config, keywords)
-    from ..bootstrap import LEVEL
-    folder.write_metrics({"benchmark": "ideas", "models": summaries,
-                          "panel": [{"name": n, "spec": s} for n, s in seat_specs],
-                          "bootstrap": {"resamples": config.bootstrap, "seed": config.bootstrap_seed,
-                                        "unit": "keyword", "level": LEVEL, "method": "percentile"},
-                          "calls": cache.stats()})
-    return IdeasResult(folder.path, summaries, cache.stats(), time.monotonic() - started)
-
-
-def _prompt_files():
-    from .loop import PROMPT_FILES
-    return PROMPT_FILES

@@ -17,7 +17,8 @@ Per keyword (``run_keyword``), for one idea model:
 3. when the keyword has two or more kept ideas, one drawn seat grades their fluency
    (``ideas_fluency.txt``, ``scoring.parse_grade``, the same retries).
 
-Every record is appended as it is made (records.py).  A rerun with the same folder keeps
+Every record is appended as it is made (records.py), by the runner as ``run_keyword``
+yields it (the ideas task, neocoder/tasks/ideas.py).  A rerun with the same folder keeps
 finished records and redoes the rest: ideas whose call failed, judgements that ended in
 an error (from the call cache, so at no cost when the replies were merely unparseable),
 and a fluency grade whose kept ideas changed.  A model endpoint that cannot be reached
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from concurrent.futures import ThreadPoolExecutor
 
 from ..config import IdeasConfig
 from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
@@ -225,12 +225,12 @@ def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig) -> FluencyGrade
 
 
 def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, eligible: list[str],
-                folder: RunFolder, settings: IdeasConfig, done: dict) -> None:
-    """Write, judge and grade one keyword's ideas for one model, appending each new
-    record to ``folder``.  ``seats``: seat name -> Seat; ``eligible``: the seat names that
-    may judge this model; ``done``: this keyword's finished records from an earlier run
-    (``{"ideas": {num: Idea}, "judgements": {(num, seat): IdeaJudgement}, "fluency":
-    FluencyGrade | None}``), kept, not redone."""
+                settings: IdeasConfig, done: dict):
+    """Write, judge and grade one keyword's ideas for one model, yielding each new record
+    as it is made (the runner appends it).  ``seats``: seat name -> Seat; ``eligible``:
+    the seat names that may judge this model; ``done``: this keyword's finished records
+    from an earlier run (``{"ideas": {num: Idea}, "judgements": {(num, seat):
+    IdeaJudgement}, "fluency": FluencyGrade | None}``), kept, not redone."""
     kept = []
     for n in range(1, settings.ideas_per_keyword + 1):
         idea = done["ideas"].get(n)
@@ -238,17 +238,16 @@ def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, e
             idea = write_idea(writer, keyword, index, n, settings)
             if idea is None:  # a replayed source holds no more ideas for this keyword
                 break
-            folder.append(idea)
+            yield idea
         if idea.status != "ok":
             continue
         kept.append(idea)
         for name in draw_judges(eligible, settings.judges_per_idea, settings.seed, keyword.text, n):
             if (n, name) not in done["judgements"]:
-                folder.append(judge_idea(idea, seats[name], settings))
+                yield judge_idea(idea, seats[name], settings)
     graded = done["fluency"]
     if len(kept) >= 2 and (graded is None or graded.idea_nums != [i.idea_num for i in kept]):
-        folder.append(grade_fluency(kept, seats[draw_fluency_judge(eligible, settings.seed, keyword.text)],
-                                    settings))
+        yield grade_fluency(kept, seats[draw_fluency_judge(eligible, settings.seed, keyword.text)], settings)
 
 
 def resume_state(folder: RunFolder, model_name: str) -> dict[tuple, dict]:
@@ -270,27 +269,3 @@ def resume_state(folder: RunFolder, model_name: str) -> dict[tuple, dict]:
         elif isinstance(rec, FluencyGrade):
             of((rec.keyword_index, rec.keyword))["fluency"] = rec
     return state
-
-
-def run_model(keywords: list[Keyword], writer: IdeaWriter, seats: dict, eligible: list[str], folder: RunFolder,
-              settings: IdeasConfig, progress: bool = True) -> None:
-    """Run (or resume) every keyword for one idea model, ``settings.concurrency`` keywords
-    at once, with a progress bar over keywords."""
-    from tqdm import tqdm
-
-    state = resume_state(folder, writer.name)
-    empty = {"ideas": {}, "judgements": {}, "fluency": None}
-    bar = tqdm(total=len(keywords), desc=f"ideas {writer.name}", unit="keyword", disable=not progress)
-
-    def one(item):
-        i, keyword = item
-        try:
-            run_keyword(i, keyword, writer, seats, eligible, folder, settings, state.get((i, keyword.text), empty))
-        finally:
-            bar.update(1)
-
-    try:
-        with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
-            list(pool.map(one, enumerate(keywords)))
-    finally:
-        bar.close()

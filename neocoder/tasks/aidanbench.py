@@ -1,0 +1,151 @@
+"""AidanBench as a task: each generator answers each question until an answer is
+incoherent or repetitive (neocoder/aidanbench/).
+
+An item is one (generator, question); solving it is ``aidanbench.loop.run_question``,
+which yields each ``Answer`` as it is judged and the ``QuestionResult`` last.  A recorded
+source of several models (``--model replay/FILE``) is one generator per model.  The
+score is per-model totals with bootstrap intervals over questions.  The runner
+(neocoder/runner.py) owns the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import AidanConfig
+from ..errors import NeocoderError
+from ..records import Answer, QuestionResult
+from ..runner import Run, Task, run_items
+from ..store import RunFolder
+from . import AIDANBENCH
+
+
+@dataclass
+class AidanResult:
+    """What an AidanBench run returns: per generator model, its question results (in
+    question order) and totals; texts embedded, call-cache stats, wall time in seconds."""
+
+    run: Path
+    results: dict[str, list[QuestionResult]]
+    totals: dict[str, dict]
+    embedded: int = 0
+    calls: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def load_questions(path: Path | None = None) -> list[str]:
+    """AidanBench questions, one per non-blank line of ``path`` (default: the 65 shipped
+    questions).  Raises NeocoderError for a missing file."""
+    if path is None:
+        from importlib import resources
+        text = resources.files("neocoder.aidanbench").joinpath("questions.txt").read_text(encoding="utf-8")
+    elif not Path(path).is_file():
+        raise NeocoderError(f"{path}: questions file not found")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return [q.strip() for q in text.splitlines() if q.strip()]
+
+
+class AidanTask(Task):
+    """AidanBench (see the module)."""
+
+    name = AIDANBENCH
+    config_type = AidanConfig
+    unit = "question"
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        from ..aidanbench.loop import PROMPT_FILES
+        return PROMPT_FILES
+
+    def check(self) -> None:
+        from ..aidanbench.loop import check_settings
+        check_settings(self.config, self.config.judge is not None)
+
+    def open(self, run: Run) -> None:
+        from ..aidanbench.embedders import get_embedder
+        config = self.config
+        raw = run.open_model(config.model)
+        judge = None
+        if config.judge is not None:
+            shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
+            judge = run.cached(shared or run.open_model(config.judge))
+        questions = load_questions(config.questions) if config.questions or not raw.recorded_items() \
+            else raw.recorded_items()
+        run.state.update(generators=[run.cached(m) for m in raw.variants()], judge=judge,
+                         embedder=get_embedder(config.embedder, base_url=config.model.base_url,
+                                               api_key=config.model.api_key),
+                         questions=questions[:config.limit] if config.limit else questions)
+
+    def items(self, run: Run) -> list:
+        return [(g, i) for g in range(len(run.state["generators"])) for i in range(len(run.state["questions"]))]
+
+    def pending(self, run: Run, items: list) -> list:
+        """Questions not ended yet; an unfinished one continues after its last answer
+        (kept in ``run.state["unfinished"]``).  Raises NeocoderError when the folder holds
+        answers judged on another coherence scale."""
+        from ..aidanbench.loop import check_scale, resume_state
+        ended, unfinished = {}, {}
+        for g, generator in enumerate(run.state["generators"]):
+            check_scale(run.folder, [a for a in run.folder.read(Answer) if a.model == generator.name],
+                        self.config.coherence_scale)
+            done, partial = resume_state(run.folder, generator.name)
+            ended.update({(g, i): q for i, q in done.items()})
+            unfinished.update({(g, i): answers for i, answers in partial.items()})
+        run.state["unfinished"] = unfinished
+        return [item for item in items if item not in ended]
+
+    def solve(self, item, run: Run):
+        from ..aidanbench.loop import run_question
+        g, i = item
+        s = run.state
+        return run_question(i, s["questions"][i], s["generators"][g], s["judge"], s["embedder"], self.config,
+                            s["unfinished"].get(item, []))
+
+    def label(self, run: Run) -> str:
+        return "aidanbench " + ", ".join(g.name for g in run.state["generators"])
+
+    def manifest(self, run: Run) -> dict:
+        return {"questions": len(run.state["questions"])}
+
+    def results(self, run: Run) -> dict[str, list[QuestionResult]]:
+        """Per generator, its QuestionResults in question order (resumed ones included)."""
+        count = len(run.state["questions"])
+        ended = run.folder.read(QuestionResult)
+        return {g.name: sorted((q for q in ended if q.model == g.name and q.question_index < count and q.finished),
+                               key=lambda q: q.question_index) for g in run.state["generators"]}
+
+    def score(self, run: Run) -> dict:
+        from ..aidanbench.loop import total_intervals, totals
+        from ..api import bootstrap_info
+        config = self.config
+        run.state["results"] = results = self.results(run)
+        models = {}
+        for name, lines in results.items():
+            models[name] = totals(lines)
+            models[name]["intervals"] = total_intervals(lines, config.bootstrap, config.bootstrap_seed)
+        return {"benchmark": "aidanbench", "models": models,
+                "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "question")}
+
+    def result(self, run: Run, metrics: dict) -> AidanResult:
+        return AidanResult(run.folder.path, run.state["results"], metrics["models"],
+                           embedded=run.state["embedder"].texts_embedded, calls=run.cache.stats(),
+                           seconds=run.seconds())
+
+
+def run_benchmark(questions: list[str], generator, judge, embedder, folder: RunFolder, settings: AidanConfig,
+                  progress: bool = True) -> tuple[list[QuestionResult], dict]:
+    """One generator on ``questions`` with models the caller holds: the aidanbench task's
+    items, resume and loop without opening models or writing a manifest or metrics.
+    Returns (its QuestionResults in question order, totals).  Raises NeocoderError for
+    settings the loop cannot honour."""
+    from ..aidanbench.loop import totals
+    task = AidanTask(dataclasses.replace(settings, out=folder.path, progress=progress))
+    task.check()
+    run = Run(task, folder=folder)
+    run.state.update(generators=[generator], judge=judge, embedder=embedder, questions=list(questions))
+    run_items(task, run, task.items(run))
+    lines = task.results(run)[generator.name]
+    return lines, totals(lines)

@@ -1,0 +1,79 @@
+"""Denial Prompting as a task: constraint chains for raw problems, built with any model.
+
+``ChainTask`` (``neocoder build-dataset --model``): an item is one raw problem; solving
+it is ``denial.denial_chain`` (NeoCoder Algorithm 1: solve, detect the techniques, deny
+one, solve again, every solution judged in the sandbox).  The chains are written as
+problem states in problem order when the run ends; a killed build resumes from the call
+cache (calls.jsonl) without repeating a call.  A problem whose model calls fail is
+reported in ``failed``; an unreachable endpoint stops the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ..config import ChainConfig
+from ..records import ProblemState
+from ..runner import Run, Task
+from . import CHAINS
+from .dataset import DatasetResult
+
+
+class ChainTask(Task):
+    """Denial Prompting chains for raw problems (see the module)."""
+
+    name = CHAINS
+    config_type = ChainConfig
+    unit = "problem"
+
+    def open(self, run: Run) -> None:
+        from ..dataset.raw import CRAWL_FILE, load_raw_problems
+        from ..techniques import detect
+        config = self.config
+        path = config.problems or Path(config.release_dir) / CRAWL_FILE
+        problems = load_raw_problems(path)
+        box = run.open_sandbox(config.sandbox, config.concurrency)
+        model = run.cached(run.open_model(config.model))
+        detect_code = detect
+        if config.detector == "llm":
+            from ..techniques.llm import LLMDetector
+            detect_code = LLMDetector(model).detect
+        run.state.update(path=path, problems=problems[:config.limit] if config.limit else problems, box=box,
+                         model=model, detect=detect_code, chains={}, failed={})
+
+    def items(self, run: Run) -> list:
+        return list(range(len(run.state["problems"])))
+
+    def key(self, item) -> tuple:
+        return (item,)
+
+    def solve(self, item, run: Run):
+        from ..denial import denial_chain
+        from ..models import ModelError
+        from ..models.openai_compat import EndpointError
+        s, config = run.state, self.config
+        problem = s["problems"][item]
+        try:
+            s["chains"][item] = denial_chain(problem, s["model"], s["detect"], s["box"], rounds=config.rounds,
+                                             seed=config.seed)
+        except EndpointError:
+            raise
+        except ModelError as exc:
+            s["failed"][problem["problem_id"]] = str(exc)
+        return ()
+
+    def manifest(self, run: Run) -> dict:
+        return {"problems": len(run.state["problems"]),
+                "problems_sha256": hashlib.sha256(Path(run.state["path"]).read_bytes()).hexdigest()}
+
+    def score(self, run: Run) -> dict:
+        s = run.state
+        s["states"] = states = [ProblemState.from_dict(r) for i in sorted(s["chains"]) for r in s["chains"][i]]
+        run.folder.write_all(states)
+        return {"problems": len(s["problems"]), "failed": s["failed"], "states": len(states),
+                "accepted": sum(st.extra["augmentation"]["accepted"] for st in states), "calls": run.cache.stats()}
+
+    def result(self, run: Run, metrics: dict) -> DatasetResult:
+        return DatasetResult(run.folder.path, run.state["states"], failed=run.state["failed"], calls=metrics["calls"],
+                             seconds=run.seconds())

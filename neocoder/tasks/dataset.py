@@ -1,0 +1,73 @@
+"""Dataset building as a task: problem states from the release, validated in the sandbox.
+
+``DatasetTask`` (``neocoder build-dataset``): the release converted into problem states
+and, with the oracle (default), validated by the accepted human Python solutions with
+extended tests added (neocoder/oracle.py, with its own resumable run cache).  It is one
+item: the oracle keeps its own pool of sandbox workers.  The runner
+(neocoder/runner.py) writes the manifest and metrics.json.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import DatasetConfig
+from ..dataset import BuildReport, build_from_release
+from ..records import ProblemState
+from ..runner import Run, Task
+from . import DATASET
+
+
+@dataclass
+class DatasetResult:
+    """What dataset building returns: the run folder, the problem states written, the
+    import report, the oracle report (with the oracle), the problems that failed (chains:
+    problem id -> model error), the call-cache stats (chains) and the wall time in
+    seconds."""
+
+    run: Path
+    states: list[ProblemState]
+    report: BuildReport | None = None
+    oracle: dict | None = None
+    failed: dict = field(default_factory=dict)
+    calls: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class DatasetTask(Task):
+    """Problem states from the release, validated by the oracle (see the module)."""
+
+    name = DATASET
+    config_type = DatasetConfig
+    unit = "build"
+
+    def open(self, run: Run) -> None:
+        config = self.config
+        records, report = build_from_release(config.release_dir)
+        if config.limit:
+            keep = set(list(dict.fromkeys(r["problem_id"] for r in records))[:config.limit])
+            records = [r for r in records if r["problem_id"] in keep]
+        run.state.update(records=records, report=report, oracle=None)
+
+    def items(self, run: Run) -> list:
+        return ["oracle"] if self.config.oracle else []
+
+    def solve(self, item, run: Run):
+        from ..oracle import validate_release_states
+        config = self.config
+        box = run.open_sandbox(config.sandbox)
+        run.state["records"], run.state["oracle"] = validate_release_states(
+            run.state["records"], config.release_dir, box, run.folder.path / "oracle-cache.jsonl",
+            extended=config.extended, label_humans=config.label_humans, seed=config.seed,
+            workers=config.sandbox.workers, progress=config.progress)
+        return ()
+
+    def score(self, run: Run) -> dict:
+        run.state["states"] = states = [ProblemState.from_dict(r) for r in run.state["records"]]
+        run.folder.write_all(states)
+        return {"import": run.state["report"].__dict__, "oracle": run.state["oracle"]}
+
+    def result(self, run: Run, metrics: dict) -> DatasetResult:
+        return DatasetResult(run.folder.path, run.state["states"], report=run.state["report"],
+                             oracle=run.state["oracle"], seconds=run.seconds())

@@ -1,0 +1,199 @@
+"""NeoCoder as tasks: a model on Denial Prompting problem states, and the human baselines.
+
+``EvalTask`` (``neocoder eval``): an item is one sample of one problem state; solving it
+is ``pipeline.judge_sample`` (the strategy with the model, then the sandbox, the
+detector and Eq. 2-4), which yields the ``Sample`` record; the score is metrics.py's
+per-state rates with bootstrap intervals over problems.  ``HumanTask`` (``neocoder eval
+--model human``): the human rows (Eq. 5, 6) from the release's accepted solutions, with
+no model and no sandbox.  The runner (neocoder/runner.py) does the rest.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import EvalConfig
+from ..dataset import build_from_release, load_states
+from ..errors import NeocoderError
+from ..records import ProblemState, Sample
+from ..runner import Run, Task
+from . import EVAL, HUMAN
+
+
+@dataclass
+class EvalResult:
+    """What an eval returns: the run folder, its metrics (as in ``metrics.json``:
+    ``{"model", "states": {t: {...}}, ...}``) and the wall time in seconds."""
+
+    run: Path
+    metrics: dict
+    seconds: float
+
+
+def select_states(config: EvalConfig) -> list[ProblemState]:
+    """The problem states an eval covers: first ``limit`` problems, states in
+    ``config.states``, from ``config.dataset``: None for the default validated dataset
+    (neocoder/validated.py: built on first use for the problems asked for, then cached),
+    "release" for the release's statement examples with plain checkers, or a path (a
+    build-dataset run folder or a problem-states JSONL file).  Raises NeocoderError when
+    no state is left."""
+    if config.dataset is None:
+        from ..api import open_sandbox
+        from ..validated import default_states
+        order = list(dict.fromkeys(r["problem_id"] for r in build_from_release(config.release_dir)[0]))
+        chosen = order[:config.limit] if config.limit else order
+        states = default_states(config.release_dir, chosen, lambda: open_sandbox(config.sandbox),
+                                workers=config.sandbox.workers, progress=config.progress)
+    elif str(config.dataset) == "release":
+        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
+    else:
+        states = load_states(config.dataset)
+    order = list(dict.fromkeys(s.problem_id for s in states))
+    keep = set(order[:config.limit]) if config.limit else set(order)
+    states = [s for s in states if s.problem_id in keep and s.state in config.states]
+    if not states:
+        raise NeocoderError("no problem states selected (check --states and --limit)")
+    return states
+
+
+def dataset_path(config: EvalConfig) -> Path | None:
+    """Where the problem states ``config`` judges on are kept (None: the release's examples)."""
+    if config.dataset is None:
+        from ..validated import dataset_folder
+        return dataset_folder(config.release_dir)
+    return None if str(config.dataset) == "release" else Path(config.dataset)
+
+
+def dataset_name(path: Path | None, config: EvalConfig) -> str:
+    """What ``config.dataset`` (kept at ``path``, from ``dataset_path``) means, for the
+    manifest and the printed table."""
+    if path is None:
+        return "release examples (plain checkers)"
+    return f"validated (default): {path}" if config.dataset is None else str(path)
+
+
+class EvalTask(Task):
+    """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
+
+    name = EVAL
+    config_type = EvalConfig
+    unit = "sample"
+    record_type = Sample
+
+    def check(self) -> None:
+        from ..strategies import STRATEGIES
+        config = self.config
+        if config.logprobs and config.model.spec.startswith("replay/"):
+            raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
+        if config.strategy not in STRATEGIES:
+            raise NeocoderError(f"unknown strategy {config.strategy!r}; choose from {', '.join(STRATEGIES)}")
+        if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
+            drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
+                f"{config.samples} samples per state"
+            warnings.warn(f"{drawn} at temperature 0: greedy decoding gives one program per prompt unless the "
+                          "endpoint honours seeds; pass --temperature (e.g. 0.8)", stacklevel=3)
+
+    def open(self, run: Run) -> None:
+        from ..strategies import StrategyOptions
+        from ..techniques.human import human_technique_sets
+        config = self.config
+        states = select_states(config)
+        problems = list(dict.fromkeys(s.problem_id for s in states))
+        folder = run.folder
+        if (folder.path / folder.MANIFEST).is_file():  # resuming: the samples already there must be of this strategy
+            before = folder.read_manifest().config.get("strategy", "direct")
+            if before != config.strategy:
+                raise NeocoderError(f"{folder.path} holds samples of --strategy {before}, not {config.strategy}: "
+                                    "give another --out")
+        human = human_technique_sets(config.release_dir, set(problems))
+        path = dataset_path(config)  # hashes the release and the builder once
+        box = run.open_sandbox(config.sandbox)
+        raw = run.open_model(config.model.with_(release_dir=config.model.release_dir or config.release_dir))
+        run.state.update(
+            states=states, problems=problems, human=human, path=path, dataset=dataset_name(path, config), box=box,
+            model=run.cached(raw),
+            options=StrategyOptions(rounds=config.rounds, rollouts=config.rollouts, top_k=config.top_k,
+                                    best_of=config.best_of, logprobs=config.logprobs))
+
+    def items(self, run: Run) -> list:
+        return [(state, i) for state in run.state["states"] for i in range(self.config.samples)]
+
+    def key(self, item) -> tuple:
+        state, i = item
+        return (state.problem_id, state.state, i)
+
+    def solve(self, item, run: Run):
+        from ..pipeline import judge_sample
+        state, i = item
+        config, s = self.config, run.state
+        seed = None if config.model.seed is None else config.model.seed + i
+        # semantic entropy's behaviour classes need every test's outcome (docs/metrics.md)
+        judge_all_tests = config.judge_all_tests or config.samples >= 2
+        yield judge_sample(state, i, s["model"], s["box"], (s["human"].get(state.problem_id) or {}).get("techniques"),
+                           config.cpu_scale, judge_all_tests, config.strategy, s["options"], seed)
+
+    def concurrency(self, run: Run) -> int:
+        workers = self.config.sandbox.workers
+        if self.config.sandbox.executor == "ray":  # keep every node's slots busy: twice the cluster's slots in flight
+            workers = max(workers, 2 * run.state["box"].capacity)
+        return workers
+
+    def label(self, run: Run) -> str:
+        return f"eval {run.state['model'].name}"
+
+    def manifest(self, run: Run) -> dict:
+        s = run.state
+        return dict(problems=len(s["problems"]), problem_states=len(s["states"]), sandbox_image=s["box"].image,
+                    dataset=s["dataset"], dataset_path=str(s["path"]) if s["path"] else None)
+
+    def score(self, run: Run) -> dict:
+        from ..api import score_samples
+        s, config = run.state, self.config
+        wanted = {state.key for state in s["states"]}
+        # in key order, not completion order: float sums then add up the same way in every run
+        samples = sorted((x for x in run.folder.read(Sample) if (x.problem_id, x.state) in wanted),
+                         key=lambda x: x.key)
+        metrics = score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed)
+        metrics["strategy"], metrics["calls"] = config.strategy, run.cache.stats()
+        metrics["tests"] = ["examples", "plus"] if any(st.extended_tests for st in s["states"]) else ["examples"]
+        metrics["dataset"] = s["dataset"]
+        return metrics
+
+    def result(self, run: Run, metrics: dict) -> EvalResult:
+        return EvalResult(run.folder.path, metrics, run.seconds())
+
+
+class HumanTask(Task):
+    """The human rows (NeoCoder Eq. 5, 6) from the release's accepted solutions, for the
+    problem states the config selects; no model and no sandbox."""
+
+    name = HUMAN
+    config_type = EvalConfig
+    unit = "problem state"
+
+    def open(self, run: Run) -> None:
+        from ..metrics import human_rows
+        from ..techniques.human import human_solution_techniques
+        states = select_states(self.config)
+        run.state["rows"] = human_rows(states, human_solution_techniques(self.config.release_dir,
+                                                                         {s.problem_id for s in states}))
+
+    def items(self, run: Run) -> list:
+        return []
+
+    def solve(self, item, run: Run):
+        return ()
+
+    def score(self, run: Run) -> dict:
+        from ..api import bootstrap_info
+        from ..metrics import human_baselines, human_ratios, with_intervals
+        rows, config = run.state["rows"], self.config
+        run.folder.write_all(rows)
+        return {"model": "human", "states": with_intervals(human_baselines(rows), human_ratios(rows),
+                                                           config.bootstrap, config.bootstrap_seed),
+                "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed)}
+
+    def result(self, run: Run, metrics: dict) -> EvalResult:
+        return EvalResult(run.folder.path, metrics, run.seconds())

@@ -1,0 +1,139 @@
+"""LiveIdeaBench as a task: research ideas per keyword, judged by a panel (neocoder/ideas/).
+
+An item is one (idea model, keyword); solving it is ``ideas.loop.run_keyword``, which
+yields the ``Idea``, ``IdeaJudgement`` and ``FluencyGrade`` records as they are made and
+skips what an earlier run finished.  A recorded source of several models
+(``--model replay/FILE``) is judged per model.  The panel is checked before any model
+(or local server) starts and before a run folder exists.  The score is per idea model
+the five scores with bootstrap intervals over keywords (ideas/__init__.py
+``summarize_model``).  The runner (neocoder/runner.py) owns the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple
+
+from ..config import IdeasConfig
+from ..errors import NeocoderError
+from ..models import ModelError
+from ..runner import Run, Task
+from . import IDEAS
+
+
+def _open_idea_model(config: IdeasConfig):
+    """The idea model: recorded ideas for ``replay/SOURCE``, else the provider's model."""
+    if config.model.spec.startswith("replay/"):
+        from ..ideas.replay import load_recorded_ideas
+        return load_recorded_ideas(config.model.spec)
+    from ..models import get_model
+    return get_model(config.model)
+
+
+class IdeasTask(Task):
+    """LiveIdeaBench on ``config.model`` with the panel ``config.judges`` (see the module)."""
+
+    name = IDEAS
+    config_type = IdeasConfig
+    unit = "keyword"
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        from ..ideas.loop import PROMPT_FILES
+        return PROMPT_FILES
+
+    def check(self) -> None:
+        """Refuse a bad config and, for a live idea model, a panel with fewer than
+        ``judges_per_idea`` seats besides it (judged by spec, so a seat name never lets
+        a model judge itself)."""
+        from ..ideas.panel import eligible, panel_names
+        config = self.config
+        if not config.judges:
+            raise NeocoderError("no judges: give a panel with --judges J1,J2,J3")
+        for name, minimum in (("ideas_per_keyword", 1), ("judges_per_idea", 1), ("max_words", 1),
+                              ("judge_retries", 0), ("concurrency", 1)):
+            if getattr(config, name) < minimum:
+                raise NeocoderError(f"{name} must be at least {minimum}, got {getattr(config, name)}")
+        if config.limit is not None and config.limit < 1:
+            raise NeocoderError(f"limit must be at least 1, got {config.limit}")
+        self.names = panel_names(config.judges, config.judge_names)
+        self.seat_specs = [(name, judge.spec) for name, judge in zip(self.names, config.judges)]
+        if not config.model.spec.startswith("replay/"):  # refused before a model (or a local server) starts
+            eligible(self.seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
+
+    def open(self, run: Run) -> None:
+        from ..ideas.loop import IdeaWriter
+        from ..ideas.panel import eligible
+        from ..ideas.sources import Keyword, load_keywords
+        config = self.config
+        replay = config.model.spec.startswith("replay/")
+        keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
+        raw = run.stack.enter_context(_open_idea_model(config))
+        variants = raw.variants()
+        allowed = {}
+        for variant in variants:
+            own = {config.model.spec} | set(getattr(variant, "recorded_models", ()) or ())
+            allowed[variant.name] = eligible(self.seat_specs, own, config.judges_per_idea, variant.name)
+        if keywords is None:  # a replayed source's own keywords
+            keywords = getattr(raw, "keywords", None) or [Keyword(k) for k in raw.recorded_items()]
+        # the run folder (and its call cache) is made only once the panel is known to be large enough
+        run.state.update(keywords=keywords[:config.limit] if config.limit else keywords, allowed=allowed,
+                         seats=self._seats(run, {name for names in allowed.values() for name in names}),
+                         writers=[IdeaWriter(v, run.cache) for v in variants])
+
+    def _seats(self, run: Run, needed: set[str]) -> dict:
+        """The panel's seats that may judge some idea model, each behind the call cache;
+        seats with the same model config share one model (and one local server)."""
+        from ..ideas.panel import Seat
+        models, seats = {}, {}
+        for name, judge in zip(self.names, self.config.judges):
+            if name not in needed:
+                continue
+            key = astuple(judge)
+            if key not in models:
+                try:
+                    models[key] = run.open_model(judge)
+                except ModelError as exc:
+                    raise ModelError(f"judge seat {name!r}: {exc}") from exc
+            seats[name] = Seat(name, judge.spec, run.cached(models[key]))
+        return seats
+
+    def items(self, run: Run) -> list:
+        return [(w, i) for w in range(len(run.state["writers"])) for i in range(len(run.state["keywords"]))]
+
+    def pending(self, run: Run, items: list) -> list:
+        """Every keyword: ``run_keyword`` keeps an earlier run's finished records (kept in
+        ``run.state["done"]``) and redoes the rest."""
+        from ..ideas.loop import resume_state
+        run.state["done"] = [resume_state(run.folder, w.name) for w in run.state["writers"]]
+        return list(items)
+
+    def solve(self, item, run: Run):
+        from ..ideas.loop import run_keyword
+        w, i = item
+        s = run.state
+        writer, keyword = s["writers"][w], s["keywords"][i]
+        done = s["done"][w].get((i, keyword.text), {"ideas": {}, "judgements": {}, "fluency": None})
+        return run_keyword(i, keyword, writer, s["seats"], s["allowed"][writer.name], self.config, done)
+
+    def label(self, run: Run) -> str:
+        return "ideas " + ", ".join(w.name for w in run.state["writers"])
+
+    def manifest(self, run: Run) -> dict:
+        return {"keywords": len(run.state["keywords"]), "panel": self._panel()}
+
+    def _panel(self) -> list[dict]:
+        return [{"name": n, "spec": s} for n, s in self.seat_specs]
+
+    def score(self, run: Run) -> dict:
+        from ..api import bootstrap_info
+        from ..ideas import summarize_model
+        config, s = self.config, run.state
+        summaries = {w.name: summarize_model(run.folder, w.name, s["allowed"][w.name], config, s["keywords"])
+                     for w in s["writers"]}
+        return {"benchmark": "ideas", "models": summaries, "panel": self._panel(),
+                "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "keyword"),
+                "calls": run.cache.stats()}
+
+    def result(self, run: Run, metrics: dict):
+        from ..ideas import IdeasResult
+        return IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())
