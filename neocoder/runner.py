@@ -217,18 +217,24 @@ _SKIPPED = object()
 def run_items(task: Task, run: Run, items: list) -> None:
     """Do every pending item of ``items``, ``task.concurrency(run)`` at once, appending
     each record ``solve`` yields.  Raises Stopped (the stop event was set) or the first
-    error an item raised (the items not started are cancelled)."""
+    error an item raised; after either, no further item starts (the items in flight
+    finish and keep their records)."""
     from tqdm import tqdm
 
     todo = task.pending(run, items)
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=task.label(run), unit=task.unit,
                disable=not run.progress)
+    failed = threading.Event()
 
     def one(item):
-        if run.stop is not None and run.stop.is_set():
+        if failed.is_set() or (run.stop is not None and run.stop.is_set()):
             return _SKIPPED  # never started: done when the run resumes
-        for record in task.solve(item, run):
-            run.folder.append(record)
+        try:
+            for record in task.solve(item, run):
+                run.folder.append(record)
+        except BaseException:
+            failed.set()
+            raise
         return item
 
     skipped = 0
@@ -241,6 +247,7 @@ def run_items(task: Task, run: Run, items: list) -> None:
                     continue
                 bar.update(1)
         except BaseException:
+            failed.set()
             for fut in futures:
                 fut.cancel()
             raise
