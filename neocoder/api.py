@@ -197,8 +197,8 @@ def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
     ``thresholds``: ``coherence_stop``, ``novelty_stop``, ``max_answers``, ``mmr_lambda``,
     ``bootstrap``, ``bootstrap_seed`` (None: the run's own).  Writes a new run folder
     (``out``, default beside ``run``) and returns its RescoreResult; raises
-    NeocoderError as ``aidanbench.rescore.rescore_run`` does."""
-    from .aidanbench.rescore import rescore_run
+    NeocoderError as ``tasks.aidanbench.RescoreTask.check`` does."""
+    from .tasks.aidanbench import rescore_run
     return rescore_run(run, out, **thresholds)
 
 

@@ -163,6 +163,12 @@ class Task(ABC):
         """Extra manifest fields (``Manifest.extra``) besides the config and the prompts."""
         return {}
 
+    def manifest_head(self, run: Run) -> tuple[str, dict]:
+        """The manifest's kind and config (default: the task's name and public config;
+        a re-score writes the kind and config of the run it re-scores, so readers treat
+        it like that run)."""
+        return self.name, self.config.public()
+
     @abstractmethod
     def score(self, run: Run) -> dict:
         """The content of ``metrics.json``, computed from the run folder's records."""
@@ -203,7 +209,8 @@ def run(task: "Task | str", config=None, stop: threading.Event | None = None):
         extra = task.manifest(current)
         if task.prompts:
             extra["prompts"] = prompt_texts(task.prompts)
-        current.folder.write_manifest(Manifest.capture(task.name, task.config.public(), **extra))
+        kind, public = task.manifest_head(current)
+        current.folder.write_manifest(Manifest.capture(kind, public, **extra))
         run_items(task, current, items)
         metrics = task.score(current)
     if metrics is not None:

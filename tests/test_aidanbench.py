@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from neocoder.aidanbench.embedders import Embedder, get_embedder
 from neocoder.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning
 from neocoder.tasks.aidanbench import run_benchmark
-from neocoder.aidanbench.rescore import rescore_run
+from neocoder.tasks.aidanbench import rescore_run
 from neocoder.aidanbench.scoring import gated_novelty, mmr_ab, novelty, parse_score, parse_verdict, stop_reason
 from neocoder.cli import main
 from neocoder.config import AidanConfig, ModelConfig

@@ -1,5 +1,6 @@
 """Re-scoring an AidanBench run at other thresholds from its stored scores, with no
-model call: ``neocoder aidanbench rescore RUN --coherence-stop X --novelty-stop Y``.
+model call: ``neocoder aidanbench rescore RUN --coherence-stop X --novelty-stop Y`` (the
+``aidanbench-rescore`` task in neocoder/tasks/aidanbench.py; the pieces are here).
 
 Every answer a run recorded keeps its judge score (coherence, on the run's scale), its
 novelty, its judge-rated novelty (``--llm-similarity``), its log-probability and its
@@ -29,14 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bootstrap import LEVEL
 from ..config import COHERENCE_STOP, COHERENCE_STOP_10, NOVELTY_STOP
 from ..errors import NeocoderError
-from ..records import Answer, Manifest, QuestionResult
+from ..records import Answer, QuestionResult
 from ..store import RunFolder
 from .analyses import question_result
 from .loop import total_intervals, totals
@@ -59,7 +58,7 @@ class StopRule:
 
 @dataclass
 class RescoreResult:
-    """What ``rescore_run`` returns: the new run folder, the run it re-scored, per model
+    """What a re-score (the aidanbench-rescore task) returns: the new run folder, the run it re-scored, per model
     its new question results (question order) and totals, the run's own totals (from
     its records), the rule applied, and the wall time in seconds."""
 
@@ -142,35 +141,22 @@ def default_out(run: Path, rule: StopRule, run_rule: StopRule | None = None) -> 
     return run.parent / name
 
 
-def rescore_run(run: Path, out: Path | None = None, coherence_stop: float | None = None,
-                novelty_stop: float | None = None, max_answers: int | None = None, mmr_lambda: float | None = None,
-                bootstrap: int | None = None, bootstrap_seed: int | None = None) -> RescoreResult:
-    """Re-score AidanBench run ``run`` at new thresholds from its stored scores, with no
-    model call; write the result to the run folder ``out`` (default ``default_out``).
-
-    Thresholds not given are the run's own (its manifest's config: the coherence stop
-    in force on its scale, novelty stop, max answers, lambda, bootstrap).  Coherence
-    thresholds are on the run's coherence scale (the manifest's ``coherence_scale``).
-
-    Raises NeocoderError when ``run`` is not an AidanBench run folder, when ``out`` is
-    the run itself or a folder that is not an earlier re-score (never overwritten), for
-    a lambda outside [0, 1], and for records that contradict each other (naming the
-    file, record and field).
-    """
-    started = time.monotonic()
-    source = RunFolder(Path(run), create=False)
-    manifest = source.read_manifest()
-    if manifest.kind != "aidanbench":
-        raise NeocoderError(f"{source.path}: a {manifest.kind!r} run folder; rescore reads AidanBench runs")
-    config = dict(manifest.config)
+def source_rule(config: dict) -> StopRule:
+    """The stop rule a run was made with, from its manifest's ``config``: the coherence
+    stop in force on its scale, novelty stop, max answers and lambda."""
     scale = config.get("coherence_scale", 100)
     if config.get("coherence_stop") is not None:
         run_stop = config["coherence_stop"]
     else:
         run_stop = COHERENCE_STOP_10 if scale == 10 else COHERENCE_STOP
-    source_max = config.get("max_answers", 100)
-    run_rule = StopRule(coherence_stop=run_stop, novelty_stop=config.get("novelty_stop", NOVELTY_STOP),
-                        max_answers=source_max, mmr_lambda=config.get("mmr_lambda", 0.5))
+    return StopRule(coherence_stop=run_stop, novelty_stop=config.get("novelty_stop", NOVELTY_STOP),
+                    max_answers=config.get("max_answers", 100), mmr_lambda=config.get("mmr_lambda", 0.5))
+
+
+def new_rule(run_rule: StopRule, coherence_stop: float | None = None, novelty_stop: float | None = None,
+             max_answers: int | None = None, mmr_lambda: float | None = None) -> StopRule:
+    """``run_rule`` with the thresholds given changed.  Raises NeocoderError for a lambda
+    outside [0, 1] or fewer than one answer."""
     rule = StopRule(
         coherence_stop=run_rule.coherence_stop if coherence_stop is None else float(coherence_stop),
         novelty_stop=run_rule.novelty_stop if novelty_stop is None else float(novelty_stop),
@@ -180,8 +166,13 @@ def rescore_run(run: Path, out: Path | None = None, coherence_stop: float | None
         raise NeocoderError(f"--mmr-lambda {rule.mmr_lambda}: lambda must be in [0, 1]")
     if rule.max_answers < 1:
         raise NeocoderError(f"--max-answers {rule.max_answers}: at least 1")
-    out = Path(out) if out is not None else default_out(source.path, rule, run_rule)
-    if out.resolve() == source.path.resolve():
+    return rule
+
+
+def check_out(source: Path, out: Path) -> None:
+    """Refuse to write a re-score to the run itself or over a folder that is not an
+    earlier re-score (NeocoderError)."""
+    if out.resolve() == source.resolve():
         raise NeocoderError(f"{out}: the run itself; a re-score is written to another folder (--out)")
     if (out / RunFolder.RECORDS).exists() or (out / RunFolder.MANIFEST).exists():
         earlier = RunFolder(out, create=False).read_manifest() if (out / RunFolder.MANIFEST).exists() else None
@@ -189,47 +180,31 @@ def rescore_run(run: Path, out: Path | None = None, coherence_stop: float | None
             raise NeocoderError(f"{out}: holds a run that is not a re-score; it is never overwritten (choose another "
                                 "--out)")
 
-    answers = {a.key: a for a in source.read(Answer)}
-    ended = sorted(source.read(QuestionResult), key=lambda q: (q.model, q.question_index))
-    started_questions = {(a.model, a.question_index) for a in answers.values()}
-    result = RescoreResult(run=out, source=source.path, rule=rule,
-                           unfinished=len(started_questions - {(q.model, q.question_index) for q in ended}))
-    judged, entailment = config.get("judge") is not None, config.get("entailment") is not None
-    records: list = []
-    for q in ended:
-        seq = _sequence(source, answers, q)
-        kept, reason, error, stopper = replay_stop(seq, q, rule, source_max)
-        shown = [dataclasses.replace(a, stop=None) for a in seq[:kept]]
-        if stopper is not None:
-            shown.append(dataclasses.replace(stopper, stop=reason))
-        new = question_result(q.model, q.question_index, q.question, shown, kept, reason, error,
-                              coherence_stop=rule.coherence_stop, mmr_lambda=rule.mmr_lambda, coherence_scale=scale,
-                              judged=judged, entailment=entailment)
-        records += shown + [new]
-        result.results.setdefault(q.model, []).append(new)
-        result.original.setdefault(q.model, []).append(q)
-    result.original = {m: totals(qs) for m, qs in result.original.items()}
-    resamples = config.get("bootstrap", 2000) if bootstrap is None else bootstrap
-    seed = config.get("bootstrap_seed", 0) if bootstrap_seed is None else bootstrap_seed
-    for model, qs in result.results.items():
-        result.totals[model] = totals(qs)
-        result.totals[model]["intervals"] = total_intervals(qs, resamples, seed)
-        result.totals[model]["out_of_answers"] = sum(1 for q in qs if q.stop_reason == OUT_OF_ANSWERS)
 
-    folder = RunFolder(out)
-    new_config = dict(config, coherence_stop=rule.coherence_stop, novelty_stop=rule.novelty_stop,
-                      max_answers=rule.max_answers, mmr_lambda=rule.mmr_lambda, bootstrap=resamples,
-                      bootstrap_seed=seed, out=str(out))
-    folder.write_manifest(Manifest.capture(
-        "aidanbench", new_config, rescored_from=str(source.path.resolve()),
-        source={"started": manifest.started, "git_commit": manifest.git_commit, "command": manifest.command,
-                "config": manifest.config},
-        questions=manifest.extra.get("questions"), prompts=manifest.extra.get("prompts", {})))
-    folder.write_all(records)
-    folder.write_metrics({"benchmark": "aidanbench", "models": result.totals, "original": result.original,
-                          "rescored_from": str(source.path.resolve()), "unfinished_questions": result.unfinished,
-                          "model_calls": 0,
-                          "bootstrap": {"resamples": resamples, "seed": seed, "unit": "question", "level": LEVEL,
-                                        "method": "percentile"}})
-    result.seconds = time.monotonic() - started
-    return result
+def rescore_question(source: RunFolder, answers: dict, q: QuestionResult, rule: StopRule, source_max: int,
+                     config: dict) -> tuple[list[Answer], QuestionResult]:
+    """One ended question ``q`` of the run ``source`` under ``rule``: (its answers up to
+    the new stop, with ``stop`` set anew, and its new QuestionResult), from the stored
+    ``answers`` (key -> Answer).  Raises NeocoderError for records that contradict each
+    other."""
+    seq = _sequence(source, answers, q)
+    kept, reason, error, stopper = replay_stop(seq, q, rule, source_max)
+    shown = [dataclasses.replace(a, stop=None) for a in seq[:kept]]
+    if stopper is not None:
+        shown.append(dataclasses.replace(stopper, stop=reason))
+    new = question_result(q.model, q.question_index, q.question, shown, kept, reason, error,
+                          coherence_stop=rule.coherence_stop, mmr_lambda=rule.mmr_lambda,
+                          coherence_scale=config.get("coherence_scale", 100), judged=config.get("judge") is not None,
+                          entailment=config.get("entailment") is not None)
+    return shown, new
+
+
+def model_totals(results: dict[str, list[QuestionResult]], resamples: int, seed: int) -> dict[str, dict]:
+    """Per model the totals of its re-scored questions with intervals and the count that
+    ended "out of answers"."""
+    out = {}
+    for model, qs in results.items():
+        out[model] = totals(qs)
+        out[model]["intervals"] = total_intervals(qs, resamples, seed)
+        out[model]["out_of_answers"] = sum(1 for q in qs if q.stop_reason == OUT_OF_ANSWERS)
+    return out

@@ -14,12 +14,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import AidanConfig
+from ..config import AidanConfig, Config
 from ..errors import NeocoderError
 from ..records import Answer, QuestionResult
 from ..runner import Run, Task, run_items
 from ..store import RunFolder
-from . import AIDANBENCH
+from . import AIDANBENCH, AIDANBENCH_RESCORE
 
 
 @dataclass
@@ -149,3 +149,115 @@ def run_benchmark(questions: list[str], generator, judge, embedder, folder: RunF
     run_items(task, run, task.items(run))
     lines = task.results(run)[generator.name]
     return lines, totals(lines)
+
+
+@dataclass
+class RescoreConfig(Config):
+    """``neocoder aidanbench rescore``: the AidanBench run folder ``run`` re-scored with the
+    thresholds given (None: the run's own), into ``out`` (None: beside the run,
+    ``aidanbench.rescore.default_out``).  Coherence thresholds are on the run's scale."""
+
+    run: Path
+    out: Path | None = None
+    coherence_stop: float | None = None
+    novelty_stop: float | None = None
+    max_answers: int | None = None
+    mmr_lambda: float | None = None
+    bootstrap: int | None = None  # bootstrap resamples of questions (None: the run's own)
+    bootstrap_seed: int | None = None
+    progress: bool = False
+
+
+class RescoreTask(Task):
+    """AidanBench re-scored at new thresholds from a run's stored judge scores and
+    novelties, with no model call (neocoder/aidanbench/rescore.py has the method).  An
+    item is one question the run ended; the new folder's manifest has the run's kind and
+    config with the new thresholds, so every reader treats it as an AidanBench run."""
+
+    name = AIDANBENCH_RESCORE
+    config_type = RescoreConfig
+    unit = "question"
+
+    def check(self) -> None:
+        """Read the run and resolve the rule and ``out``.  Raises NeocoderError when
+        ``run`` is not an AidanBench run folder, for a bad threshold, and when ``out`` is
+        the run itself or a folder that is not an earlier re-score."""
+        from ..aidanbench.rescore import check_out, default_out, new_rule, source_rule
+        config = self.config
+        self.source = RunFolder(Path(config.run), create=False)
+        self.origin = self.source.read_manifest()
+        if self.origin.kind != AIDANBENCH:
+            raise NeocoderError(f"{self.source.path}: a {self.origin.kind!r} run folder; rescore reads AidanBench runs")
+        self.run_rule = source_rule(self.origin.config)
+        self.rule = new_rule(self.run_rule, config.coherence_stop, config.novelty_stop, config.max_answers,
+                             config.mmr_lambda)
+        out = Path(config.out) if config.out is not None else default_out(self.source.path, self.rule, self.run_rule)
+        check_out(self.source.path, out)
+        self.config = dataclasses.replace(config, out=out)
+        self.resamples = self.origin.config.get("bootstrap", 2000) if config.bootstrap is None else config.bootstrap
+        self.seed = self.origin.config.get("bootstrap_seed", 0) if config.bootstrap_seed is None \
+            else config.bootstrap_seed
+
+    def open(self, run: Run) -> None:
+        from ..aidanbench.rescore import RescoreResult
+        answers = {a.key: a for a in self.source.read(Answer)}
+        ended = sorted(self.source.read(QuestionResult), key=lambda q: (q.model, q.question_index))
+        started = {(a.model, a.question_index) for a in answers.values()}
+        run.state.update(answers=answers, ended=ended, new={}, result=RescoreResult(
+            run=self.config.out, source=self.source.path, rule=self.rule,
+            unfinished=len(started - {(q.model, q.question_index) for q in ended})))
+        run.folder.write_all([])  # an earlier re-score in this folder is replaced, never resumed
+
+    def items(self, run: Run) -> list:
+        return list(range(len(run.state["ended"])))
+
+    def solve(self, item, run: Run):
+        from ..aidanbench.rescore import rescore_question
+        q = run.state["ended"][item]
+        shown, new = rescore_question(self.source, run.state["answers"], q, self.rule, self.run_rule.max_answers,
+                                      self.origin.config)
+        run.state["new"][item] = new
+        return shown + [new]
+
+    def manifest_head(self, run: Run) -> tuple[str, dict]:
+        rule = self.rule
+        return AIDANBENCH, dict(self.origin.config, coherence_stop=rule.coherence_stop,
+                                novelty_stop=rule.novelty_stop, max_answers=rule.max_answers,
+                                mmr_lambda=rule.mmr_lambda, bootstrap=self.resamples, bootstrap_seed=self.seed,
+                                out=str(self.config.out))
+
+    def manifest(self, run: Run) -> dict:
+        origin = self.origin
+        return {"rescored_from": str(self.source.path.resolve()),
+                "source": {"started": origin.started, "git_commit": origin.git_commit, "command": origin.command,
+                           "config": origin.config},
+                "questions": origin.extra.get("questions"), "prompts": origin.extra.get("prompts", {})}
+
+    def score(self, run: Run) -> dict:
+        from ..aidanbench.loop import totals
+        from ..aidanbench.rescore import model_totals
+        from ..api import bootstrap_info
+        result = run.state["result"]
+        for i, q in enumerate(run.state["ended"]):
+            result.results.setdefault(q.model, []).append(run.state["new"][i])
+            result.original.setdefault(q.model, []).append(q)
+        result.original = {m: totals(qs) for m, qs in result.original.items()}
+        result.totals = model_totals(result.results, self.resamples, self.seed)
+        return {"benchmark": AIDANBENCH, "models": result.totals, "original": result.original,
+                "rescored_from": str(self.source.path.resolve()), "unfinished_questions": result.unfinished,
+                "model_calls": 0, "bootstrap": bootstrap_info(self.resamples, self.seed, "question")}
+
+    def result(self, run: Run, metrics: dict):
+        run.state["result"].seconds = run.seconds()
+        return run.state["result"]
+
+
+def rescore_run(run: Path, out: Path | None = None, **thresholds):
+    """Re-score the AidanBench run folder ``run`` at new thresholds from its stored judge
+    scores and novelties, with no model call (the ``aidanbench-rescore`` task).
+    ``thresholds``: ``coherence_stop``, ``novelty_stop``, ``max_answers``, ``mmr_lambda``,
+    ``bootstrap``, ``bootstrap_seed`` (None: the run's own).  Writes a new run folder
+    (``out``, default beside ``run``) and returns its RescoreResult.  Raises NeocoderError
+    as ``RescoreTask.check`` says."""
+    from ..runner import run as run_task
+    return run_task(RescoreTask(RescoreConfig(run=Path(run), out=None if out is None else Path(out), **thresholds)))
