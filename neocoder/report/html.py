@@ -71,6 +71,7 @@ ENTROPIES = (("semantic_entropy", "semantic entropy"), ("semantic_entropy_rb", "
              ("technique_entropy", "technique entropy"), ("entropy_divergent_r", "r(SE, divergent)"))
 HEAD_LINES, HEAD_WIDTH, PLUS_SHOWN = 8, 160, 5  # test texts: lines and characters shown; extended tests shown
 CODE_CLASS = "hl"  # the CSS class of pygments' code blocks
+SKIPPED = "skipped"  # a tier none of whose tests ran
 
 
 @dataclass
@@ -207,10 +208,13 @@ def sample_verdict(sample: Sample) -> str:
 
 
 def tier_verdict(tier: TierResult) -> str:
-    """A test tier's verdict: "INFRA" when the sandbox failed on it, else its first non-AC
-    test's verdict, "AC" when all are AC."""
+    """A test tier's verdict: "INFRA" when the sandbox failed on it, "skipped" when none of
+    its tests ran (the extended tests after a failed example, ``pipeline.judge_sample``'s
+    fail-fast rule), else its first non-AC test's verdict, "AC" when all are AC."""
     if tier.infra:
         return "INFRA"
+    if not tier.tests and tier.skipped:
+        return SKIPPED
     return next((v for v in tier.verdicts if v != "AC"), "AC")
 
 
