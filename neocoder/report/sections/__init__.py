@@ -1,24 +1,23 @@
 """The report's sections, one per benchmark, found by the run's manifest ``kind``.
 
 Why: the report builder never asks which benchmark a run is: ``SECTIONS`` maps each task
-name (``neocoder.tasks``) to the section that reads and shows its runs, in the order the
-sections appear on the index.  A new task's report is one new section module (a
-``Section``, ``base.py``) and one line here.
+name (``neocoder.tasks``) to the section that reads and shows its runs; each section names
+its kinds (``Section.kinds``).  A new task's report is one new section module (a
+``Section``, ``base.py``) and one entry in ``_ORDER`` here.
 """
 
 from __future__ import annotations
 
 from ...errors import NeocoderError
-from ...tasks import AIDANBENCH, EVAL, HUMAN, IDEAS
 from .aidanbench import AidanBenchSection
 from .base import Section
 from .liveideabench import LiveIdeaBenchSection
 from .neocoder import NeoCoderSection
 
-_NEOCODER, _AIDANBENCH, _IDEAS = NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection()
+_ORDER = (NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection())  # as the index shows them
 
-# manifest kind -> its section; the index shows the sections in this order
-SECTIONS: dict[str, Section] = {EVAL: _NEOCODER, HUMAN: _NEOCODER, AIDANBENCH: _AIDANBENCH, IDEAS: _IDEAS}
+# manifest kind (a task name: neocoder.tasks EVAL, HUMAN, AIDANBENCH, IDEAS) -> the section showing it
+SECTIONS: dict[str, Section] = {kind: section for section in _ORDER for kind in section.kinds}
 KINDS = tuple(SECTIONS)
 
 
@@ -34,4 +33,4 @@ def section_for(kind: str) -> Section:
 
 def ordered_sections() -> list[Section]:
     """Every section once, in the index's order."""
-    return list(dict.fromkeys(SECTIONS.values()))
+    return list(_ORDER)
