@@ -1,7 +1,16 @@
-"""Human technique sets: what a problem's accepted solutions use (NeoCoder Eq. 3, 5, 6)."""
+"""Human technique sets: what a problem's accepted solutions use (NeoCoder Eq. 3, 5, 6).
+
+Detecting every accepted solution of the release takes about a minute on 2 cores, so
+``human_solution_sets`` keeps the per-solution sets in one on-disk cache that every
+reader (the HTML report's Table 2) goes through.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+from importlib import resources
 from pathlib import Path
 
 from ..dataset.release import HUMAN_FILE, DatasetError, load_json
@@ -58,3 +67,52 @@ def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]
         usable = any(counts.get(lang) for lang in SUPPORTED)
         result[pid] = {"techniques": union if usable else None, "by_language": counts}
     return result
+
+
+def human_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[str]]]:
+    """Technique set of every accepted human solution (Python and C/C++), per problem:
+    ``human_solution_techniques``, cached on disk (the one cache of human technique sets).
+
+    Detecting the 5,910 solutions of the 199 problems takes about a minute on 2 cores,
+    so the sets are kept in ``$XDG_CACHE_HOME/neocoder`` (default ``~/.cache/neocoder``) in
+    a file named after the SHA-256 of the release's ``human_solutions.json`` and of the
+    detector's sources (a changed release or detector gets a new file); problems missing
+    from it are detected and added.  A cache that cannot be written is skipped.  Raises
+    DatasetError (a NeocoderError) for a malformed or missing solutions file.
+    """
+    wanted = sorted(set(problem_ids))
+    source = Path(release_dir) / HUMAN_FILE
+    digest = hashlib.sha256(source.read_bytes() if source.is_file() else b"")
+    digest.update(_detector_fingerprint())
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "neocoder" / \
+        f"human-techniques-{digest.hexdigest()[:24]}.json"
+    try:
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    missing = [p for p in wanted if p not in known]
+    if missing:
+        fresh = human_solution_techniques(Path(release_dir), missing)
+        known.update({pid: [sorted(s) for s in sets] for pid, sets in fresh.items()})
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(known), encoding="utf-8")
+            tmp.replace(cache)
+        except OSError:
+            pass
+    return {pid: [set(s) for s in known[pid]] for pid in wanted if pid in known}
+
+
+def _detector_fingerprint() -> bytes:
+    """SHA-256 over the technique detector's shipped sources (modules and queries)."""
+    digest = hashlib.sha256()
+    pending = [resources.files("neocoder.techniques")]
+    while pending:
+        node = pending.pop()
+        for entry in sorted(node.iterdir(), key=lambda e: e.name):
+            if entry.is_dir():
+                pending.append(entry)
+            elif entry.name.endswith((".py", ".scm")):
+                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    return digest.digest()

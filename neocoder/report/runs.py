@@ -1,0 +1,101 @@
+"""Run folders as the HTML report reads them: the manifest, the metrics and the records.
+
+Why: every section of the report starts from the same thing, a run folder written by one
+of the tasks (``neocoder eval``, ``--model human``, ``neocoder aidanbench``, ``neocoder
+ideas``).  This module reads the two files every run has (``manifest.json``,
+``metrics.json``) through the one reader of the run folder (``store.RunFolder``); the
+records each kind holds are read by the kind's section (``sections/``), which knows their
+types.  It also names the runs as the pages show them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import NeocoderError
+from ..ideas.records import FluencyGrade, Idea, IdeaJudgement
+from ..records import Answer, Manifest, QuestionResult, Sample
+from ..store import RunFolder
+
+
+@dataclass
+class Run:
+    """One run folder as the report reads it (the record lists its section fills)."""
+
+    path: Path
+    kind: str  # the manifest's kind: a task name (neocoder.tasks: EVAL, HUMAN, AIDANBENCH, IDEAS)
+    manifest: Manifest
+    metrics: dict
+    label: str = ""  # the model (disambiguated by folder name when two runs share it)
+    page: str | None = None  # the drill-down page's file name (runs whose section has one)
+    samples: list[Sample] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
+    questions: list[QuestionResult] = field(default_factory=list)
+    ideas: list[Idea] = field(default_factory=list)
+    judgements: list[IdeaJudgement] = field(default_factory=list)
+    grades: list[FluencyGrade] = field(default_factory=list)
+
+    def model_label(self) -> str:
+        """The model the manifest's config names, else the folder's name."""
+        return self.manifest.config.get("model", {}).get("spec", self.path.name)
+
+
+def open_run(path: Path, kinds: tuple[str, ...]) -> tuple[Run, RunFolder]:
+    """The manifest and metrics of the run folder ``path`` as a ``Run`` (records not read
+    yet), and its ``RunFolder`` to read them from.
+
+    Raises NeocoderError naming the folder when it is missing, is not a run folder (no
+    ``manifest.json``), is of a kind not in ``kinds`` (a built dataset), has no
+    ``metrics.json`` yet, or holds JSON of another shape; RecordError (a NeocoderError)
+    for a manifest of another format version.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise NeocoderError(f"{path}: no such run folder")
+    if not (path / RunFolder.MANIFEST).is_file():
+        raise NeocoderError(f"{path}: not a run folder (no {RunFolder.MANIFEST}); the report reads folders "
+                            "written by `neocoder eval`, `neocoder aidanbench` or `neocoder ideas`")
+    folder = RunFolder(path, create=False)
+    try:
+        manifest = folder.read_manifest()
+        if manifest.kind not in kinds:
+            raise NeocoderError(f"{path}: a {manifest.kind!r} run folder; the report covers "
+                                f"{', '.join(kinds)} runs")
+        metrics = folder.read_metrics()
+    except NeocoderError:
+        raise
+    except (ValueError, TypeError) as exc:  # a manifest or metrics file that is not JSON of the expected shape
+        raise NeocoderError(f"{path}: not a readable run folder ({exc})") from exc
+    return Run(path, manifest.kind, manifest, metrics), folder
+
+
+def display_name(model: str) -> str:
+    """A model name as the pages show it: a replayed file or folder by its base name
+    (``replay//long/path/answers.jsonl#m`` -> ``replay/answers.jsonl#m``); others as they are."""
+    if model.startswith("replay/") and "/" in model[len("replay/"):]:
+        path, sep, variant = model[len("replay/"):].partition("#")
+        return f"replay/{Path(path).name}{sep}{variant}"
+    return model
+
+
+def disambiguate(runs: list[Run], group_of) -> None:
+    """Set the labels shown for ``runs``: ``display_name`` of each, with the folder's name
+    added where two runs of one group (``group_of(run)``: runs drawn together) share it."""
+    for r in runs:
+        r.label = display_name(r.label)
+    seen = Counter((group_of(r), r.label) for r in runs)
+    for r in runs:
+        if seen[(group_of(r), r.label)] > 1:
+            r.label = f"{r.label} ({r.path.resolve().name})"
+
+
+def model_names(runs: list[Run]) -> dict[tuple[Path, str], str]:
+    """{(run folder, model in its metrics' ``models``): the name shown}: ``display_name``,
+    with the folder's name added where two runs' models would show the same name (the
+    AidanBench and LiveIdeaBench runs, whose metrics hold several models)."""
+    names = {(r.path, m): display_name(m) for r in runs for m in r.metrics.get("models", {})}
+    counts = Counter(names.values())
+    return {(path, m): (f"{shown} ({path.resolve().name})" if counts[shown] > 1 else shown)
+            for (path, m), shown in names.items()}

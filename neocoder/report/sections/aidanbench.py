@@ -1,0 +1,99 @@
+"""AidanBench's section of the report (runs of kind ``aidanbench``, ``aidanbench.html``).
+
+Why: an AidanBench run is judged by how many novel, coherent answers a model gives per
+question before it repeats itself.  Runs over the same question list are drawn together;
+each such group gets its totals with bootstrap intervals over questions, answers per
+question, novelty and coherence per answer (AidanBench Fig. 3) and stop reasons per
+question.  There is no drill-down page: the per-question table is the detail.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ...config import COHERENCE_STOP, COHERENCE_STOP_10
+from ...records import Answer, QuestionResult
+from ...tasks import AIDANBENCH
+from .. import plots
+from ..render import render
+from ..runs import Run, model_names
+from .base import Section
+
+# the totals' columns: (key in a model's metrics, format); a key a run lacks shows — (the
+# first two every run has)
+TOTALS = (("answers", "{:.0f}"), ("novelty_sum", "{:.2f}"), ("gated_novelty", "{:.2f}"), ("mmr", "{:.2f}"),
+          ("semantic_entropy", "{:.3f}"))
+ALWAYS = ("answers", "novelty_sum")
+
+
+class AidanBenchSection(Section):
+    """AidanBench runs, grouped by their question list."""
+
+    name = AIDANBENCH
+    kinds = (AIDANBENCH,)
+
+    def read(self, run: Run, folder) -> None:
+        run.answers = sorted(folder.read(Answer), key=lambda a: (a.model, a.question_index, a.answer_num))
+        run.questions = sorted(folder.read(QuestionResult), key=lambda q: (q.model, q.question_index))
+        run.label = run.model_label()
+
+    def size(self, run: Run) -> str:
+        return f"{len(run.questions)} question results, {len(run.answers)} answers"
+
+    def index_html(self, runs: list[Run]) -> str:
+        groups: dict[tuple, list[Run]] = {}
+        for r in runs:
+            texts = {q.question_index: q.question for q in r.questions}
+            texts.update({a.question_index: a.question for a in r.answers})
+            groups.setdefault(tuple(texts[i] for i in sorted(texts)), []).append(r)
+        return render("aidanbench.html", runs=runs,
+                      groups=[group_view(list(questions), members) for questions, members in groups.items()])
+
+
+def group_view(questions: list[str], runs: list[Run]) -> dict:
+    """What the page shows of runs over one question list: the models' totals (as table
+    rows), the three figures, and per question each model's answers, novelty sum and
+    stop reason."""
+    names = model_names(runs)
+    totals = {names[(r.path, m)]: t for r in runs for m, t in r.metrics.get("models", {}).items()}
+    per_q: dict[str, dict[int, QuestionResult]] = {shown: {} for shown in totals}
+    curves: dict[str, dict[int, list]] = {shown: {} for shown in totals}
+    for r in runs:
+        for q in r.questions:
+            if (r.path, q.model) in names:
+                per_q[names[(r.path, q.model)]][q.question_index] = q
+        for a in r.answers:
+            if (r.path, a.model) in names:
+                curves[names[(r.path, a.model)]].setdefault(a.question_index, []).append(
+                    (a.answer_num, a.novelty, a.coherence, a.stop))
+    colors = plots.palette(list(totals))
+    config = runs[0].manifest.config
+    scale = config.get("coherence_scale") or 100
+    stop = config.get("coherence_stop")
+    if stop is None:
+        stop = COHERENCE_STOP_10 if scale == 10 else COHERENCE_STOP
+    curves = {m: {i: [(n, nov, None if c is None else c * 100 / scale, st) for n, nov, c, st in pts]
+                  for i, pts in per.items()} for m, per in curves.items()}
+    figures = {"totals": plots.aidan_totals_svg(totals, colors),
+               "answers": plots.aidan_answers_svg(questions, {m: {i: q.answers for i, q in per.items()}
+                                                              for m, per in per_q.items()}, colors),
+               "curves": plots.aidan_curves_svg(questions, curves, colors, config.get("novelty_stop"),
+                                                stop * 100 / scale)}
+    return {"questions": questions, "models": list(totals), "totals": [totals_row(m, t) for m, t in totals.items()],
+            "figures": {k: Markup(v) for k, v in figures.items()}, "scale": scale, "per_q": per_q}
+
+
+def totals_row(model: str, t: dict) -> dict:
+    """One model's totals as the table shows them: each column's value and interval as
+    text (None: the run has no such column), the stop reasons, questions and errors."""
+    ivs = t.get("intervals") or {}
+    cells = []
+    for key, form in TOTALS:
+        if key not in t and key not in ALWAYS:
+            cells.append(None)
+            continue
+        iv = ivs.get(key)
+        cells.append((form.format(t.get(key, 0)), f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""))
+    return {"model": model, "questions": t.get("questions", ""), "cells": cells, "errors": t.get("errors", 0),
+            "stops": ", ".join(f"{k}: {v}" for k, v in (t.get("stop_reasons") or {}).items())}
+

@@ -1,0 +1,106 @@
+"""LiveIdeaBench's section of the report (runs of kind ``ideas``, ``neocoder ideas``):
+``ideas.html`` on the index and ``ideas_samples.html`` per run.
+
+Why: an ideas run is judged by a panel's 1-10 scores and by how its scores compare with the
+published leaderboard.  The index shows the five scores with their intervals, the run
+beside the published December 2024 leaderboard's columns (read from
+``../shared/liveideabench`` or ``$LIVEIDEABENCH_DIR`` when the report is built, never
+copied), and the scores per discipline and per keyword; each run's drill-down page shows
+every idea per keyword with what became of it, its judges' scores and the keyword's
+fluency grade.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from markupsafe import Markup
+
+from ...errors import NeocoderError
+from ...ideas.records import FluencyGrade, Idea, IdeaJudgement
+from ...tasks import IDEAS
+from .. import plots
+from ..ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
+from ..render import render, write_page
+from ..runs import Run, display_name, model_names
+from .base import Section
+
+IDEA_SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
+               ("fluency", "fluency"), ("flexibility", "flexibility"))
+CRITERIA = ("originality", "feasibility", "clarity")  # what each judge scores
+STATUS_BADGE = {"ok": "AC", "too long": "TLE", "refused": "WA"}  # an idea's status -> the verdict colour it borrows
+KEYWORDS_OPEN = 40  # a longer per-keyword table is folded
+
+
+class LiveIdeaBenchSection(Section):
+    """LiveIdeaBench runs: totals, the published leaderboard, per discipline and keyword."""
+
+    name = IDEAS
+    kinds = (IDEAS,)
+    page_link = "ideas"
+
+    def read(self, run: Run, folder) -> None:
+        records = folder.read()
+        run.ideas = sorted((r for r in records if isinstance(r, Idea)),
+                           key=lambda i: (i.model, i.keyword_index, i.idea_num))
+        run.judgements = [r for r in records if isinstance(r, IdeaJudgement)]
+        run.grades = [r for r in records if isinstance(r, FluencyGrade)]
+        run.label = run.model_label()
+
+    def size(self, run: Run) -> str:
+        return f"{len(run.ideas)} ideas, {len(run.judgements)} judgements, {len(run.grades)} fluency grades"
+
+    def index_html(self, runs: list[Run]) -> str:
+        names = model_names(runs)
+        models = {names[(r.path, m)]: r.metrics["models"][m] for r in runs for m in r.metrics.get("models", {})}
+        return render("ideas.html", runs=runs, models=models, scores=IDEA_SCORES, columns=LEADERBOARD_COLUMNS,
+                      leaderboard=leaderboard_view(models), keywords_open=KEYWORDS_OPEN)
+
+    def write_pages(self, runs: list[Run], out: Path) -> None:
+        for run in runs:
+            write_page(out / run.page, f"{run.label}: ideas", render("ideas_samples.html", **ideas_page(run)))
+
+
+def leaderboard_view(models: dict[str, dict]) -> dict:
+    """The run's models among the published leaderboard's rows (``report.ideas.comparison_rows``)
+    with the bar figure and where the leaderboard was read, or why it could not be."""
+    from ...ideas.sources import LEADERBOARD_FILE, liveideabench_dir, load_leaderboard
+
+    try:
+        leaderboard = load_leaderboard()
+    except NeocoderError as exc:
+        return {"error": str(exc)}
+    merged = comparison_rows(models, leaderboard)
+    return {"error": None, "rows": merged, "path": str(liveideabench_dir() / LEADERBOARD_FILE),
+            "figure": Markup(leaderboard_svg(merged, plots.palette(list(models))))}
+
+
+def ideas_page(run: Run) -> dict:
+    """What the drill-down page of an ideas run shows: per (model, keyword) its ideas, each
+    with its badge and its judges' rows, and the keyword's fluency grade as text."""
+    judged: dict[tuple, list[IdeaJudgement]] = {}
+    for j in run.judgements:
+        judged.setdefault((j.model, j.keyword_index, j.idea_num), []).append(j)
+    grades = {(g.model, g.keyword_index): g for g in run.grades}
+    by_keyword: dict[tuple, list[Idea]] = {}
+    for idea in run.ideas:
+        by_keyword.setdefault((idea.model, idea.keyword_index), []).append(idea)
+    several = len({i.model for i in run.ideas}) > 1
+    keywords = []
+    for (model, index), ideas in by_keyword.items():
+        keywords.append({"first": ideas[0], "fluency": fluency_text(grades.get((model, index))),
+                         "who": " · " + display_name(model) if several else "",
+                         "ideas": [{"idea": idea, "badge": STATUS_BADGE.get(idea.status, "INFRA"),
+                                    "text": idea.idea or idea.reply or idea.error or "",
+                                    "judges": sorted(judged.get((model, index, idea.idea_num), []),
+                                                     key=lambda j: j.judge)} for idea in ideas]})
+    return {"run": run, "limit": run.manifest.config.get("max_words"), "keywords": keywords, "criteria": CRITERIA}
+
+
+def fluency_text(grade: FluencyGrade | None) -> str:
+    """A keyword's fluency grade as the page says it."""
+    if grade is None:
+        return "not graded (fewer than 2 judged ideas)"
+    if grade.grade is None:
+        return f"error ({grade.error or ''})"
+    return f"{grade.grade} = {grade.score:.0f} by {grade.judge}"

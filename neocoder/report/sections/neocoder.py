@@ -1,0 +1,144 @@
+"""NeoCoder's section of the report (runs of kind ``eval`` and ``human``): what its pages
+show, computed from the records, and its part of ``index.html`` (``neocoder.html``).
+
+The index shows the metrics per state with their bootstrap intervals, NeoGauge@t and
+cumulative NeoGauge (NeoCoder Fig. 4), convergent and divergent creativity against the
+humans (Fig. 6, Fig. 8), the top-5 techniques per state against the humans' (Table 2),
+sample verdicts per state, and pass@1 against pass@1 with the extended tests; each model
+run also gets a drill-down page (``drilldown.py``).
+
+Definitions (documented in ``docs/report.md``):
+
+- a sample's *verdict* is that of its first example test that is not AC (Codeforces'
+  convention), AC when all are; ``INFRA`` when the sandbox failed; ``no reply`` on a
+  model error; a tier none of whose tests ran (the extended tests after a failed example)
+  is ``skipped``, never AC;
+- the *humans' techniques at state t* (Table 2) are those of the accepted human
+  solutions (Python and C/C++, detected by the same detector as model code) of the
+  problems the model run has at state t that *follow that state's constraints* (use
+  none of its forbidden techniques); a technique's share is averaged over problems
+  (each problem weighs the same, as a model's one sample per problem does), and the
+  model's share is the share of its samples at state t that use it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+from markupsafe import Markup
+
+from ...errors import NeocoderError
+from ...records import Sample
+from ...tasks import EVAL, HUMAN
+from .. import plots
+from ..render import render
+from ..runs import Run
+from ..verdicts import verdict_counts
+from .base import Section
+from .drilldown import write_drilldowns
+from .metrics_view import metrics_view
+
+
+def top_techniques(groups: list[list[set[str]]], k: int = 5) -> list[tuple[str, float]]:
+    """The ``k`` most used techniques and their share in [0, 1]: per group (a problem), the
+    share of its technique sets that use the technique, averaged over the groups; ties
+    by name.  Empty groups are left out; no group gives []."""
+    groups = [g for g in groups if g]
+    shares: Counter = Counter()
+    for sets in groups:
+        for name, n in Counter(t for s in sets for t in s).items():
+            shares[name] += n / len(sets) / len(groups)
+    return sorted(shares.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+def technique_table(samples: list[Sample], human: dict[str, list[set[str]]] | None, k: int = 5) -> dict[int, dict]:
+    """NeoCoder Table 2 for one model run: per state t, ``{"model": top-k of its samples,
+    "human": top-k of the human solutions that follow the state's constraints (None
+    without human sets), "problems": problems with such a solution}``.
+
+    Excluded samples (model error, INFRA) are left out.  A model has one group per sample
+    (so its share is the share of samples); humans one group per problem.
+    """
+    by_state: dict[int, list[Sample]] = {}
+    for s in samples:
+        if not s.excluded:
+            by_state.setdefault(int(s.state), []).append(s)
+    table = {}
+    for t, rows in sorted(by_state.items()):
+        entry = {"model": top_techniques([[set(s.techniques)] for s in rows], k), "human": None, "problems": 0}
+        if human is not None:
+            constraints = {s.problem_id: set(s.constraints) for s in rows}
+            groups = [[sol for sol in human.get(pid, []) if not sol & forbidden]
+                      for pid, forbidden in constraints.items()]
+            entry["human"] = top_techniques(groups, k)
+            entry["problems"] = sum(1 for g in groups if g)
+        table[t] = entry
+    return table
+
+
+def human_sets_for(models: list[Run]) -> tuple[dict | None, str]:
+    """The human solution sets for every problem of the model runs (from the release the
+    first model run's manifest names; ``techniques.human.human_solution_sets``, cached
+    there), and a note for the page (how they were found, or why they are missing)."""
+    from ...techniques.human import human_solution_sets
+
+    if not models:
+        return None, ""
+    release = models[0].manifest.config.get("release_dir")
+    problems = {s.problem_id for r in models for s in r.samples}
+    if not release:
+        return None, "humans' techniques unavailable: the run's manifest names no release folder"
+    started = time.monotonic()
+    try:
+        sets = human_solution_sets(Path(release), problems)
+    except NeocoderError as exc:
+        return None, f"humans' techniques unavailable: {exc}"
+    return sets, (f"humans: {sum(len(v) for v in sets.values())} accepted solutions of {len(sets)} problems "
+                  f"from {release} ({time.monotonic() - started:.1f}s, cached)")
+
+
+class NeoCoderSection(Section):
+    """NeoCoder model runs and human baselines, drawn together; model runs get a
+    drill-down page."""
+
+    name = "neocoder"
+    kinds = (EVAL, HUMAN)
+    page_link = "samples"
+
+    def read(self, run: Run, folder) -> None:
+        if run.kind == EVAL:
+            run.samples = sorted(folder.read(Sample), key=lambda s: (s.state, s.problem_id, s.sample))
+            run.label = run.metrics.get("model") or run.model_label()
+        else:
+            run.label = "human"
+
+    def has_page(self, run: Run) -> bool:
+        return run.kind == EVAL
+
+    def size(self, run: Run) -> str:
+        if run.kind == EVAL:
+            return f"{len(run.samples)} samples"
+        return f"{sum(m.get('n', 0) for m in run.metrics.get('states', {}).values())} solution-states"
+
+    def index_html(self, runs: list[Run]) -> str:
+        models = [r for r in runs if r.kind == EVAL]
+        human_sets, human_note = human_sets_for(models)
+        colors = plots.palette([r.label for r in runs])
+        series = [(r.label, r.metrics.get("states", {})) for r in runs]
+        counts = [(r.label, verdict_counts(r.samples)) for r in models]
+        figures = {"neogauge": plots.neogauge_svg(series, colors), "creativity": plots.creativity_svg(series, colors)}
+        if models:
+            figures["verdicts"] = plots.verdicts_svg(counts)
+            figures["pass"] = plots.pass_svg([(r.label, r.metrics.get("states", {})) for r in models], colors)
+        return render(
+            "neocoder.html", runs=runs, models=models, views=[metrics_view(r) for r in runs], human_note=human_note,
+            figures={k: Markup(v) for k, v in figures.items()}, counts=counts,
+            techniques=[(r.label, technique_table(r.samples, human_sets)) for r in models],
+            verdicts=[v for v in plots.VERDICT_COLORS if any(v in c for _, per in counts for c in per.values())],
+            has_plus=any(m.get("pass@1_plus") is not None for r in models for m in r.metrics.get("states", {}).values()))
+
+    def write_pages(self, runs: list[Run], out: Path) -> None:
+        write_drilldowns([r for r in runs if r.kind == EVAL], out)
+

@@ -1,0 +1,45 @@
+"""The verdict a report shows for a sample and for a tier of tests, and their counts.
+
+Why: the drill-down page, the verdict table and the figure all need the same decision;
+it is a pure function of the records, kept apart from rendering so it can be tested with
+no sandbox and no page.  The rule (docs/report.md): a sample's verdict is that of its
+first example test that is not AC (Codeforces' convention), AC when all are; ``INFRA``
+when the sandbox failed; ``no reply`` on a model error; a tier none of whose tests ran
+(the extended tests skipped after a failed example) is ``skipped``, never AC.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..records import Sample, TierResult
+
+SKIPPED = "skipped"  # the verdict of a tier none of whose tests ran
+NO_REPLY, INFRA = "no reply", "INFRA"
+
+
+def sample_verdict(sample: Sample) -> str:
+    """The verdict of a sample: "no reply" on a model error, "INFRA" when the sandbox
+    failed, else the first non-AC verdict of its example tests, "AC" when all are AC."""
+    if sample.error or sample.examples is None:
+        return NO_REPLY
+    return tier_verdict(sample.examples)
+
+
+def tier_verdict(tier: TierResult) -> str:
+    """A test tier's verdict: "INFRA" when the sandbox failed on it, "skipped" when none of
+    its tests ran (the extended tests after a failed example, ``pipeline.judge_sample``'s
+    fail-fast rule), else its first non-AC test's verdict, "AC" when all are AC."""
+    if tier.infra:
+        return INFRA
+    if not tier.tests and tier.skipped:
+        return SKIPPED
+    return next((v for v in tier.verdicts if v != "AC"), "AC")
+
+
+def verdict_counts(samples: list[Sample]) -> dict[int, dict[str, int]]:
+    """{state t: {verdict: number of samples}} with ``sample_verdict``."""
+    counts: dict[int, Counter] = {}
+    for s in samples:
+        counts.setdefault(int(s.state), Counter())[sample_verdict(s)] += 1
+    return {t: dict(c) for t, c in sorted(counts.items())}
