@@ -6,7 +6,14 @@ One record type per thing a run keeps, each a dataclass with one comment per fie
 - ``Sample``: one judged solution of one problem state, its two test tiers side by side
   (``examples`` and ``plus``, as EvalPlus keeps base and plus);
 - ``Answer`` and ``QuestionResult``: AidanBench's answers and per-question outcomes;
+- ``HumanBaseline``: the human solutions of one problem state scored as samples;
+- ``Idea``, ``IdeaJudgement`` and ``FluencyGrade``: LiveIdeaBench's ideas, the judges'
+  scores of them and the judges' fluency grades (``neocoder ideas``, docs/ideas.md);
 - ``Manifest``: what a run needs to be reproduced (``manifest.json``).
+
+``RECORD_TYPES`` lists every record type by its ``type`` tag, here and only here: every
+benchmark's records live in this shared module (the bottom layer, importing nothing
+above it), so any run folder reads back with no other module imported first.
 
 Every JSONL line carries ``type`` and ``format_version``; ``from_line`` refuses a line of
 another version with an error naming the file and line.  ``FORMAT_VERSION`` changes
@@ -283,8 +290,101 @@ class HumanBaseline(Record):
         return (self.problem_id, int(self.state))
 
 
+IDEA_STATUSES = ("ok", "too long", "refused", "error")  # the values of ``Idea.status``
+
+
+@dataclass
+class Idea(Record):
+    """One idea of one model for one keyword (LiveIdeaBench's unit of judging)."""
+
+    TYPE = "idea"
+
+    model: str  # the idea model (PROVIDER/NAME; replay/<source>#<model> for a recorded source of several)
+    keyword_index: int  # 0-based position of the keyword in the run's keyword list
+    keyword: str
+    idea_num: int  # 1-based position of the idea among the keyword's ideas
+    category: str = ""  # the keyword's discipline (LiveIdeaBench's keywords.csv), "" when unknown
+    idea: str = ""  # the idea as judged: the reply with a leading "Idea:" marker and quotes removed
+    reply: str | None = None  # the model's raw reply (to the fallback prompt when that was used)
+    words: int = 0  # whitespace-separated words of ``idea``
+    status: str = "ok"  # "ok" (judged), "too long" (over max_words), "refused" (twice), "error"
+    fallback: bool = False  # the first reply was a refusal and the fallback prompt was asked
+    refused_reply: str | None = None  # the first reply, when it was a refusal
+    recorded_model: str | None = None  # who wrote a replayed idea (``--model replay/...``)
+    error: str | None = None  # the model error, when the call failed
+    finish_reason: str | None = None  # the endpoint's finish reason ("length": cut at --max-tokens)
+    tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}, both calls
+    seconds: float = 0.0  # wall time of the idea model's calls
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, int(self.keyword_index), int(self.idea_num))
+
+    @property
+    def finished(self) -> bool:
+        """An idea whose model call failed is asked again on resume."""
+        return self.status != "error"
+
+
+@dataclass
+class IdeaJudgement(Record):
+    """One judge's scores of one idea: originality, feasibility and clarity, 1-10 each."""
+
+    TYPE = "idea_judgement"
+
+    model: str  # the idea model
+    keyword_index: int
+    keyword: str
+    idea_num: int
+    judge: str  # the judge's name in the panel (an alias or its spec)
+    judge_spec: str  # the judge's PROVIDER/NAME
+    scores: dict | None = None  # {"originality", "feasibility", "clarity"}: floats in [1, 10]; None on an error
+    error: str | None = None  # why there are no scores: unparseable replies, or a model error
+    replies: list = field(default_factory=list)  # the judge's raw replies, retries included
+    tokens: dict = field(default_factory=dict)  # {"prompt": int, "completion": int}, summed over attempts
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, int(self.keyword_index), int(self.idea_num), self.judge)
+
+    @property
+    def finished(self) -> bool:
+        """A judgement that ended in an error is asked again on resume (from the call cache
+        when the replies were unparseable: the same replies, so the same error)."""
+        return self.error is None
+
+
+@dataclass
+class FluencyGrade(Record):
+    """One judge's grade of how different one model's ideas for one keyword are."""
+
+    TYPE = "idea_fluency"
+
+    model: str  # the idea model
+    keyword_index: int
+    keyword: str
+    judge: str  # the judge's name in the panel
+    judge_spec: str
+    idea_nums: list = field(default_factory=list)  # the kept ideas shown to the judge, in order
+    grade: str | None = None  # "A", "B", "C" or "D"; None on an error
+    score: float | None = None  # the grade's points: A 10, B 7, C 4, D 1 (ideas/scoring.py FLUENCY_POINTS)
+    error: str | None = None
+    replies: list = field(default_factory=list)
+    tokens: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, int(self.keyword_index))
+
+    @property
+    def finished(self) -> bool:
+        return self.error is None
+
+
+# Every record type a run folder may hold, by its ``type`` tag: the complete list, written
+# here once; no module adds to it, so reading a run folder needs no earlier import.
 RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult,
-                                                            HumanBaseline)}
+                                                            HumanBaseline, Idea, IdeaJudgement, FluencyGrade)}
 
 
 def from_line(data: object, path, line: int) -> Record:

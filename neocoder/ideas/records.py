@@ -1,118 +1,13 @@
-"""The records of an ideas run (``neocoder ideas``), in the style of ``neocoder/records.py``.
+"""The records of an ideas run (``neocoder ideas``): ``Idea``, ``IdeaJudgement`` and
+``FluencyGrade``, under the names the ideas modules use.
 
-Three record types, each a dataclass with one comment per field, written to the run
-folder's ``records.jsonl`` as they happen:
-
-- ``Idea``: one idea an idea model wrote for one keyword, with what became of it (kept
-  and judged, left out for its length, refused, or a model error);
-- ``IdeaJudgement``: one judge's originality, feasibility and clarity scores (1-10) of
-  one idea, or the error that replaced them;
-- ``FluencyGrade``: one judge's grade (A-D, mapped to 10, 7, 4, 1) of how different a
-  model's ideas for one keyword are.
-
-They carry ``type`` and ``format_version`` like every record (``Record.to_dict``) and are
-registered in ``neocoder.records.RECORD_TYPES`` when this module is imported, so
-``RunFolder.read`` knows them.  The resume rule is the run folder's: a record whose
-``finished`` is false (a model error, an unparseable judge reply) is redone on resume;
-the last line for a key wins.
+They are defined in ``neocoder/records.py`` beside every other record type, so that
+``neocoder.records.RECORD_TYPES`` lists them without this package being imported and an
+ideas run folder reads back in a process that never imported ``neocoder.ideas``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import IDEA_STATUSES, FluencyGrade, Idea, IdeaJudgement
 
-from ..records import RECORD_TYPES, Record
-
-IDEA_STATUSES = ("ok", "too long", "refused", "error")
-
-
-@dataclass
-class Idea(Record):
-    """One idea of one model for one keyword (LiveIdeaBench's unit of judging)."""
-
-    TYPE = "idea"
-
-    model: str  # the idea model (PROVIDER/NAME; replay/<source>#<model> for a recorded source of several)
-    keyword_index: int  # 0-based position of the keyword in the run's keyword list
-    keyword: str
-    idea_num: int  # 1-based position of the idea among the keyword's ideas
-    category: str = ""  # the keyword's discipline (LiveIdeaBench's keywords.csv), "" when unknown
-    idea: str = ""  # the idea as judged: the reply with a leading "Idea:" marker and quotes removed
-    reply: str | None = None  # the model's raw reply (to the fallback prompt when that was used)
-    words: int = 0  # whitespace-separated words of ``idea``
-    status: str = "ok"  # "ok" (judged), "too long" (over max_words), "refused" (twice), "error"
-    fallback: bool = False  # the first reply was a refusal and the fallback prompt was asked
-    refused_reply: str | None = None  # the first reply, when it was a refusal
-    recorded_model: str | None = None  # who wrote a replayed idea (``--model replay/...``)
-    error: str | None = None  # the model error, when the call failed
-    finish_reason: str | None = None  # the endpoint's finish reason ("length": cut at --max-tokens)
-    tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}, both calls
-    seconds: float = 0.0  # wall time of the idea model's calls
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, int(self.keyword_index), int(self.idea_num))
-
-    @property
-    def finished(self) -> bool:
-        """An idea whose model call failed is asked again on resume."""
-        return self.status != "error"
-
-
-@dataclass
-class IdeaJudgement(Record):
-    """One judge's scores of one idea: originality, feasibility and clarity, 1-10 each."""
-
-    TYPE = "idea_judgement"
-
-    model: str  # the idea model
-    keyword_index: int
-    keyword: str
-    idea_num: int
-    judge: str  # the judge's name in the panel (an alias or its spec)
-    judge_spec: str  # the judge's PROVIDER/NAME
-    scores: dict | None = None  # {"originality", "feasibility", "clarity"}: floats in [1, 10]; None on an error
-    error: str | None = None  # why there are no scores: unparseable replies, or a model error
-    replies: list = field(default_factory=list)  # the judge's raw replies, retries included
-    tokens: dict = field(default_factory=dict)  # {"prompt": int, "completion": int}, summed over attempts
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, int(self.keyword_index), int(self.idea_num), self.judge)
-
-    @property
-    def finished(self) -> bool:
-        """A judgement that ended in an error is asked again on resume (from the call cache
-        when the replies were unparseable: the same replies, so the same error)."""
-        return self.error is None
-
-
-@dataclass
-class FluencyGrade(Record):
-    """One judge's grade of how different one model's ideas for one keyword are."""
-
-    TYPE = "idea_fluency"
-
-    model: str  # the idea model
-    keyword_index: int
-    keyword: str
-    judge: str  # the judge's name in the panel
-    judge_spec: str
-    idea_nums: list = field(default_factory=list)  # the kept ideas shown to the judge, in order
-    grade: str | None = None  # "A", "B", "C" or "D"; None on an error
-    score: float | None = None  # the grade's points: A 10, B 7, C 4, D 1 (scoring.FLUENCY_POINTS)
-    error: str | None = None
-    replies: list = field(default_factory=list)
-    tokens: dict = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, int(self.keyword_index))
-
-    @property
-    def finished(self) -> bool:
-        return self.error is None
-
-
-for _cls in (Idea, IdeaJudgement, FluencyGrade):
-    RECORD_TYPES.setdefault(_cls.TYPE, _cls)
+__all__ = ["IDEA_STATUSES", "FluencyGrade", "Idea", "IdeaJudgement"]

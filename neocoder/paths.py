@@ -1,0 +1,75 @@
+"""Where neocoder keeps what it caches, and the fingerprints that name cached things.
+
+Two caches outlive a run: the validated dataset (``validated.py``: the human solutions'
+runs and the built problem states) and the human solutions' technique sets (the report).
+Both live under one folder, ``cache_root()``, read when it is asked for (never at import),
+so a test or a service can point it elsewhere for its own process:
+
+1. ``$NEOCODER_CACHE`` when it is set and not empty;
+2. otherwise ``~/.cache/neocoder``.
+
+``$XDG_CACHE_HOME`` is not read: one variable decides, and the default stays where the
+validated dataset has always been cached, so existing caches stay valid.
+
+A cache entry is named after the files it was made from (a release, the sources of the
+code that built it), so a changed file makes a new entry instead of a stale hit.
+``fingerprint`` is the one hasher of such files; ``package_files`` lists the shipped
+sources of a package through ``importlib.resources`` (an installed wheel has no checkout
+around it, so no ``Path(__file__)`` arithmetic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Union
+
+if TYPE_CHECKING:  # importlib.resources.abc exists from Python 3.11 on; only annotations use it
+    from importlib.resources.abc import Traversable
+
+CACHE_ENV = "NEOCODER_CACHE"
+
+FileLike = Union[Path, "Traversable"]
+
+
+def cache_root() -> Path:
+    """The folder every neocoder cache lives in: ``$NEOCODER_CACHE``, else ``~/.cache/neocoder``.
+
+    Read at call time.  The folder is not created here (the cache that writes creates it).
+    """
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "neocoder")
+
+
+def fingerprint(files: Iterable[FileLike]) -> str:
+    """SHA-256 hex digest of ``files``, in the order given.
+
+    Each file contributes its base name, a NUL byte, its bytes and a NUL byte, so renaming
+    a file or moving bytes between two files changes the digest.  ``files`` are
+    ``pathlib.Path`` or ``importlib.resources`` entries.  Raises OSError (FileNotFoundError)
+    for a file that cannot be read: callers leave out the optional ones first.
+    """
+    digest = hashlib.sha256()
+    for entry in files:
+        digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def package_files(package: str, *names: str, suffixes: tuple[str, ...] = (".py",)) -> list[Traversable]:
+    """The shipped files of ``package`` (a dotted name, e.g. ``"neocoder.judge.special"``),
+    optionally below the subfolder ``names``, whose names end in one of ``suffixes``, at
+    any depth, sorted by their path below that folder (the order ``sorted(Path.rglob)``
+    gives).  An absent folder gives ``[]``; an uninstalled package raises ModuleNotFoundError.
+    """
+    root = resources.files(package).joinpath(*names) if names else resources.files(package)
+    found: list[tuple[tuple[str, ...], Traversable]] = []
+    pending: list[tuple[tuple[str, ...], Traversable]] = [((), root)] if root.is_dir() else []
+    while pending:
+        parts, node = pending.pop()
+        for entry in node.iterdir():
+            if entry.is_dir():
+                pending.append((parts + (entry.name,), entry))
+            elif entry.name.endswith(suffixes):
+                found.append((parts + (entry.name,), entry))
+    return [entry for _, entry in sorted(found, key=lambda pair: pair[0])]

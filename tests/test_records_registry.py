@@ -1,0 +1,61 @@
+"""Every record type is known to ``neocoder.records`` without any other import (issue 22,
+item 7): a run folder of any benchmark reads back in a process that imported nothing else.
+
+Before, LiveIdeaBench's record types registered themselves when ``neocoder.ideas`` was
+imported, so a fresh process reading an ideas run folder failed with "unknown record
+type 'idea'"."""
+
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+
+import neocoder
+from neocoder.ideas import run_ideas
+from neocoder.records import RECORD_TYPES, Record
+from neocoder.store import RunFolder
+from test_ideas import PanelServer, scripted, settings
+
+READ_IN_A_FRESH_PROCESS = """
+import collections, json, sys
+from neocoder.store import RunFolder
+records = RunFolder(sys.argv[1], create=False).read()
+print(json.dumps({"types": collections.Counter(type(r).__name__ for r in records),
+                  "ideas_imported": any(m.startswith("neocoder.ideas") for m in sys.modules)}))
+"""
+
+
+def test_an_ideas_run_folder_reads_back_in_a_fresh_process(tmp_path):
+    keywords = tmp_path / "keywords.csv"
+    keywords.write_text("keyword,category\nmeteorology,Earth science\nsoil,Biology\n")
+    server = PanelServer(scripted())
+    try:
+        result = run_ideas(settings(tmp_path, server, keywords))
+    finally:
+        server.close()
+    here = {}
+    for record in RunFolder(result.run, create=False).read():
+        here[type(record).__name__] = here.get(type(record).__name__, 0) + 1
+    assert here["Idea"] == 4 and here["IdeaJudgement"] > 0 and here["FluencyGrade"] > 0
+    out = subprocess.run([sys.executable, "-c", READ_IN_A_FRESH_PROCESS, str(result.run)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got == {"types": here, "ideas_imported": False}
+
+
+def _record_classes(cls) -> set[type]:
+    found = set()
+    for sub in cls.__subclasses__():
+        found |= {sub} | _record_classes(sub)
+    return found
+
+
+def test_the_registry_lists_every_record_type_of_every_module():
+    for module in pkgutil.walk_packages(neocoder.__path__, "neocoder."):
+        if not module.name.endswith("__main__"):  # runs the CLI
+            importlib.import_module(module.name)
+    defined = {c for c in _record_classes(Record) if c.__module__.startswith("neocoder.")}
+    assert defined == set(RECORD_TYPES.values())
+    assert all(RECORD_TYPES[c.TYPE] is c for c in defined)  # one class per type tag
