@@ -7,8 +7,11 @@ Each rate of a state is a ratio of sums over *units* (problems, or AidanBench qu
 e.g. constraint following has num_p = the problem's samples that follow, den_p = its
 samples; pass@1 has num_p = the problem's pass@1 (Chen et al. 2021, Eq. 1, k = 1) and
 den_p = 1, so it is the mean over problems; a total (AidanBench's answer count) has no
-denominator: rate = sum_p num_p.  This reproduces the point estimates of metrics.py
-exactly.
+denominator: rate = sum_p num_p.  metrics.py computes every NeoCoder rate as such a
+ratio's value, so a point estimate and its interval come from one object; a ratio made
+``from_terms`` sums its terms (one per sample) in order for the point estimate, which
+is then numpy's mean over the samples to the last bit.  ``bootstrap_info`` is the one
+definition of the ``bootstrap`` block every metrics.json carries.
 
 The bootstrap resamples units with replacement (a problem's samples and all its states
 move together: a cluster bootstrap, since samples of one problem are not independent),

@@ -31,6 +31,13 @@ Human baselines (Appendix A), over a problem's accepted human solutions S(p):
 All rates are fractions in [0, 1].  Samples whose judging failed in the sandbox
 (an INFRA verdict) or whose model call errored are left out of every rate and
 counted separately, since they say nothing about the model.
+
+Each rate is computed once, as a per-problem ratio (bootstrap.Ratio, ``state_ratios``):
+its value is the rate and its bootstrap over problems the interval.  A per-sample rate
+keeps one term per sample, in sample order, so its value is the mean over the samples
+exactly as numpy computes it; a per-problem rate keeps one term per problem over 1.
+``score_samples`` and ``score_humans`` are the entry points: they return the typed
+metrics of a run (metric_types.py) whose ``to_dict()`` is its metrics.json.
 """
 
 from __future__ import annotations
