@@ -28,6 +28,11 @@ def json_key(name: str) -> str:
     return name.replace("_at_", "@")
 
 
+def field_name(key: str) -> str:
+    """The field of a metrics.json key: ``pass@1`` -> ``pass_at_1`` (json_key's inverse)."""
+    return key.replace("@", "_at_")
+
+
 def _layout(metrics) -> dict:
     """A metrics dataclass as metrics.json holds it: its fields in declared order under
     their ``json_key``, optional ones only where set, intervals as ``{"low", "high", "se"}``."""
@@ -42,8 +47,20 @@ def _layout(metrics) -> dict:
     return out
 
 
+class _Rates:
+    """What both kinds of state share: a rate by its metrics.json key, and the layout."""
+
+    def rate(self, key: str):
+        """The value under metrics.json key ``key`` (None when there is none)."""
+        return getattr(self, field_name(key), None)
+
+    def to_dict(self) -> dict:
+        """The state as metrics.json holds it (module docstring)."""
+        return _layout(self)
+
+
 @dataclass
-class StateMetrics:
+class StateMetrics(_Rates):
     """The metrics of one state t of a model's run, from its ``Sample`` records.
 
     Rates are fractions in [0, 1] (entropies in nats, r in [-1, 1]); a rate is None where
@@ -96,10 +113,6 @@ class StateMetrics:
     intervals: dict[str, Interval] | None = field(default=None, metadata=_OPTIONAL)
     """Rate key (as in metrics.json) -> its bootstrap interval; None when not computed."""
 
-    def rate(self, key: str):
-        """The value under metrics.json key ``key`` (None when there is none)."""
-        return getattr(self, key.replace("@", "_at_"), None)
-
     def to_dict(self) -> dict:
         """The state as metrics.json holds it (module docstring)."""
         if self.n:
@@ -112,7 +125,7 @@ class StateMetrics:
 
 
 @dataclass
-class HumanStateMetrics:
+class HumanStateMetrics(_Rates):
     """The human baseline of one state t (NeoCoder Appendix A): the release's accepted
     solutions scored as if they were samples, each rate a mean over problems of the
     per-problem means (``HumanBaseline`` records)."""
@@ -138,13 +151,6 @@ class HumanStateMetrics:
     intervals: dict[str, Interval] | None = field(default=None, metadata=_OPTIONAL)
     """Rate key -> its bootstrap interval (over problems); None when not computed."""
 
-    def rate(self, key: str):
-        """The value under metrics.json key ``key`` (None when there is none)."""
-        return getattr(self, key.replace("@", "_at_"), None)
-
-    def to_dict(self) -> dict:
-        """The state as metrics.json holds it."""
-        return _layout(self)
 
 
 @dataclass

@@ -48,7 +48,7 @@ import numpy as np
 
 from . import entropy
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, Ratio, bootstrap_info, state_intervals
-from .metric_types import EvalMetrics, HumanStateMetrics, StateMetrics
+from .metric_types import EvalMetrics, HumanStateMetrics, StateMetrics, field_name
 from .records import HumanBaseline, ProblemState, Sample
 
 PASS_KS = (1, 5, 10)  # the k of pass@k reported where every problem has at least k samples
@@ -247,7 +247,7 @@ def score_state(samples: list[Sample]) -> tuple[StateMetrics, dict[str, Ratio]]:
     values = problem_values(kept)
     ratios = state_ratios(kept, values)
     rate = {name: ratio.value() for name, ratio in ratios.items()}
-    multi = {name.replace("@", "_at_"): rate[name] for name in MULTI_SAMPLE_RATES if name in rate}
+    multi = {field_name(name): rate[name] for name in MULTI_SAMPLE_RATES if name in rate}
     return StateMetrics(
         n=len(kept), excluded=len(samples) - len(kept), pass_at_1=rate["pass@1"],
         n_extended=sum(s.correct_plus is not None for s in kept),
@@ -298,14 +298,19 @@ def human_states(rows: list[HumanBaseline]) -> tuple[dict[str, HumanStateMetrics
     return states, ratios
 
 
+def intervals(ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> dict[int, dict[str, dict]]:
+    """bootstrap.state_intervals of every ratio but WITHOUT_INTERVAL: t -> rate -> {"low",
+    "high", "se"}, resampling problems across all states together."""
+    return state_intervals({t: {name: r for name, r in by_rate.items() if name not in WITHOUT_INTERVAL}
+                            for t, by_rate in ratios.items()}, resamples, seed)
+
+
 def add_intervals(states: dict, ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> None:
     """Set ``intervals`` of every state in ``states`` (str(t) -> StateMetrics or
     HumanStateMetrics): rate -> Interval from bootstrap.state_intervals over ``ratios``
     (resampling problems across all states together), for every rate the state has a
     value of, except WITHOUT_INTERVAL."""
-    with_ci = {t: {name: r for name, r in by_rate.items() if name not in WITHOUT_INTERVAL}
-               for t, by_rate in ratios.items()}
-    got = state_intervals(with_ci, resamples, seed)
+    got = intervals(ratios, resamples, seed)
     for t, metrics in states.items():
         metrics.intervals = {name: Interval(**ci) for name, ci in got.get(int(t), {}).items()
                              if ci is not None and metrics.rate(name) is not None}
@@ -367,8 +372,7 @@ def human_baselines(rows: list[HumanBaseline]) -> dict[str, dict]:
 def with_intervals(states: dict[str, dict], ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> dict:
     """``states`` (dicts from all_states / human_baselines) with ``intervals`` added.
     Kept for api.py until it calls ``score_samples`` / ``score_humans``; delete then."""
-    got = state_intervals({t: {n: r for n, r in by_rate.items() if n not in WITHOUT_INTERVAL}
-                           for t, by_rate in ratios.items()}, resamples, seed)
+    got = intervals(ratios, resamples, seed)
     for t, m in states.items():
         m["intervals"] = {name: ci for name, ci in got.get(int(t), {}).items()
                           if ci is not None and m.get(name) is not None}

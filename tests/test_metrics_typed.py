@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from neocoder.bootstrap import Ratio, bootstrap_info
-from neocoder.metric_types import StateMetrics, json_key
+from neocoder.metric_types import StateMetrics, field_name, json_key
 from neocoder.metrics import (MULTI_SAMPLE_RATES, all_states, sample_ratios, score_humans, score_samples,
                               state_metrics)
 from neocoder.records import HumanBaseline, Sample, TierResult
@@ -136,7 +136,7 @@ def test_every_rate_is_one_ratio_value():
 def test_multi_sample_rates_have_a_typed_field_each():
     names = {f.name for f in dataclasses.fields(StateMetrics)}
     assert {json_key(n) for n in names} >= set(MULTI_SAMPLE_RATES)
-    assert all(rate.replace("@", "_at_") in names for rate in MULTI_SAMPLE_RATES)
+    assert all(field_name(rate) in names for rate in MULTI_SAMPLE_RATES)
 
 
 def test_bootstrap_info_is_the_block_of_metrics_json():
