@@ -3,8 +3,10 @@
 The golden folders in tests/data/metrics_golden/ hold records and the metrics.json the
 code before this change wrote for them (the two-path computation: point estimates and
 ratios apart): a subset of the README's GPT-4 replay run, a run with 5 samples per
-problem (semantic entropies, pass@5, best-of-5, an all-excluded state), and 20
-problems' human baselines.  The new single path must give them byte for byte.
+problem (semantic entropies, pass@5, best-of-5, an all-excluded state), and the human
+baselines of 20 release problems (`eval --model human --dataset release --limit 20`).
+The new single path must give them byte for byte; the multi-sample one fails if the
+point estimate sums per problem first.
 """
 
 import dataclasses
