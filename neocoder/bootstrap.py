@@ -7,8 +7,11 @@ Each rate of a state is a ratio of sums over *units* (problems, or AidanBench qu
 e.g. constraint following has num_p = the problem's samples that follow, den_p = its
 samples; pass@1 has num_p = the problem's pass@1 (Chen et al. 2021, Eq. 1, k = 1) and
 den_p = 1, so it is the mean over problems; a total (AidanBench's answer count) has no
-denominator: rate = sum_p num_p.  This reproduces the point estimates of metrics.py
-exactly.
+denominator: rate = sum_p num_p.  metrics.py computes every NeoCoder rate as such a
+ratio's value, so a point estimate and its interval come from one object; a ratio made
+``from_terms`` sums its terms (one per sample) in order for the point estimate, which
+is then numpy's mean over the samples to the last bit.  ``bootstrap_info`` is the one
+definition of the ``bootstrap`` block every metrics.json carries.
 
 The bootstrap resamples units with replacement (a problem's samples and all its states
 move together: a cluster bootstrap, since samples of one problem are not independent),
@@ -28,7 +31,8 @@ model are hard for the other).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Iterable
 
 import numpy as np
 
@@ -40,10 +44,29 @@ LEVEL = 0.95
 @dataclass
 class Ratio:
     """One rate as per-unit sums: ``num`` and ``den`` map a unit (problem id or question)
-    to its numerator and denominator; ``den`` None makes the rate a plain total."""
+    to its numerator and denominator; ``den`` None makes the rate a plain total.
+
+    A ratio made with ``from_terms`` also keeps its terms (one per sample, or one per
+    problem) in the order they came, so that its point estimate is summed exactly as the
+    plain mean over the samples always was (see ``value``)."""
 
     num: dict[str, float]
     den: dict[str, float] | None = None
+    terms: list[tuple[str, float, float]] = field(default_factory=list, repr=False, compare=False)
+
+    @classmethod
+    def from_terms(cls, terms: Iterable[tuple[str, float, float]]) -> "Ratio":
+        """The ratio of ``terms`` (unit, numerator, denominator): a unit's ``num`` and
+        ``den`` are Python's ``sum`` of its terms in order.  A per-sample rate has one
+        term per sample (its 0/1 or its score over 1), a per-problem rate one term per
+        problem (its value over 1)."""
+        terms = [(unit, float(num), float(den)) for unit, num, den in terms]
+        num: dict[str, list[float]] = {}
+        den: dict[str, list[float]] = {}
+        for unit, n, d in terms:
+            num.setdefault(unit, []).append(n)
+            den.setdefault(unit, []).append(d)
+        return cls({u: float(sum(v)) for u, v in num.items()}, {u: float(sum(v)) for u, v in den.items()}, terms)
 
     def vectors(self, units: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
         """(num, den) as arrays of shape (len(units),), 0 for a unit without data."""
@@ -52,12 +75,46 @@ class Ratio:
         return num, den
 
     def value(self, units: list[str] | None = None) -> float | None:
-        """The point estimate over ``units`` (default: all of them); None for a zero denominator."""
+        """The point estimate sum num / sum den over ``units`` (default: all of them); None
+        for a zero denominator.  Over all units, a ratio with terms sums the terms in
+        their order (numpy's pairwise sum), so a per-sample rate is, to the last bit,
+        numpy's mean over the samples: the number metrics.json has always held."""
+        if units is None and self.terms:
+            num = np.array([n for _, n, _ in self.terms], dtype=float)
+            den = np.array([d for _, _, d in self.terms], dtype=float)
+            return float(num.sum() / den.sum()) if den.sum() > 0 else None
         units = list(self.num) if units is None else units
         num, den = self.vectors(units)
         if den is None:
             return float(num.sum())
         return float(num.sum() / den.sum()) if den.sum() > 0 else None
+
+
+@dataclass
+class Interval:
+    """A rate's uncertainty from the bootstrap replicates (``summarize``)."""
+
+    low: float
+    """The (1 - LEVEL)/2 quantile of the replicates: the interval's lower end."""
+    high: float
+    """The (1 + LEVEL)/2 quantile of the replicates: the interval's upper end."""
+    se: float
+    """The standard error: the replicates' standard deviation (ddof 1)."""
+
+    def to_dict(self) -> dict:
+        """``{"low", "high", "se"}``, as metrics.json holds it."""
+        return {"low": self.low, "high": self.high, "se": self.se}
+
+
+def bootstrap_info(resamples: int, seed: int, unit: str = "problem") -> dict:
+    """The ``bootstrap`` block of a metrics.json: how its intervals were made.
+
+    ``{"resamples", "seed", "unit", "level", "method": "percentile"}``: ``resamples``
+    replicates drawn with numpy's generator seeded ``seed``, resampling ``unit``s
+    ("problem" for NeoCoder, "question" for AidanBench, "keyword" for LiveIdeaBench),
+    percentile intervals at ``LEVEL``.
+    """
+    return {"resamples": resamples, "seed": seed, "unit": unit, "level": LEVEL, "method": "percentile"}
 
 
 def weights(n_units: int, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:

@@ -31,6 +31,13 @@ Human baselines (Appendix A), over a problem's accepted human solutions S(p):
 All rates are fractions in [0, 1].  Samples whose judging failed in the sandbox
 (an INFRA verdict) or whose model call errored are left out of every rate and
 counted separately, since they say nothing about the model.
+
+Each rate is computed once, as a per-problem ratio (bootstrap.Ratio, ``state_ratios``):
+its value is the rate and its bootstrap over problems the interval.  A per-sample rate
+keeps one term per sample, in sample order, so its value is the mean over the samples
+exactly as numpy computes it; a per-problem rate keeps one term per problem over 1.
+``score_samples`` and ``score_humans`` are the entry points: they return the typed
+metrics of a run (metric_types.py) whose ``to_dict()`` is its metrics.json.
 """
 
 from __future__ import annotations
@@ -40,7 +47,8 @@ from math import comb
 import numpy as np
 
 from . import entropy
-from .bootstrap import Ratio, state_intervals
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, Ratio, bootstrap_info, state_intervals
+from .metric_types import EvalMetrics, HumanStateMetrics, StateMetrics, field_name
 from .records import HumanBaseline, ProblemState, Sample
 
 PASS_KS = (1, 5, 10)  # the k of pass@k reported where every problem has at least k samples
@@ -79,50 +87,6 @@ def divergent_ratio(techniques: set[str], human: set[str]) -> float:
     if not techniques:
         return 0.0
     return len(set(techniques) - set(human)) / len(techniques)
-
-
-def state_metrics(samples: list[Sample]) -> dict:
-    """Metrics of one state from its ``Sample`` records (records.py).
-
-    Reads each sample's ``problem_id``, ``correct`` (every example AC), ``correct_plus``
-    (examples and extended tests AC; None without extended tests), ``follows``,
-    ``divergent`` (Eq. 3 in [0, 1], or None without a human technique set) and
-    ``excluded`` (INFRA or model error).  Returns ``{"n", "excluded", "pass@1",
-    "constraint_following", "convergent", "divergent", "neogauge", "n_divergent",
-    "n_extended", "pass@1_examples_tiered", "pass@1_plus"}``; pass@1 is averaged over
-    problems (Chen et al. Eq. 1 with k = 1), the other rates over samples; the two tiered
-    pass@1 cover the ``n_extended`` samples whose state has extended tests: on the
-    examples alone, and on the examples plus the extended tests (EvalPlus' base/plus);
-    divergent and NeoGauge over the ``n_divergent`` samples whose problem has a human
-    technique set.  Rates are None when there is nothing to average.
-    """
-    kept = [s for s in samples if not s.excluded]
-    out = {"n": len(kept), "excluded": len(samples) - len(kept)}
-    if not kept:
-        out.update({"pass@1": None, "constraint_following": None, "convergent": None,
-                    "divergent": None, "neogauge": None, "n_divergent": 0})
-        return out
-    out["pass@1"] = _pass_at_1(kept, lambda s: s.correct)
-    tiered = [s for s in kept if s.correct_plus is not None]
-    out["n_extended"] = len(tiered)
-    out["pass@1_examples_tiered"] = _pass_at_1(tiered, lambda s: s.correct) if tiered else None
-    out["pass@1_plus"] = _pass_at_1(tiered, lambda s: s.correct_plus) if tiered else None
-    follows = np.array([s.follows for s in kept], dtype=float)
-    correct = np.array([s.correct for s in kept], dtype=float)
-    convergent = correct * follows  # Eq. 2
-    out["constraint_following"] = float(follows.mean())
-    out["convergent"] = float(convergent.mean())
-    has_div = np.array([s.divergent is not None for s in kept])
-    divergent = np.array([s.divergent if s.divergent is not None else 0.0 for s in kept])
-    out["n_divergent"] = int(has_div.sum())
-    if has_div.any():
-        out["divergent"] = float(divergent[has_div].mean())  # Eq. 3, averaged
-        out["neogauge"] = float((convergent * divergent)[has_div].mean())  # Eq. 4
-    else:
-        out["divergent"] = out["neogauge"] = None
-    out.update(sampling_metrics(kept))
-    out["cost"] = cost_per_sample(samples)
-    return out
 
 
 def per_problem(samples: list[Sample]) -> dict[str, list[Sample]]:
@@ -166,27 +130,6 @@ MULTI_SAMPLE_RATES = tuple(f"pass@{k}" for k in PASS_KS[1:]) + (
     f"neogauge_best@{BEST_OF_K}", "semantic_entropy", "semantic_entropy_rb", "technique_entropy")
 
 
-def sampling_metrics(kept: list[Sample]) -> dict:
-    """The multi-sample rates of one state averaged over the problems that have them
-    (``problem_values``), with ``entropy_divergent_r``: Pearson's r across problems
-    between semantic entropy and mean divergent creativity (Eq. 3), where at least 3
-    problems have both and neither is constant.  Empty when every problem has 1 sample."""
-    values = problem_values(kept)
-    out: dict = {}
-    for name in MULTI_SAMPLE_RATES:
-        got = [v[name] for v in values.values() if name in v]
-        if got:
-            out[name] = float(np.mean(got))
-    pairs = [(v["semantic_entropy"], float(np.mean([s.divergent for s in g if s.divergent is not None])))
-             for pid, g in per_problem(kept).items() for v in [values[pid]]
-             if "semantic_entropy" in v and any(s.divergent is not None for s in g)]
-    if len(pairs) >= 3:
-        a, b = np.array(pairs).T
-        if a.std() > 0 and b.std() > 0:
-            out["entropy_divergent_r"] = float(np.corrcoef(a, b)[0, 1])
-    return out
-
-
 def behaviour(sample: Sample) -> tuple:
     """What a sample's program did on every test of its state, examples then extended
     tests: per test its output hash when it ran to its end, else its verdict
@@ -210,28 +153,6 @@ def cost_per_sample(samples: list[Sample]) -> dict:
     return {"calls": mean("calls"), "prompt_tokens": mean("prompt_tokens"),
             "completion_tokens": mean("completion_tokens"),
             "tokens": mean("prompt_tokens") + mean("completion_tokens")}
-
-
-def _pass_at_1(samples: list[Sample], correct) -> float:
-    """pass@1 averaged over problems: per problem Eq. 1 with k = 1 over its samples."""
-    by_problem: dict[str, list[bool]] = {}
-    for s in samples:
-        by_problem.setdefault(s.problem_id, []).append(bool(correct(s)))
-    return float(np.mean([pass_at_k(len(v), sum(v), 1) for v in by_problem.values()]))
-
-
-def all_states(samples: list[Sample]) -> dict[str, dict]:
-    """Per-state metrics keyed by str(t), with ``cumulative_neogauge`` (sum over t' <= t)."""
-    states: dict[int, list[Sample]] = {}
-    for s in samples:
-        states.setdefault(int(s.state), []).append(s)
-    result, running = {}, 0.0
-    for t in sorted(states):
-        m = state_metrics(states[t])
-        running += m["neogauge"] or 0.0
-        m["cumulative_neogauge"] = running
-        result[str(t)] = m
-    return result
 
 
 def unique_share(techniques: set[str], others: list[set[str]]) -> float:
@@ -264,84 +185,195 @@ def human_rows(states: list[ProblemState], solutions: dict[str, list[set[str]]])
     return rows
 
 
-def human_baselines(rows: list[HumanBaseline]) -> dict[str, dict]:
-    """Human rows per state t (Eq. 5 and Eq. 6), shaped like ``all_states``.
 
-    Rates are means over problems of the per-problem means in ``rows`` (human_rows);
-    ``pass@1`` is None (accepted submissions are not judged here); ``n`` counts solutions.
+
+# ------------------------------------------------------------- every rate once, as a per-problem ratio
+
+SAMPLE_RATES = ("pass@1", "pass@1_examples_tiered", "pass@1_plus", "constraint_following", "convergent",
+                "divergent", "neogauge")  # then the MULTI_SAMPLE_RATES a state has
+WITHOUT_INTERVAL = ("pass@1_examples_tiered",)  # metrics.json has never held its interval
+
+
+def state_ratios(kept: list[Sample], values: dict[str, dict[str, float]] | None = None) -> dict[str, Ratio]:
+    """Every rate of one state as a per-problem ratio (bootstrap.Ratio), from its kept
+    samples: their ``value()`` is the rate, their bootstrap its interval.
+
+    Per sample (one term each, in sample order; a problem's sum over its samples):
+    constraint following, convergent (Eq. 2), and over the samples with a human technique
+    set divergent (Eq. 3) and NeoGauge (Eq. 4).  Per problem (one term over 1, so the rate
+    is the mean over problems): pass@1 and, over the samples with extended tests, pass@1
+    on the examples alone and pass@1_plus; the multi-sample rates of ``problem_values``
+    (``values``, computed here when not given).  Rates with no term are left out.
     """
+    terms: dict[str, list] = {name: [] for name in SAMPLE_RATES}
+    for s in kept:
+        terms["constraint_following"].append((s.problem_id, s.follows, 1))
+        terms["convergent"].append((s.problem_id, s.correct and s.follows, 1))
+        if s.divergent is not None:
+            terms["divergent"].append((s.problem_id, s.divergent, 1))
+            terms["neogauge"].append((s.problem_id, s.correct * s.follows * s.divergent, 1))
+    for pid, got in per_problem(kept).items():
+        terms["pass@1"].append((pid, pass_at_k(len(got), sum(s.correct for s in got), 1), 1))
+        tiered = [s for s in got if s.correct_plus is not None]
+        if tiered:
+            terms["pass@1_examples_tiered"].append((pid, pass_at_k(len(tiered), sum(s.correct for s in tiered), 1), 1))
+            terms["pass@1_plus"].append((pid, pass_at_k(len(tiered), sum(s.correct_plus for s in tiered), 1), 1))
+    for pid, rates in (problem_values(kept) if values is None else values).items():
+        for name, value in rates.items():
+            terms.setdefault(name, []).append((pid, value, 1))
+    return {name: Ratio.from_terms(got) for name, got in terms.items() if got}
+
+
+def entropy_divergent_r(kept: list[Sample], values: dict[str, dict[str, float]]) -> float | None:
+    """Pearson's r across problems between semantic entropy (``values``, problem_values)
+    and the problem's mean divergent creativity (Eq. 3), where at least 3 problems have
+    both and neither is constant; else None."""
+    pairs = [(v["semantic_entropy"], float(np.mean([s.divergent for s in g if s.divergent is not None])))
+             for pid, g in per_problem(kept).items() for v in [values[pid]]
+             if "semantic_entropy" in v and any(s.divergent is not None for s in g)]
+    if len(pairs) < 3:
+        return None
+    a, b = np.array(pairs).T
+    return float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else None
+
+
+def score_state(samples: list[Sample]) -> tuple[StateMetrics, dict[str, Ratio]]:
+    """One state's metrics from its ``Sample`` records, and the ratios they are the values
+    of (``state_ratios``; empty when every sample is excluded).  The state has no
+    ``cumulative_neogauge`` or ``intervals`` yet: those need the run's other states."""
+    kept = [s for s in samples if not s.excluded]
+    if not kept:
+        return StateMetrics(n=0, excluded=len(samples)), {}
+    values = problem_values(kept)
+    ratios = state_ratios(kept, values)
+    rate = {name: ratio.value() for name, ratio in ratios.items()}
+    multi = {field_name(name): rate[name] for name in MULTI_SAMPLE_RATES if name in rate}
+    return StateMetrics(
+        n=len(kept), excluded=len(samples) - len(kept), pass_at_1=rate["pass@1"],
+        n_extended=sum(s.correct_plus is not None for s in kept),
+        pass_at_1_examples_tiered=rate.get("pass@1_examples_tiered"), pass_at_1_plus=rate.get("pass@1_plus"),
+        constraint_following=rate["constraint_following"], convergent=rate["convergent"],
+        n_divergent=sum(s.divergent is not None for s in kept), divergent=rate.get("divergent"),
+        neogauge=rate.get("neogauge"), **multi, entropy_divergent_r=entropy_divergent_r(kept, values),
+        cost=cost_per_sample(samples)), ratios
+
+
+def sample_states(samples: list[Sample]) -> tuple[dict[str, StateMetrics], dict[int, dict[str, Ratio]]]:
+    """Every state of a run: str(t) -> StateMetrics (with ``cumulative_neogauge``, the
+    sum of NeoGauge@t' over t' <= t, an undefined one counting 0) in increasing t, and
+    t -> rate -> Ratio for the intervals."""
+    by_state: dict[int, list[Sample]] = {}
+    for s in samples:
+        by_state.setdefault(int(s.state), []).append(s)
+    states, ratios, running = {}, {}, 0.0
+    for t in sorted(by_state):
+        metrics, ratios[t] = score_state(by_state[t])
+        running += metrics.neogauge or 0.0
+        metrics.cumulative_neogauge = running
+        states[str(t)] = metrics
+    return states, {t: r for t, r in ratios.items() if r}
+
+
+def human_states(rows: list[HumanBaseline]) -> tuple[dict[str, HumanStateMetrics], dict[int, dict[str, Ratio]]]:
+    """The human baselines per state (Eq. 5 and 6) from the ``HumanBaseline`` rows
+    (human_rows), each rate the mean over problems of the per-problem means: str(t) ->
+    HumanStateMetrics in increasing t, and t -> rate -> Ratio (one term per problem).
+    Constraint following and convergent are one ratio (accepted solutions are correct)."""
     by_state: dict[int, list[HumanBaseline]] = {}
     for row in rows:
         by_state.setdefault(row.state, []).append(row)
-    result, running = {}, 0.0
+    states, ratios, running = {}, {}, 0.0
     for t in sorted(by_state):
         got = by_state[t]
-        conv = float(np.mean([r.follows for r in got]))  # Eq. 5
-        div = float(np.mean([r.divergent for r in got]))  # Eq. 6
-        neo = float(np.mean([r.neogauge for r in got]))
-        running += neo
+        follows = Ratio.from_terms((r.problem_id, r.follows, 1) for r in got)  # Eq. 5
+        ratios[t] = {"constraint_following": follows, "convergent": follows,
+                     "divergent": Ratio.from_terms((r.problem_id, r.divergent, 1) for r in got),  # Eq. 6
+                     "neogauge": Ratio.from_terms((r.problem_id, r.neogauge, 1) for r in got)}
+        rate = {name: ratio.value() for name, ratio in ratios[t].items()}
+        running += rate["neogauge"]
         n = sum(r.solutions for r in got)
-        result[str(t)] = {"n": n, "excluded": 0, "pass@1": None, "constraint_following": conv, "convergent": conv,
-                          "divergent": div, "neogauge": neo, "n_divergent": n, "cumulative_neogauge": running}
-    return result
+        states[str(t)] = HumanStateMetrics(n=n, constraint_following=rate["constraint_following"],
+                                           convergent=rate["convergent"], divergent=rate["divergent"],
+                                           neogauge=rate["neogauge"], n_divergent=n, cumulative_neogauge=running)
+    return states, ratios
+
+
+def intervals(ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> dict[int, dict[str, dict]]:
+    """bootstrap.state_intervals of every ratio but WITHOUT_INTERVAL: t -> rate -> {"low",
+    "high", "se"}, resampling problems across all states together."""
+    return state_intervals({t: {name: r for name, r in by_rate.items() if name not in WITHOUT_INTERVAL}
+                            for t, by_rate in ratios.items()}, resamples, seed)
+
+
+def add_intervals(states: dict, ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> None:
+    """Set ``intervals`` of every state in ``states`` (str(t) -> StateMetrics or
+    HumanStateMetrics): rate -> Interval from bootstrap.state_intervals over ``ratios``
+    (resampling problems across all states together), for every rate the state has a
+    value of, except WITHOUT_INTERVAL."""
+    got = intervals(ratios, resamples, seed)
+    for t, metrics in states.items():
+        metrics.intervals = {name: Interval(**ci) for name, ci in got.get(int(t), {}).items()
+                             if ci is not None and metrics.rate(name) is not None}
+
+
+def score_samples(model: str | None, samples: list[Sample], resamples: int = DEFAULT_RESAMPLES,
+                  seed: int = DEFAULT_SEED, *, strategy: str | None = None, calls: dict | None = None,
+                  tests: list[str] | None = None, dataset: str | None = None) -> EvalMetrics:
+    """The metrics of a model's run from its ``Sample`` records: every state with its
+    intervals (a bootstrap over problems, ``resamples`` replicates with ``seed``), and the
+    run's ``strategy``, call-cache ``calls``, test ``tests`` tiers and ``dataset`` name
+    where given.  ``.to_dict()`` is the run's metrics.json."""
+    states, ratios = sample_states(samples)
+    add_intervals(states, ratios, resamples, seed)
+    return EvalMetrics(model=model, states=states, bootstrap=bootstrap_info(resamples, seed, "problem"),
+                       strategy=strategy, calls=calls, tests=tests, dataset=dataset)
+
+
+def score_humans(rows: list[HumanBaseline], resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = DEFAULT_SEED) -> EvalMetrics:
+    """The metrics of the human baselines from their ``HumanBaseline`` rows (human_rows),
+    with intervals as ``score_samples``; ``.to_dict()`` is the run's metrics.json."""
+    states, ratios = human_states(rows)
+    add_intervals(states, ratios, resamples, seed)
+    return EvalMetrics(model="human", states=states, bootstrap=bootstrap_info(resamples, seed, "problem"))
+
+
+# ------------------------------------------------- the names callers used before score_samples/score_humans
+
+def state_metrics(samples: list[Sample]) -> dict:
+    """One state's metrics as a dict (``score_state(samples)[0].to_dict()``): no
+    cumulative NeoGauge or intervals (serve's per-reply scores)."""
+    return score_state(samples)[0].to_dict()
+
+
+def all_states(samples: list[Sample]) -> dict[str, dict]:
+    """Per-state metrics as dicts keyed by str(t), with ``cumulative_neogauge`` and no
+    intervals (upgrade.py's re-scored format-1 runs)."""
+    return {t: m.to_dict() for t, m in sample_states(samples)[0].items()}
 
 
 def sample_ratios(samples: list[Sample]) -> dict[int, dict[str, Ratio]]:
-    """Every rate of every state as per-problem sums (bootstrap.Ratio), for intervals.
-
-    Their values equal ``all_states``: pass@1 (and pass@1_plus) is the problem's pass@1
-    over 1, the mean over problems; the sample rates are the problem's sums over its
-    sample count (divergent and NeoGauge over the samples with a human technique set).
-    Excluded samples are left out, as in the point estimates.
-    """
-    by_state: dict[int, dict[str, list[Sample]]] = {}
-    for s in samples:
-        if not s.excluded:
-            by_state.setdefault(int(s.state), {}).setdefault(s.problem_id, []).append(s)
-    out: dict[int, dict[str, Ratio]] = {}
-    for t, problems in by_state.items():
-        rates = {name: Ratio({}, {}) for name in ("pass@1", "pass@1_plus", "constraint_following", "convergent",
-                                                  "divergent", "neogauge")}
-        for pid, got in problems.items():
-            _add(rates["pass@1"], pid, pass_at_k(len(got), sum(s.correct for s in got), 1), 1)
-            tiered = [s for s in got if s.correct_plus is not None]
-            if tiered:
-                _add(rates["pass@1_plus"], pid, pass_at_k(len(tiered), sum(s.correct_plus for s in tiered), 1), 1)
-            _add(rates["constraint_following"], pid, sum(s.follows for s in got), len(got))
-            _add(rates["convergent"], pid, sum(s.correct and s.follows for s in got), len(got))
-            scored = [s for s in got if s.divergent is not None]
-            if scored:
-                _add(rates["divergent"], pid, sum(s.divergent for s in scored), len(scored))
-                _add(rates["neogauge"], pid, sum(s.correct * s.follows * s.divergent for s in scored), len(scored))
-        for pid, values in problem_values([s for g in problems.values() for s in g]).items():
-            for name, value in values.items():
-                _add(rates.setdefault(name, Ratio({}, {})), pid, value, 1)
-        out[t] = {name: r for name, r in rates.items() if r.num}
-    return out
+    """state t -> rate -> the per-problem Ratio whose value is that rate (state_ratios),
+    for paired comparisons (report/compare.py)."""
+    return sample_states(samples)[1]
 
 
 def human_ratios(rows: list[HumanBaseline]) -> dict[int, dict[str, Ratio]]:
-    """The human rates of every state as per-problem values over 1 (means over problems)."""
-    out: dict[int, dict[str, Ratio]] = {}
-    for row in rows:
-        rates = out.setdefault(row.state, {name: Ratio({}, {}) for name in (
-            "constraint_following", "convergent", "divergent", "neogauge")})
-        for name, value in (("constraint_following", row.follows), ("convergent", row.follows),
-                            ("divergent", row.divergent), ("neogauge", row.neogauge)):
-            _add(rates[name], row.problem_id, value, 1)
-    return out
+    """state t -> human rate -> its per-problem Ratio (human_states), for comparisons."""
+    return human_states(rows)[1]
 
 
-def _add(ratio: Ratio, unit: str, num: float, den: float) -> None:
-    ratio.num[unit] = float(num)
-    ratio.den[unit] = float(den)
+def human_baselines(rows: list[HumanBaseline]) -> dict[str, dict]:
+    """The human states as dicts, no intervals.  Kept for api.py until it calls
+    ``score_humans``; delete then."""
+    return {t: m.to_dict() for t, m in human_states(rows)[0].items()}
 
 
 def with_intervals(states: dict[str, dict], ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> dict:
-    """``states`` (all_states / human_baselines) with ``intervals`` added to each state:
-    rate -> {"low", "high", "se"} from bootstrap.state_intervals (resampling problems)."""
-    intervals = state_intervals(ratios, resamples, seed)
+    """``states`` (dicts from all_states / human_baselines) with ``intervals`` added.
+    Kept for api.py until it calls ``score_samples`` / ``score_humans``; delete then."""
+    got = intervals(ratios, resamples, seed)
     for t, m in states.items():
-        m["intervals"] = {name: got for name, got in intervals.get(int(t), {}).items()
-                          if got is not None and m.get(name) is not None}
+        m["intervals"] = {name: ci for name, ci in got.get(int(t), {}).items()
+                          if ci is not None and m.get(name) is not None}
     return states

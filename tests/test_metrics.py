@@ -76,11 +76,11 @@ def test_empty_state_has_no_rates():
 
 
 def test_human_baselines_eq5_eq6_hand_computed():
-    from neocoder.metrics import human_baselines, human_rows, unique_share
+    from neocoder.metrics import human_rows, score_humans, unique_share
     sols = {"A": [{"for loop", "if statement"}, {"for loop", "heap"}, {"while loop"}]}
     states = [ProblemState("A", 0, [], "s", []), ProblemState("A", 1, ["for loop"], "s", [])]
     assert unique_share({"for loop", "heap"}, [{"for loop", "if statement"}, {"while loop"}]) == 0.5
-    m = human_baselines(human_rows(states, sols))
+    m = score_humans(human_rows(states, sols), 100, 0).to_dict()["states"]
     # Eq. 6: shares 1/2 (if), 1/2 (heap), 1/1 (while)
     assert m["0"]["divergent"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)
     assert m["0"]["convergent"] == 1.0 and m["0"]["n"] == 3
@@ -96,10 +96,10 @@ def test_human_baselines_eq5_eq6_hand_computed():
 def test_bootstrap_se_of_a_bernoulli_rate_is_close_to_the_formula():
     """n independent problems, one sample each, a share p correct: the bootstrap standard
     error of pass@1 approaches sqrt(p (1 - p) / n), and the 95% interval holds p."""
-    from neocoder.metrics import sample_ratios, with_intervals
+    from neocoder.metrics import score_samples
     n, p = 400, 0.3
     samples = [s(f"P{i}", 0, i < p * n, True, 0.5) for i in range(n)]
-    states = with_intervals(all_states(samples), sample_ratios(samples), resamples=4000, seed=1)
+    states = score_samples("m", samples, resamples=4000, seed=1).to_dict()["states"]
     got = states["0"]["intervals"]["pass@1"]
     expected = (p * (1 - p) / n) ** 0.5
     assert abs(got["se"] - expected) / expected < 0.06
@@ -107,11 +107,11 @@ def test_bootstrap_se_of_a_bernoulli_rate_is_close_to_the_formula():
 
 
 def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
-    from neocoder.metrics import sample_ratios, with_intervals
+    from neocoder.metrics import score_samples
     samples = [s(f"P{i}", t, (i * 7 + t) % 3 == 0, i % 2 == 0, (i % 5) / 5) for i in range(60) for t in (0, 1)]
-    first = with_intervals(all_states(samples), sample_ratios(samples), 500, 0)
-    again = with_intervals(all_states(samples), sample_ratios(samples), 500, 0)
-    other = with_intervals(all_states(samples), sample_ratios(samples), 500, 1)
+    first = score_samples("m", samples, 500, 0).to_dict()["states"]
+    again = score_samples("m", samples, 500, 0).to_dict()["states"]
+    other = score_samples("m", samples, 500, 1).to_dict()["states"]
     assert first == again and first["1"]["intervals"] != other["1"]["intervals"]
     assert set(first["1"]["intervals"]) == {"pass@1", "constraint_following", "convergent", "divergent", "neogauge",
                                             "cumulative_neogauge"}
