@@ -27,11 +27,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPBearer
 
-from ..config import EvalConfig, ModelConfig, SandboxConfig
+from ..config import EvalConfig, SandboxConfig
 from ..errors import NeocoderError
 from ..store import RunFolder
 from .auth import BearerAuth
 from .config import ServeConfig
+from .derive import to_config
 from .jobs import JobConflict, JobRunner
 from .judging import JudgeService, NotFound, TooLarge, Unavailable
 from .limits import Admission, BodyLimit, Busy
@@ -81,27 +82,19 @@ class Services:
                        links={"self": f"/v1/evals/{job.id}", "report": f"/v1/evals/{job.id}/report"})
 
     def eval_config(self, job: Job, api_key: str | None, run_dir: Path) -> EvalConfig:
-        """The EvalConfig of a stored job request (the key from memory, never from the store)."""
-        req, m = job.request, job.request["model"]
-        chosen = req.get("dataset")
+        """The EvalConfig of a stored job request (the key from memory, never from the store);
+        a request stored before an option existed gets the option's declared default."""
+        req = EvalRequest.model_validate(job.request)
+        chosen = req.dataset
         dataset = self.config.dataset if chosen is None else (None if chosen == "validated" else "release")
         if dataset not in (None, "release"):
             dataset = Path(dataset)
-        if api_key is None and m["spec"].startswith("openai/"):
+        if api_key is None and req.model.spec.startswith("openai/"):
             api_key = "none"  # never the server's own $OPENAI_API_KEY
-        model = ModelConfig(m["spec"], base_url=m.get("base_url"), api_key=api_key, api=m.get("api"),
-                            temperature=m["temperature"], max_tokens=m["max_tokens"], timeout=m.get("timeout"),
-                            max_retries=m["max_retries"], seed=m.get("seed"))
-        return EvalConfig(model=model, out=run_dir, release_dir=self.config.release_dir, dataset=dataset,
-                          states=list(req["states"]), limit=req.get("limit"), samples=req["samples"],
-                          cpu_scale=req["cpu_scale"], sandbox=SandboxConfig(self.config.sandbox,
-                                                                            workers=self.config.workers,
-                                                                            executor=self.config.executor,
-                                                                            ray_address=self.config.ray_address),
-                          bootstrap=req["bootstrap"], bootstrap_seed=req["bootstrap_seed"],
-                          judge_all_tests=req.get("judge_all_tests", False), strategy=req.get("strategy", "direct"),
-                          rounds=req.get("rounds", 3), rollouts=req.get("rollouts", 16), top_k=req.get("top_k", 3),
-                          best_of=req.get("best_of", 5), progress=False)  # .get: jobs stored before strategies
+        sandbox = SandboxConfig(self.config.sandbox, workers=self.config.workers, executor=self.config.executor,
+                                ray_address=self.config.ray_address)
+        return to_config(EvalConfig, req, api_key=api_key, out=run_dir, release_dir=self.config.release_dir,
+                         dataset=dataset, sandbox=sandbox, progress=False)
 
     async def judge_call(self, request: Request, endpoint: str, work):
         """Run ``work()`` on a judge thread once the caller is admitted (Busy otherwise)."""
