@@ -70,11 +70,14 @@ def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasse
     def convert(_ctx, _param, value):
         if value is None:
             return None
-        try:
-            if opt.parse is not None:
-                return opt.parse(value)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc)) from exc
+        if opt.parse is not None:  # text made a value, then checked against the declaration
+            try:
+                value = opt.parse(value)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc)) from exc
+            if opt.refusal(value):
+                raise click.BadParameter(opt.refusal(value))
+            return value
         if opt.choices is not None:  # back to the declared value (e.g. the int 10 for "10")
             return next(c for c in opt.choices if str(c) == value)
         return value
