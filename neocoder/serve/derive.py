@@ -6,15 +6,17 @@ default, a bound from the declaration (``ge``/``gt``/``le``, and ``cap``, the li
 shared server keeps), its choices as a ``Literal``, its help as the description.  A field
 holding a ``ModelConfig`` becomes the model schema given (``ModelSpec``, which refuses
 what a server never does for a caller); the fields declared without an Option (the run
-folder, the release, the sandbox) are the server's own and refused when sent.  So a new
+folder, the release, the sandbox) are the server's own and refused when sent, and so is
+any other field holding a path (a caller never names a file on the server's disk; eval's
+``dataset`` is given as a name instead).  So a new
 config option is a new request field with no line written here, and ``to_config`` turns a
 validated request back into the config field by field.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import typing
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -47,6 +49,10 @@ def _annotation(hint, opt: Option, model_schema: type[BaseModel]):
     return kind | None if optional else kind
 
 
+def _names_a_path(hint) -> bool:
+    return hint is Path or Path in typing.get_args(hint)
+
+
 def request_fields(config_type, model_schema: type[BaseModel] | None = None, overrides: dict | None = None) -> dict:
     """``{name: (annotation, FieldInfo)}`` for ``pydantic.create_model``: every field of
     ``config_type`` a client may send, as declared; ``overrides`` replace some."""
@@ -57,6 +63,8 @@ def request_fields(config_type, model_schema: type[BaseModel] | None = None, ove
         if f.name in overrides:
             out[f.name] = overrides[f.name]
             continue
+        if _names_a_path(hints[f.name]):
+            continue  # a caller never names a file on the server's disk
         kind = _annotation(hints[f.name], opt, model_schema)
         extra = {"min_length": 1} if typing.get_origin(kind) is list else {}
         if opt.required:
@@ -85,7 +93,7 @@ def to_config(config_type, request: BaseModel, **server_fields):
     api_key = server_fields.pop("api_key", None)
     values = {}
     for f, _ in sent(config_type):
-        if f.name in server_fields:
+        if f.name in server_fields or f.name not in type(request).model_fields:
             continue
         values[f.name] = _plain(getattr(request, f.name), api_key)
     return config_type(**values, **server_fields)

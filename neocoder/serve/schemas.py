@@ -13,6 +13,7 @@ option they declare, with the declared default, bounds and help.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -173,6 +174,23 @@ EvalRequest = request_model(EvalConfig, "EvalRequest", EvalChecks, "POST /v1/eva
                             "(every option EvalConfig declares).", model_schema=ModelSpec, overrides={
     "dataset": (Literal["validated", "release"] | None, Field(None, description="None: the server's dataset.")),
 })
+
+
+class TaskRunRequest(Strict):
+    """POST /v1/runs: a job of any registered task (``neocoder run TASK``)."""
+
+    task: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="A registered task's name "
+                      "(neocoder.tasks.task_names()).")
+    config: dict[str, Any] = Field(default_factory=dict, description="The task's config, as its config type "
+                                   "declares it (the run folder and the sandbox are the server's).")
+
+
+@functools.cache
+def config_request(config_type) -> type[BaseModel]:
+    """The request model of a task's config: every option ``config_type`` declares that a
+    caller may send (derive.py), its models as ModelSpec."""
+    return request_model(config_type, f"{config_type.__name__}Request", Strict,
+                         f"The config of a {config_type.__name__} job.", model_schema=ModelSpec)
 
 
 class ResumeRequest(Strict):
