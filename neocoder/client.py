@@ -113,6 +113,16 @@ class Client:
         """POST /v1/evals: the new job."""
         return self._json("POST", "/v1/evals", json=request)
 
+    def submit_run(self, task: str, config) -> dict:
+        """POST /v1/runs: a job of the registered task ``task``; ``config`` is its config
+        object (sent as declared, ``request_body``) or a plain dict.  Returns the new job."""
+        body = config if isinstance(config, dict) else request_body(config)
+        return self._json("POST", "/v1/runs", json={"task": task, "config": body})
+
+    def run_job(self, job_id: str) -> dict:
+        """GET /v1/runs/{id}: a task run's status, progress and metrics."""
+        return self._json("GET", f"/v1/runs/{_job_id(job_id)}")
+
     def jobs(self) -> list[dict]:
         """GET /v1/evals: this token's jobs, newest first."""
         return self._json("GET", "/v1/evals")["jobs"]
@@ -155,10 +165,11 @@ class Client:
 
     # -- an eval, start to end -----------------------------------------------------
 
-    def wait(self, job_id: str, poll: float = 1.0, progress=None) -> dict:
-        """Poll a job until it ends; ``progress(job)`` is called after every poll."""
+    def wait(self, job_id: str, poll: float = 1.0, progress=None, run: bool = False) -> dict:
+        """Poll a job (an eval job, or a task run with ``run``) until it ends;
+        ``progress(job)`` is called after every poll."""
         while True:
-            job = self.job(job_id)
+            job = self.run_job(job_id) if run else self.job(job_id)
             if progress is not None:
                 progress(job)
             if job["status"] in ENDED:
