@@ -7,7 +7,9 @@ The Python API (what each ``neocoder`` command runs):
   problem states from the release, or by Denial Prompting with any model;
 - ``run_aidanbench(AidanConfig) -> AidanResult``: AidanBench; ``rescore_aidanbench(run, ...)``
   re-scores a run at new thresholds with no model call;
-- ``run_ideas(IdeasConfig) -> IdeasResult``: LiveIdeaBench (``neocoder ideas``).
+- ``run_ideas(IdeasConfig) -> IdeasResult``: LiveIdeaBench (``neocoder ideas``);
+- ``run(task, config)``: any registered task (``register_task``; docs/tasks.md) through the
+  one runner (``neocoder/runner.py``), as ``neocoder run TASK`` and ``POST /v1/runs`` do.
 
 Configs are in ``neocoder.config``, records in ``neocoder.records``, run folders in
 ``neocoder.store``; ``docs/architecture.md`` shows how they fit.
@@ -17,6 +19,8 @@ from .errors import NeocoderError
 
 _LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "IdeasResult", "run_aidanbench", "build_chains",
                  "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas"),
+         "runner": ("Stopped", "Task", "run"),
+         "tasks": ("get_task", "register_task", "task_names"),
          "config": ("AidanConfig", "ChainConfig", "DatasetConfig", "EvalConfig", "IdeasConfig", "ModelConfig",
                     "SandboxConfig")}
 
@@ -31,4 +35,5 @@ def __getattr__(name: str):
 
 __all__ = ["AidanConfig", "AidanResult", "ChainConfig", "DatasetConfig", "DatasetResult", "EvalConfig",
            "EvalResult", "IdeasConfig", "IdeasResult", "ModelConfig", "NeocoderError", "SandboxConfig",
-           "build_chains", "run_aidanbench", "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas"]
+           "Stopped", "Task", "build_chains", "run_aidanbench", "build_dataset", "evaluate", "get_task",
+           "register_task", "rescore_aidanbench", "run", "run_ideas", "task_names"]

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import requests
 
-from .config import EvalConfig
+from .config import Config, EvalConfig
 from .errors import NeocoderError
+from .options import sent
 
 TOKEN_ENV = "NEOCODER_TOKEN"
 ENDED = ("succeeded", "failed", "cancelled", "paused")
@@ -112,6 +113,16 @@ class Client:
         """POST /v1/evals: the new job."""
         return self._json("POST", "/v1/evals", json=request)
 
+    def submit_run(self, task: str, config) -> dict:
+        """POST /v1/runs: a job of the registered task ``task``; ``config`` is its config
+        object (sent as declared, ``request_body``) or a plain dict.  Returns the new job."""
+        body = config if isinstance(config, dict) else request_body(config)
+        return self._json("POST", "/v1/runs", json={"task": task, "config": body})
+
+    def run_job(self, job_id: str) -> dict:
+        """GET /v1/runs/{id}: a task run's status, progress and metrics."""
+        return self._json("GET", f"/v1/runs/{_job_id(job_id)}")
+
     def jobs(self) -> list[dict]:
         """GET /v1/evals: this token's jobs, newest first."""
         return self._json("GET", "/v1/evals")["jobs"]
@@ -154,10 +165,11 @@ class Client:
 
     # -- an eval, start to end -----------------------------------------------------
 
-    def wait(self, job_id: str, poll: float = 1.0, progress=None) -> dict:
-        """Poll a job until it ends; ``progress(job)`` is called after every poll."""
+    def wait(self, job_id: str, poll: float = 1.0, progress=None, run: bool = False) -> dict:
+        """Poll a job (an eval job, or a task run with ``run``) until it ends;
+        ``progress(job)`` is called after every poll."""
         while True:
-            job = self.job(job_id)
+            job = self.run_job(job_id) if run else self.job(job_id)
             if progress is not None:
                 progress(job)
             if job["status"] in ENDED:
@@ -195,22 +207,32 @@ class Client:
 
 
 def eval_request(config: EvalConfig) -> dict:
-    """The POST /v1/evals body for an EvalConfig (``out`` and the sandbox are the server's;
-    no dataset means the validated one, as for a local eval).  Raises NeocoderError for a
-    dataset given as a path (a server judges only the datasets it has)."""
+    """The POST /v1/evals body for an EvalConfig: every option it declares as sent to a
+    server (``request_body``), with the dataset named (no dataset means the validated one,
+    as for a local eval).  Raises NeocoderError for a dataset given as a path (a server
+    judges only the datasets it has)."""
     if config.dataset not in (None, "release"):
         raise NeocoderError(f"--dataset {config.dataset}: with --server, the dataset is the server's own "
                             "(the default) or 'release'")
-    m = config.model
-    model = {"spec": m.spec, "base_url": m.base_url, "api": m.api, "temperature": m.temperature,
-             "max_tokens": m.max_tokens, "timeout": m.timeout, "max_retries": m.max_retries, "seed": m.seed}
-    if m.api_key:
-        model["api_key"] = m.api_key
-    return {"model": model, "states": list(config.states), "limit": config.limit, "samples": config.samples,
-            "dataset": "validated" if config.dataset is None else "release", "cpu_scale": config.cpu_scale,
-            "bootstrap": config.bootstrap, "bootstrap_seed": config.bootstrap_seed,
-            "judge_all_tests": config.judge_all_tests, "strategy": config.strategy, "rounds": config.rounds,
-            "rollouts": config.rollouts, "top_k": config.top_k, "best_of": config.best_of}
+    return {**request_body(config), "dataset": "validated" if config.dataset is None else "release"}
+
+
+def request_body(config) -> dict:
+    """A config as a server takes it: each field ``options.sent`` names (declared, not
+    local: never the run folder, the sandbox or the progress bar), as plain JSON; a model
+    with its API key (the server holds it in memory only, never in its store)."""
+    body = {}
+    for f, _ in sent(type(config)):
+        value = getattr(config, f.name)
+        if isinstance(value, list):
+            body[f.name] = [request_body(v) if isinstance(v, Config) else _json(v) for v in value]
+        else:
+            body[f.name] = request_body(value) if isinstance(value, Config) else _json(value)
+    return body
+
+
+def _json(value):
+    return str(value) if isinstance(value, Path) else value
 
 
 def _message(answer: requests.Response) -> str:

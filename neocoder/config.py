@@ -1,8 +1,13 @@
-"""What a run is asked to do: one config type per command, and one for a model.
+"""What a run is asked to do: one config type per task, and one for a model.
 
-The CLI builds these from its options and hands them to the Python API
-(``neocoder/api.py``); a notebook or another harness builds them directly.  ``public()``
-gives the dict that goes into a run's manifest (API keys are never in it).
+Each field declares its default, its check and its help once (``Option``,
+neocoder/options.py); the strategies' options are declared by the strategies
+(strategies/options.py) and taken from there.  The command line builds its options from
+these declarations (cli/declared.py), the HTTP service its request schemas
+(serve/derive.py), and the client sends a config field by field as declared, so an
+option added here reaches every surface.  ``public()`` gives the dict that goes into a
+run's manifest (API keys are never in it); ``check()`` refuses a value outside its
+declaration.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from .options import Option, check, option, parse_states
+from .strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
 
 # AidanBench's stop rule (its README): an answer with coherence <= 15 (0-100 judge scale) or
 # novelty <= 0.15 ends a question.  Defaults of the config; aidanbench/scoring.py uses them.
@@ -39,6 +47,10 @@ class Config:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)
                 if f.name not in SECRET_FIELDS | LOCAL_FIELDS}
 
+    def check(self) -> None:
+        """Refuse a value outside its declaration: NeocoderError naming the field."""
+        check(self)
+
 
 @dataclass
 class ModelConfig(Config):
@@ -51,17 +63,20 @@ class ModelConfig(Config):
     recorded codes.
     """
 
-    spec: str
-    base_url: str | None = None
-    api_key: str | None = None
-    api: str | None = None  # "chat" or "completion"; None: the provider's default
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout: float | None = None
-    max_retries: int = 3
-    seed: int | None = 0
-    release_dir: Path | None = None
-
+    spec: str = Option(help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/<source>.",
+                       required=True, flag="--model").field()
+    base_url: str | None = option(None, "OpenAI-compatible endpoint (or $OPENAI_BASE_URL).")
+    api_key: str | None = option(None, "API key (or $OPENAI_API_KEY); never written to a run.")
+    api: str | None = option(None, "Chat or completions API (default: chat; completion for local base models).",
+                             choices=("chat", "completion"))
+    temperature: float = option(0.0, "Sampling temperature.", ge=0, cap=2)
+    max_tokens: int = option(1024, "Tokens per reply at most.", ge=1, cap=32768)
+    timeout: float | None = option(None, "Seconds per model call.", gt=0, cap=3600)
+    max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (the openai SDK's own).",
+                              ge=0, cap=10)
+    seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
+    release_dir: Path | None = option(None, "Where replay/gpt-4-1106-preview finds the recorded codes.",
+                                      local=True, flag="")
 
     def with_(self, **changes) -> "ModelConfig":
         """A copy with some fields changed (e.g. a judge's temperature and max_tokens)."""
@@ -74,12 +89,21 @@ class SandboxConfig(Config):
     schedules the judge jobs (``--executor``: ``local``, this machine's warm pool, or ``ray``,
     sandbox-pool actors on the Ray cluster at ``ray_address``; docs/scale-out.md)."""
 
-    kind: str = "docker"  # "docker" (strong isolation) or "process" (weaker; docs/sandbox.md)
-    fresh: bool = False  # a new container per submission instead of the warm pool
-    runtime: str | None = None  # Docker runtime, e.g. runsc
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # submissions in flight at once
-    executor: str = "local"  # "local" or "ray"
-    ray_address: str | None = None  # a running cluster ("auto", "HOST:PORT"); None: ray.init's default
+    kind: str = option("docker", "docker (strong isolation) or process (weaker: no Docker needed; see "
+                       "docs/sandbox.md).", choices=("docker", "process"), flag="--sandbox", local=True)
+    fresh: bool = option(False, "A new container per submission instead of the warm pool.", local=True)
+    runtime: str | None = option(None, "Docker runtime, e.g. runsc where gVisor is installed.", local=True)
+    workers: int = Option(help="Submissions judged at once.", ge=1, local=True,
+                          factory=lambda: os.cpu_count() or 1).field()
+    executor: str = option("local", "Who judges: this machine's warm pool, or sandbox actors on a Ray cluster "
+                           "(pip install 'neocoder[ray]'; docs/scale-out.md).", choices=("local", "ray"), local=True)
+    ray_address: str | None = option(None, "The Ray cluster for --executor ray (e.g. auto or HOST:PORT; default: "
+                                     "$RAY_ADDRESS, else a local Ray started for this run).", local=True)
+
+
+def dataset_arg(text: str | None) -> Path | str | None:
+    """``--dataset``: 'release' stays a name, anything else is a path."""
+    return text if text in (None, "release") else Path(text)
 
 
 @dataclass
@@ -94,25 +118,36 @@ class EvalConfig(Config):
     baselines (Eq. 5, 6) instead.
     """
 
-    model: ModelConfig
+    model: ModelConfig = Option(help="The model evaluated (or 'human').", required=True).field()
     out: Path
     release_dir: Path
-    dataset: Path | None = None
-    states: list = field(default_factory=lambda: list(range(6)))
-    limit: int | None = None
-    samples: int = 1
-    cpu_scale: float = 1.0
+    dataset: Path | str | None = option(
+        None, "Problem states: a build-dataset run folder or JSONL file, or 'release' for the release's statement "
+        "examples with plain checkers (default: the validated dataset, built on first use and cached; see "
+        "docs/dataset.md).", parse=dataset_arg)
+    states: list[int] = Option(help="States t to evaluate.", ge=0, cap=20, parse=parse_states, text="0-5",
+                               factory=lambda: list(range(6))).field()
+    limit: int | None = option(None, "Only the first N problems.", ge=1)
+    samples: int = option(1, "Samples per problem state, each with its own seed (pass --temperature): pass@k, "
+                          "best-of-k NeoGauge and semantic entropy need n >= 2; every test is then judged.",
+                          ge=1, cap=100)
+    cpu_scale: float = option(1.0, "Multiply each problem's time limit by this for the CPU-time limit per test.",
+                              gt=0, cap=10)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
-    bootstrap: int = 2000  # bootstrap resamples of problems for the intervals (neocoder/bootstrap.py)
-    bootstrap_seed: int = 0
-    judge_all_tests: bool = False  # False: a sample stops at its first failing test (no rate changes)
-    strategy: str = "direct"  # how a sample is solved (neocoder/strategies/): direct, self-correct, self-plan, mcts, sample
-    rounds: int = 3  # self-correct: attempts after the first, each with the example tests' feedback
-    rollouts: int = 16  # mcts: rollouts per state
-    top_k: int = 3  # mcts: children per expansion (the top-k next tokens by log-probability)
-    best_of: int = 5  # sample: programs drawn per state, the best convergent x divergent kept (Sec. 5.3)
-    logprobs: bool = False  # ask for the final reply's token log-probabilities (semantic entropy, Rao-Blackwellised)
-    progress: bool = True
+    bootstrap: int = option(2000, "Bootstrap resamples of problems for the 95% intervals (neocoder/bootstrap.py).",
+                            ge=2, cap=100000)
+    bootstrap_seed: int = option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).",
+                                 flag="--seed")
+    judge_all_tests: bool = option(False, "Judge every test of every sample (default: a sample stops at its first "
+                                   "failing test and runs the extended tests only when every example passed; no "
+                                   "rate changes).")
+    strategy: str = STRATEGY.field()
+    rounds: int = ROUNDS.field()
+    rollouts: int = ROLLOUTS.field()
+    top_k: int = TOP_K.field()
+    best_of: int = BEST_OF.field()
+    logprobs: bool = LOGPROBS.field()
+    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 
 

@@ -11,58 +11,28 @@ from .. import api
 from ..config import EvalConfig
 from ..report import text as report
 from . import main
-from .options import (run_dir, bootstrap_options, limit_option, model_options, parse_states, quiet_option,
-                      release_option, sandbox_options)
+from .declared import declared_options
+from .options import model_options, quiet_option, release_option, run_dir, sandbox_options
 
 
 @main.command("eval")
 @model_options(model_help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview, "
                "replay/<run folder>; or 'human' for the human baselines (Eq. 5, 6).")
-@click.option("--states", "states_text", default="0-5", show_default=True, help="States t to evaluate.")
-@limit_option
+@declared_options(EvalConfig, "declared")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/<model>); an existing one is resumed.")
-@click.option("--dataset", default=None,
-              help="Problem states: a build-dataset run folder or JSONL file, or 'release' for the release's "
-                   "statement examples with plain checkers (default: the validated dataset, built on first use "
-                   "and cached; see docs/dataset.md).")
 @release_option()
-@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Samples per problem state, each with its own seed (pass --temperature): pass@k, best-of-k "
-              "NeoGauge and semantic entropy need n >= 2; every test is then judged.")
-@click.option("--cpu-scale", type=float, default=1.0, show_default=True,
-              help="Multiply each problem's time limit by this for the CPU-time limit per test.")
-@click.option("--judge-all-tests", is_flag=True, help="Judge every test of every sample (default: a sample stops "
-              "at its first failing test and runs the extended tests only when every example passed; no rate "
-              "changes).")
-@click.option("--strategy", type=click.Choice(["direct", "self-correct", "self-plan", "mcts", "sample"]),
-              default="direct", show_default=True, help="How each sample is solved (docs/strategies.md).")
-@click.option("--rounds", type=click.IntRange(min=0), default=3, show_default=True,
-              help="self-correct: retries after the first attempt, each with the example tests' feedback.")
-@click.option("--rollouts", type=click.IntRange(min=1), default=16, show_default=True,
-              help="mcts: rollouts per problem state.")
-@click.option("--top-k", type=click.IntRange(min=1), default=3, show_default=True,
-              help="mcts: children per expansion (the most likely next tokens).")
-@click.option("--best-of", type=click.IntRange(min=1), default=5, show_default=True,
-              help="sample: programs drawn per state; the best convergent x divergent is kept.")
-@click.option("--logprobs", is_flag=True, help="Ask for the final reply's token log-probabilities: adds the "
-              "Rao-Blackwellised semantic entropy (slow on llama-cpp-python, whose logprobs are computed in Python).")
-@bootstrap_options("problem")
 @click.option("--server", default=None, envvar="NEOCODER_SERVER",
               help="Run the evaluation as a job on this `neocoder serve` URL (or $NEOCODER_SERVER); the run "
                    "folder stays on the server.")
 @click.option("--token", default=None, envvar="NEOCODER_TOKEN", help="The server's bearer token (or $NEOCODER_TOKEN).")
 @quiet_option
 @sandbox_options
-def eval_command(model, states_text, limit, out, dataset, release, samples, cpu_scale, judge_all_tests, strategy,
-                 rounds, rollouts, top_k, best_of, logprobs, bootstrap, bootstrap_seed, server, token, quiet, sandbox):
+def eval_command(model, declared, out, release, server, token, quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
-    dataset = dataset if dataset in (None, "release") else Path(dataset)
-    config = EvalConfig(model=model, out=out or run_dir(model.spec + ('' if strategy == 'direct' else '-' + strategy)), release_dir=release, dataset=dataset,
-                        states=parse_states(states_text), limit=limit, samples=samples, cpu_scale=cpu_scale,
-                        sandbox=sandbox, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
-                        judge_all_tests=judge_all_tests, strategy=strategy, rounds=rounds, rollouts=rollouts,
-                        top_k=top_k, best_of=best_of, logprobs=logprobs, progress=not quiet)
+    strategy = declared["strategy"]
+    config = EvalConfig(model=model, out=out or run_dir(model.spec + ('' if strategy == 'direct' else '-' + strategy)),
+                        release_dir=release, sandbox=sandbox, progress=not quiet, **declared)
     if server:
         from ..client import Client
         remote = Client(server, token).evaluate(config)

@@ -1,7 +1,8 @@
-"""Eval jobs: queued in the job store, run through ``api.evaluate`` into run folders.
+"""Jobs: queued in the job store, run through the library into run folders.
 
-A job is ``neocoder eval`` asked over HTTP.  It runs on one of ``slots`` job threads
-through the same ``api.evaluate`` as the command, into its own run folder
+A job is ``neocoder eval`` (or ``neocoder run TASK``) asked over HTTP.  It runs on one of
+``slots`` job threads through the same library call as the command (``execute``, given
+by the app: ``api.evaluate`` or ``runner.run``), into its own run folder
 ``<data dir>/runs/<job id>`` (manifest, records, metrics: docs/records.md).  What makes
 it survive the server:
 
@@ -31,11 +32,10 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from .. import api
-from ..config import EvalConfig
 from ..errors import NeocoderError
 from ..pipeline import Stopped
 from ..records import Sample
+from ..runner import Stopped as TaskStopped
 from ..store import RunFolder
 from .store import CANCELLED, FAILED, PAUSED, QUEUED, RESUMABLE, RUNNING, SUCCEEDED, UNFINISHED, Job, JobStore
 
@@ -62,14 +62,14 @@ def new_job_id() -> str:
 class JobRunner:
     """Runs the store's queued jobs, ``slots`` at once.
 
-    ``make_config(job, api_key, run_dir) -> EvalConfig`` turns a stored request into
-    the eval's config.  ``start()`` queues the unfinished jobs of an earlier server
+    ``execute(job, api_key, run_dir, stop)`` runs a stored request into ``run_dir``
+    (raising Stopped when ``stop`` was set first).  ``start()`` queues the unfinished jobs of an earlier server
     (oldest first) and starts the threads; ``shutdown(timeout)`` stops them gracefully.
     """
 
-    def __init__(self, store: JobStore, runs_dir: Path, make_config: Callable[[Job, str | None, Path], EvalConfig],
-                 slots: int = 1):
-        self.store, self.runs_dir, self.make_config, self.slots = store, Path(runs_dir), make_config, slots
+    def __init__(self, store: JobStore, runs_dir: Path,
+                 execute: Callable[[Job, str | None, Path, threading.Event], None], slots: int = 1):
+        self.store, self.runs_dir, self.execute, self.slots = store, Path(runs_dir), execute, slots
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._queue: queue.Queue = queue.Queue()
         self._keys: dict[str, str] = {}  # job id -> API key, in memory only
@@ -166,6 +166,8 @@ class JobRunner:
         """``{"done", "total"}`` samples: done are the finished records in the run folder,
         total is known once the job has selected its problem states (else None)."""
         folder = self.run_dir(job.id)
+        if "task" in job.request:
+            return {"done": _task_done(job.request["task"], folder), "total": None}
         total = None
         manifest = folder / RunFolder.MANIFEST
         if manifest.is_file():
@@ -206,9 +208,9 @@ class JobRunner:
         key = self._keys.get(job_id)
         log.info("job %s running (attempt %d)", job_id, job.attempts)
         try:
-            api.evaluate(self.make_config(job, key, self.run_dir(job_id)), stop=stop)
+            self.execute(job, key, self.run_dir(job_id), stop)
             status, error = SUCCEEDED, None
-        except Stopped:
+        except (Stopped, TaskStopped):
             status, error = (CANCELLED, "cancelled") if job_id in self._cancelled else (QUEUED, None)
         except NeocoderError as exc:
             status, error = FAILED, scrub(str(exc), key)
@@ -224,3 +226,12 @@ class JobRunner:
                               finished=None if status == QUEUED else time.time())
         log.info("job %s %s%s", job_id, status if status != QUEUED else "stopped (queued for the next start)",
                  f": {error}" if error and status == FAILED else "")
+
+
+def _task_done(name: str, folder: Path) -> int:
+    """Items of task ``name`` finished in ``folder`` (0 for a task without a record type)."""
+    from ..tasks import get_task
+    kind = get_task(name).record_type
+    if kind is None or not (folder / RunFolder.RECORDS).is_file():
+        return 0
+    return len(RunFolder(folder, create=False).done(kind))

@@ -6,15 +6,21 @@ ignored).  Records travel as the dicts docs/records.md documents (``Sample``,
 ``ProblemState``), so a client reads what a run folder holds.  What the server will not
 do for a caller is refused here too: a model spec that would read a file on the server
 (``replay/<path>``), a dataset given as a path, an ``openai/`` model without its own
-endpoint (the server's environment never lends its key or endpoint to a job).
+endpoint (the server's environment never lends its key or endpoint to a job).  The eval
+request and its model are derived from EvalConfig and ModelConfig (derive.py): every
+option they declare, with the declared default, bounds and help.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+from ..config import EvalConfig, ModelConfig
+from .derive import request_model
 
 PROBLEM_ID = r"^[0-9]{1,6}[A-Z][0-9]?$"  # a Codeforces problem id, e.g. 1901A
 JOB_ID = r"^[0-9a-f]{32}$"  # made by the server (jobs.new_job_id)
@@ -112,22 +118,10 @@ class ScoreResponse(BaseModel):
     scores: Scores
 
 
-class ModelSpec(Strict):
-    """The model an eval job calls, as `neocoder eval`'s model options."""
+class ModelChecks(Strict):
+    """What a server refuses in a model (ModelSpec's fields are derived from ModelConfig)."""
 
-    spec: str = Field(min_length=1, max_length=200, description="openai/<model> (with base_url), local/<name>, "
-                                                                "replay/gpt-4-1106-preview, or human.")
-    base_url: str | None = Field(None, max_length=2000, description="The OpenAI-compatible endpoint.")
-    api_key: SecretStr | None = Field(None, description="Held in memory for the job only: never stored, logged "
-                                                        "or written to the run folder.")
-    api: Literal["chat", "completion"] | None = None
-    temperature: float = Field(0.0, ge=0, le=2)
-    max_tokens: int = Field(1024, ge=1, le=32768)
-    timeout: float | None = Field(None, gt=0, le=3600, description="Seconds per model call.")
-    max_retries: int = Field(3, ge=0, le=10)
-    seed: int | None = 0
-
-    @field_validator("spec")
+    @field_validator("spec", check_fields=False)
     @classmethod
     def _allowed(cls, spec: str) -> str:
         provider, _, name = spec.partition("/")
@@ -140,7 +134,7 @@ class ModelSpec(Strict):
             return spec
         raise ValueError("PROVIDER/NAME with provider openai, local or replay (or human)")
 
-    @field_validator("base_url")
+    @field_validator("base_url", check_fields=False)
     @classmethod
     def _url(cls, url: str | None) -> str | None:
         if url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s]*)?", url):
@@ -154,28 +148,19 @@ class ModelSpec(Strict):
         return self
 
 
-class EvalRequest(Strict):
-    """POST /v1/evals: `neocoder eval` as a job."""
+ModelSpec = request_model(ModelConfig, "ModelSpec", ModelChecks, "The model a job calls, as ModelConfig declares it.", overrides={
+    "spec": (str, Field(min_length=1, max_length=200, description="openai/<model> (with base_url), local/<name>, "
+                                                                   "replay/gpt-4-1106-preview, or human.")),
+    "base_url": (str | None, Field(None, max_length=2000, description="The OpenAI-compatible endpoint.")),
+    "api_key": (SecretStr | None, Field(None, description="Held in memory for the job only: never stored, logged "
+                                                          "or written to the run folder.")),
+})
 
-    model: ModelSpec
-    states: list[Annotated[int, Field(ge=0, le=20)]] = Field(default_factory=lambda: list(range(6)), min_length=1,
-                                                             max_length=21, description="States t to evaluate.")
-    limit: int | None = Field(None, ge=1, description="Only the first N problems.")
-    samples: int = Field(1, ge=1, le=100, description="Samples per problem state.")
-    strategy: Literal["direct", "self-correct", "self-plan", "mcts", "sample"] = Field(
-        "direct", description="How a sample is solved (docs/strategies.md).")
-    rounds: int = Field(3, ge=0, le=20, description="self-correct: retries after the first attempt.")
-    rollouts: int = Field(16, ge=1, le=256, description="mcts: rollouts per problem state.")
-    top_k: int = Field(3, ge=1, le=20, description="mcts: children per expansion.")
-    best_of: int = Field(5, ge=1, le=50, description="sample: programs drawn per state.")
-    dataset: Literal["validated", "release"] | None = Field(None, description="None: the server's dataset.")
-    cpu_scale: float = Field(1.0, gt=0, le=10, description="Multiplies each problem's time limit.")
-    judge_all_tests: bool = Field(False, description="As eval's --judge-all-tests (default: a sample stops at "
-                                                     "its first failing test; no rate changes).")
-    bootstrap: int = Field(2000, ge=2, le=100000, description="Bootstrap resamples for the intervals.")
-    bootstrap_seed: int = 0
 
-    @field_validator("states")
+class EvalChecks(Strict):
+    """What an eval request adds to EvalConfig's declarations: its states are a set."""
+
+    @field_validator("states", check_fields=False)
     @classmethod
     def _distinct(cls, states: list[int]) -> list[int]:
         return sorted(set(states))
@@ -183,6 +168,29 @@ class EvalRequest(Strict):
     def public(self) -> dict:
         """The request as stored: plain JSON, without the API key."""
         return self.model_dump(mode="json", exclude={"model": {"api_key"}})
+
+
+EvalRequest = request_model(EvalConfig, "EvalRequest", EvalChecks, "POST /v1/evals: `neocoder eval` as a job "
+                            "(every option EvalConfig declares).", model_schema=ModelSpec, overrides={
+    "dataset": (Literal["validated", "release"] | None, Field(None, description="None: the server's dataset.")),
+})
+
+
+class TaskRunRequest(Strict):
+    """POST /v1/runs: a job of any registered task (``neocoder run TASK``)."""
+
+    task: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="A registered task's name "
+                      "(neocoder.tasks.task_names()).")
+    config: dict[str, Any] = Field(default_factory=dict, description="The task's config, as its config type "
+                                   "declares it (the run folder and the sandbox are the server's).")
+
+
+@functools.cache
+def config_request(config_type) -> type[BaseModel]:
+    """The request model of a task's config: every option ``config_type`` declares that a
+    caller may send (derive.py), its models as ModelSpec."""
+    return request_model(config_type, f"{config_type.__name__}Request", Strict,
+                         f"The config of a {config_type.__name__} job.", model_schema=ModelSpec)
 
 
 class ResumeRequest(Strict):

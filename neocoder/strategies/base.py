@@ -20,17 +20,19 @@ from ..models import Model, Prompt, ReplayKey, Reply, solve_prompt
 from ..program import program_from_reply
 from ..records import ProblemState
 from ..techniques import detect, judge_constraints
+from .options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
 
 
 @dataclass
 class StrategyOptions:
-    """The strategies' knobs (``neocoder eval`` options; EvalConfig fields of the same names)."""
+    """The strategies' knobs, as each strategy declared them (strategies/options.py; the
+    ``neocoder eval`` options and the EvalConfig fields of the same names)."""
 
-    rounds: int = 3  # self-correct: attempts after the first
-    rollouts: int = 16  # mcts: rollouts per state
-    top_k: int = 3  # mcts: children per expansion
-    best_of: int = 5  # sample: programs drawn per state
-    logprobs: bool = False  # ask for token log-probabilities of the final reply (semantic entropy)
+    rounds: int = ROUNDS.field()
+    rollouts: int = ROLLOUTS.field()
+    top_k: int = TOP_K.field()
+    best_of: int = BEST_OF.field()
+    logprobs: bool = LOGPROBS.field()
 
 
 @dataclass

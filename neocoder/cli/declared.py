@@ -1,0 +1,123 @@
+"""Command-line options built from the config declarations (neocoder/options.py).
+
+``declared_options(EvalConfig)`` gives ``neocoder eval`` one click option per declared
+field: ``--top-k`` for ``top_k`` (or the declaration's ``flag``), an ``IntRange`` or
+``FloatRange`` from its bounds, a ``Choice`` from its choices, a flag for a bool, its
+default and its help.  The command receives the values as one dict of config field names
+(``into``), ready for ``EvalConfig(**values, ...)``: no option is written twice, so none
+can drift from the config, the HTTP schema or the client.  ``neocoder run TASK`` builds a
+whole command this way for any registered task (cli/run.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..options import Option, declared
+
+
+def base_type(annotation) -> Any:
+    """``int`` for ``int | None``, ``list`` for ``list[int]``; the annotation itself otherwise."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return base_type(args[0]) if len(args) == 1 else str
+    return typing.get_origin(annotation) or annotation
+
+
+def flag_name(field: dataclasses.Field, opt: Option) -> str:
+    """The option's command-line name: ``opt.flag``, else ``--field-name``."""
+    return opt.flag or "--" + field.name.replace("_", "-")
+
+
+def default_of(field: dataclasses.Field, opt: Option):
+    """The default a command line shows and starts from."""
+    if opt.text is not None:
+        return opt.text
+    return opt.factory() if opt.factory is not None else opt.default
+
+
+def click_type(kind, opt: Option):
+    """The click parameter type for a field of ``kind`` declared as ``opt``."""
+    if opt.parse is not None:
+        return str
+    if opt.choices is not None:
+        return click.Choice([str(c) for c in opt.choices])
+    low = opt.ge if opt.ge is not None else opt.gt
+    if kind is int and (low is not None or opt.le is not None):
+        return click.IntRange(min=low, max=opt.le, min_open=opt.gt is not None)
+    if kind is float and (low is not None or opt.le is not None):
+        return click.FloatRange(min=low, max=opt.le, min_open=opt.gt is not None)
+    if kind is Path:
+        return click.Path(path_type=Path)
+    return kind if kind in (int, float) else str
+
+
+def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasses.MISSING):
+    """The click option declaration ``opt`` of ``field`` stands for."""
+    name = flag_name(field, opt)
+    default = default_of(field, opt) if default is dataclasses.MISSING else default
+    if kind is bool:
+        decls = [f"{name}/--no-{name[2:]}" if default else name, field.name]
+        return click.option(*decls, is_flag=True, default=bool(default), show_default=bool(default), help=opt.help)
+
+    def convert(_ctx, _param, value):
+        if value is None:
+            return None
+        if opt.parse is not None:  # text made a value, then checked against the declaration
+            try:
+                value = opt.parse(value)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc)) from exc
+            if opt.refusal(value):
+                raise click.BadParameter(opt.refusal(value))
+            return value
+        if opt.choices is not None:  # back to the declared value (e.g. the int 10 for "10")
+            return next(c for c in opt.choices if str(c) == value)
+        return value
+
+    return click.option(name, field.name, type=click_type(kind, opt), default=default, callback=convert,
+                        show_default=default is not None, help=opt.help)
+
+
+def cli_fields(config_type, only=None, exclude=()) -> list[tuple[dataclasses.Field, Option, Any]]:
+    """``(field, option, kind)`` of every field of ``config_type`` that has a command-line
+    option: declared, not ``local`` (unless named in ``only``), without ``flag=""``, not
+    required and not a config itself (``--model`` and its options come from
+    cli/options.py ``model_options``)."""
+    hints = typing.get_type_hints(config_type)
+    out = []
+    for f, opt in declared(config_type):
+        if f.name in exclude or opt.flag == "" or opt.required or (only is not None and f.name not in only):
+            continue
+        if opt.local and (only is None or f.name not in only):
+            continue
+        out.append((f, opt, base_type(hints[f.name])))
+    return out
+
+
+def declared_options(config_type, into: str, only=None, exclude=(), defaults: dict | None = None):
+    """A decorator adding ``config_type``'s declared options to a command; their values
+    arrive as one dict ``into`` (field name -> value).  ``defaults`` overrides a field's
+    default for this command (e.g. a higher temperature for AidanBench's generator)."""
+    chosen = cli_fields(config_type, only, exclude)
+    defaults = defaults or {}
+    options = [click_option(f, opt, kind, defaults.get(f.name, dataclasses.MISSING)) for f, opt, kind in chosen]
+    names = [f.name for f, _, _ in chosen]
+
+    def decorate(command):
+        @functools.wraps(command)
+        def wrapper(*args, **kwargs):
+            kwargs[into] = {name: kwargs.pop(name) for name in names}
+            return command(*args, **kwargs)
+
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+    return decorate

@@ -1,0 +1,84 @@
+"""``neocoder run TASK [options]``: any registered task from the command line, its options
+built from the task's ``config_type`` (cli/declared.py), so a new task needs no CLI code.
+
+Every declared option of the config becomes a click option with its default, range,
+choices and help; the fields the config declares without an Option get the shared
+options: ``--out`` (the run folder, default runs/<task>), ``--model ...`` for a
+``model: ModelConfig``, ``--release`` for ``release_dir``, the sandbox options for
+``sandbox``, ``--quiet`` for ``progress``.  The command builds the config, checks it
+against its declarations and calls ``runner.run``; it prints the run's metrics.json.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import click
+
+from ..config import ModelConfig, SandboxConfig
+from ..tasks import get_task, task_names
+from . import main
+from .declared import declared_options
+from .options import model_options, quiet_option, release_option, sandbox_options
+
+
+class TaskCommands(click.Group):
+    """One subcommand per registered task, made when it is asked for."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return task_names()
+
+    def get_command(self, ctx, name: str):
+        try:
+            task = get_task(name)
+        except ImportError:  # a built-in task whose module this installation lacks
+            return None
+        except Exception:  # noqa: BLE001 - an unknown name: click says "No such command"
+            return None
+        return task_command(task)
+
+
+def task_command(task) -> click.Command:
+    """The click command of Task class ``task``: its config's options, then ``runner.run``."""
+    config_type = task.config_type
+    names = {f.name: f for f in dataclasses.fields(config_type)}
+
+    def command(declared, out=None, model=None, release=None, sandbox=None, quiet=False):
+        given = {"out": out or Path("runs", task.name), "model": model, "release_dir": release, "sandbox": sandbox,
+                 "progress": not quiet}
+        config = config_type(**declared, **{k: v for k, v in given.items() if k in names and v is not None})
+        config.check()
+        from ..runner import run
+        run(task(config))
+        folder = Path(config.out)
+        click.echo(json.dumps(json.loads((folder / "metrics.json").read_text()), indent=2)
+                   if (folder / "metrics.json").is_file() else "no metrics")
+        click.echo(f"run folder {folder}")
+
+    shared = [click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+                           help=f"Run folder (default: runs/{task.name}); an existing one is resumed.")]
+    if _holds(names.get("model"), ModelConfig):
+        shared.append(model_options())
+    if "release_dir" in names:
+        shared.append(release_option())
+    if _holds(names.get("sandbox"), SandboxConfig):
+        shared.append(sandbox_options)
+    if "progress" in names:
+        shared.append(quiet_option)
+    callback = declared_options(config_type, "declared")(command)
+    for option in reversed(shared):
+        callback = option(callback)
+    doc = (task.__doc__ or config_type.__doc__ or f"Run the {task.name} task.").strip()
+    return click.Command(task.name, callback=callback, params=list(reversed(getattr(callback, "__click_params__", []))),
+                         help=doc, short_help=doc.splitlines()[0])
+
+
+def _holds(field, kind) -> bool:
+    return field is not None and field.type in (kind, kind.__name__)
+
+
+@main.group("run", cls=TaskCommands)
+def run_command():
+    """Run any registered task (neocoder.tasks): its options come from its config."""

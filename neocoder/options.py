@@ -1,0 +1,126 @@
+"""One declaration per option: its default, its check and its help, written once.
+
+A config field (config.py) or a strategy's option (strategies/options.py) is declared as
+
+    samples: int = Option(1, "Samples per problem state.", ge=1, cap=100).field()
+
+and every surface reads that one declaration: the command line builds its click option
+from it (cli/declared.py: name, type, range, choices, default, help), the HTTP service
+derives its request schema from it (serve/derive.py: the same range, the help as the
+field's description), and ``check`` refuses a value outside it in the Python API.  After
+``llm``'s per-model ``Options`` class, which its CLI, API and plugins all read.
+
+``ge``/``le``/``gt`` bound a number (each item of a list); ``choices`` are the allowed
+values; ``cap`` is an upper bound only a shared server enforces (one caller must not ask
+it for a million samples; a local run may).  ``flag`` renames the command-line option;
+``parse`` turns its text into the value (``--states 0-5``); ``metavar`` and ``text``
+(the default as typed) show it.  ``local`` marks how and where this process works (the
+progress bar, the sandbox): a client never sends it to a server, whose own it is; a field
+declared without an Option (the run folder ``out``, ``release_dir``, ``sandbox``) is the
+server's own too.  ``required`` declares a field without a default (``model``).
+
+This module imports nothing heavy: config.py and strategies/options.py both use it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import NeocoderError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option's declaration (see the module docstring)."""
+
+    default: Any = None
+    help: str = ""
+    ge: float | None = None
+    le: float | None = None
+    gt: float | None = None
+    choices: tuple | None = None
+    cap: float | None = None
+    flag: str | None = None
+    parse: Callable[[str], Any] | None = None
+    text: str | None = None
+    local: bool = False
+    factory: Callable[[], Any] | None = None
+    required: bool = False
+
+    def field(self):
+        """The dataclass field of this option (its default, and itself as metadata)."""
+        if self.required:
+            return dataclasses.field(metadata={"option": self})
+        if self.factory is not None:
+            return dataclasses.field(default_factory=self.factory, metadata={"option": self})
+        return dataclasses.field(default=self.default, metadata={"option": self})
+
+    def refusal(self, value) -> str | None:
+        """Why ``value`` breaks this declaration (None when it does not): a range or the
+        choices; a list is checked item by item.  ``cap`` is not checked here."""
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            if item is None or isinstance(item, bool):
+                continue
+            if self.choices is not None and item not in self.choices:
+                return f"{item!r} is not one of {', '.join(map(str, self.choices))}"
+            if not isinstance(item, (int, float)):
+                continue
+            if self.ge is not None and item < self.ge:
+                return f"{item} is below {self.ge:g}"
+            if self.gt is not None and item <= self.gt:
+                return f"{item} is not above {self.gt:g}"
+            if self.le is not None and item > self.le:
+                return f"{item} is above {self.le:g}"
+        return None
+
+
+def option(default: Any = None, help: str = "", **checks) -> Any:
+    """A dataclass field declared with its default, help and checks (``Option``'s fields)."""
+    return Option(default, help, **checks).field()
+
+
+def option_of(field: dataclasses.Field) -> Option | None:
+    """The Option a dataclass field was declared with (None: a field without one)."""
+    return field.metadata.get("option")
+
+
+def declared(config_type) -> list[tuple[dataclasses.Field, Option]]:
+    """The fields of ``config_type`` declared with an Option, in order."""
+    return [(f, option_of(f)) for f in dataclasses.fields(config_type) if option_of(f) is not None]
+
+
+def sent(config_type) -> list[tuple[dataclasses.Field, Option]]:
+    """The fields of ``config_type`` a client sends to a server and a server accepts
+    from one (declared and not ``local``): the one rule both sides read."""
+    return [(f, opt) for f, opt in declared(config_type) if not opt.local]
+
+
+def check(config) -> None:
+    """Refuse a value outside its declaration in ``config`` (and the configs it holds):
+    NeocoderError naming the field, e.g. ``samples: 0 is below 1``."""
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if dataclasses.is_dataclass(value):
+            check(value)
+            continue
+        opt = option_of(f)
+        why = opt.refusal(value) if opt is not None else None
+        if why:
+            raise NeocoderError(f"{type(config).__name__}.{f.name}: {why}")
+
+
+def parse_states(text: str) -> list[int]:
+    """'0-5' -> [0..5]; '0,2,4' -> [0, 2, 4]; raises ValueError otherwise."""
+    states: set[int] = set()
+    for part in str(text).split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        if not m:
+            raise ValueError(f"{text!r}: use a range like 0-5 or a list like 0,2,4")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise ValueError(f"{text!r}: empty range")
+        states.update(range(lo, hi + 1))
+    return sorted(states)

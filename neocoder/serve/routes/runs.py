@@ -1,0 +1,95 @@
+"""``/v1/runs``: a job of ANY registered task (``neocoder run TASK`` over HTTP), so a new
+task needs no server code.
+
+The body names the task and gives its config; the config is validated against the
+request model derived from the task's ``config_type`` (serve/derive.py: every declared
+option, with its bounds; a 422 names ``body.config.<field>``).  The job runs through
+``runner.run`` into its own run folder on the server, with the same job store, job
+threads, auth and limits as the eval jobs; GET gives its status, progress and metrics.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import SecretStr, ValidationError
+
+from ...errors import NeocoderError
+from ...tasks import get_task
+from ..deps import caller, job_slot, owned_job, services
+from ..judging import NotFound
+from ..schemas import EvalJob, EvalList, TaskRunRequest, config_request
+from ..services import Services
+from ..store import Job
+from . import SECURED
+
+router = APIRouter(tags=["runs"], **SECURED)
+
+
+def stored_request(body: TaskRunRequest) -> tuple[dict, str | None]:
+    """``({"task", "config"}, api_key)``: the request as stored (plain JSON, no key) and the
+    key of its model, if any.  Raises RequestValidationError (422) naming the field."""
+    try:
+        task = get_task(body.task)
+    except NeocoderError as exc:
+        raise RequestValidationError([{"loc": ("body", "task"), "msg": str(exc), "type": "value_error"}]) from exc
+    try:
+        config = config_request(task.config_type).model_validate(body.config)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", "config", *e["loc"])} for e in exc.errors()]) from exc
+    keys = [m.api_key for m in _models(config) if isinstance(m.api_key, SecretStr)]
+    return {"task": body.task, "config": _without_keys(config.model_dump(mode="json"))}, \
+        keys[0].get_secret_value() if keys else None
+
+
+def _models(config) -> list:
+    found = []
+    for name in type(config).model_fields:
+        value = getattr(config, name)
+        for item in value if isinstance(value, list) else [value]:
+            if hasattr(type(item), "model_fields") and "api_key" in type(item).model_fields:
+                found.append(item)
+    return found
+
+
+def _without_keys(data):
+    if isinstance(data, dict):
+        return {k: _without_keys(v) for k, v in data.items() if k != "api_key"}
+    if isinstance(data, list):
+        return [_without_keys(v) for v in data]
+    return data
+
+
+def _run_job(job: Job) -> Job:
+    if "task" not in job.request:
+        raise NotFound("job_id", f"no run {job.id} (an eval job: /v1/evals/{job.id})")
+    return job
+
+
+@router.post("/v1/runs", response_model=EvalJob, status_code=202)
+def submit_run(body: TaskRunRequest, response: Response, who: str = Depends(job_slot),
+               s: Services = Depends(services)):
+    """Queue a run of a registered task; its run folder is written on the server."""
+    request, key = stored_request(body)
+    job = s.runner.submit(who, request, key)
+    response.headers["Location"] = f"/v1/runs/{job.id}"
+    return s.view(job)
+
+
+@router.get("/v1/runs", response_model=EvalList)
+def list_runs(who: str = Depends(caller), s: Services = Depends(services)):
+    """The caller's task runs, newest first, without their metrics."""
+    return EvalList(jobs=[s.view(j, metrics=False) for j in reversed(s.store.list(who)) if "task" in j.request])
+
+
+@router.get("/v1/runs/{job_id}", response_model=EvalJob)
+def get_run(job: Job = Depends(owned_job), s: Services = Depends(services)):
+    """A run's status, progress and (once it has succeeded) metrics.json."""
+    return s.view(_run_job(job))
+
+
+@router.delete("/v1/runs/{job_id}", response_model=EvalJob, status_code=202)
+def cancel_run(job: Job = Depends(owned_job), s: Services = Depends(services)):
+    """Cancel a queued or running run (a running one after its items in flight); 409 once it has ended."""
+    s.runner.cancel(_run_job(job).id)
+    return s.view(s.store.get(job.id))

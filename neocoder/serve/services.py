@@ -1,0 +1,164 @@
+"""What the routes of ``neocoder serve`` work with, opened once by the app's lifespan.
+
+``Services`` holds the server's config, the job store, the judge service, the job
+runner, the admission to the judge (429) and the telemetry; ``open_services`` opens them
+(the sandbox on a worker thread) and ``close_services`` stops the jobs after their items
+in flight and removes the sandbox's containers.  The routes reach them through the
+dependencies of deps.py, never through a closure.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+
+import anyio
+
+from ..config import EvalConfig, SandboxConfig
+from ..errors import NeocoderError
+from ..store import RunFolder
+from .config import ServeConfig
+from .derive import to_config
+from .jobs import JobConflict, JobRunner
+from .judging import JudgeService, Unavailable
+from .limits import Admission
+from ..tasks import get_task
+from .schemas import EvalJob, EvalRequest, Progress, config_request
+from .store import SUCCEEDED, Job, JobStore
+from .telemetry import Telemetry
+
+log = logging.getLogger("neocoder.serve")
+
+
+@dataclass
+class Services:
+    """What the routes work with, opened by the lifespan."""
+
+    config: ServeConfig
+    store: JobStore
+    judge: JudgeService
+    runner: JobRunner
+    admission: Admission
+    limiter: anyio.CapacityLimiter
+    telemetry: Telemetry
+    draining: bool = False
+    report_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def view(self, job: Job, metrics: bool = True) -> EvalJob:
+        """A job as the API shows it (with its run's metrics once it has succeeded)."""
+        found = None
+        if metrics and job.status == SUCCEEDED:
+            try:
+                found = RunFolder(self.runner.run_dir(job.id), create=False).read_metrics()
+            except (NeocoderError, ValueError):
+                found = None
+        base = f"/v1/runs/{job.id}" if "task" in job.request else f"/v1/evals/{job.id}"
+        return EvalJob(id=job.id, status=job.status, created=_iso(job.created), started=_iso(job.started),
+                       finished=_iso(job.finished), attempts=job.attempts, request=job.request,
+                       progress=Progress(**self.runner.progress(job)), error=job.error, metrics=found,
+                       links={"self": base, "report": f"{base}/report"})
+
+    def sandbox(self) -> SandboxConfig:
+        """The sandbox every job of this server judges in (the server's own, never a caller's)."""
+        return SandboxConfig(self.config.sandbox, workers=self.config.workers, executor=self.config.executor,
+                             ray_address=self.config.ray_address)
+
+    def eval_config(self, job: Job, api_key: str | None, run_dir: Path) -> EvalConfig:
+        """The EvalConfig of a stored job request (the key from memory, never from the store);
+        a request stored before an option existed gets the option's declared default."""
+        req = EvalRequest.model_validate(job.request)
+        chosen = req.dataset
+        dataset = self.config.dataset if chosen is None else (None if chosen == "validated" else "release")
+        if dataset not in (None, "release"):
+            dataset = Path(dataset)
+        if api_key is None and req.model.spec.startswith("openai/"):
+            api_key = "none"  # never the server's own $OPENAI_API_KEY
+        return to_config(EvalConfig, req, api_key=api_key, out=run_dir, release_dir=self.config.release_dir,
+                         dataset=dataset, sandbox=self.sandbox(), progress=False)
+
+    def execute(self, job: Job, api_key: str | None, run_dir: Path, stop: threading.Event) -> None:
+        """Run a stored job into ``run_dir``: an eval job through ``api.evaluate``, a task's
+        job (``POST /v1/runs``) through ``runner.run``.  Raises Stopped when ``stop`` is set
+        first, NeocoderError for what the library refuses."""
+        if "task" in job.request:
+            from ..runner import run
+            run(self.task_of(job.request["task"], job.request["config"], api_key, run_dir), stop=stop)
+        else:
+            from .. import api
+            api.evaluate(self.eval_config(job, api_key, run_dir), stop=stop)
+
+    def task_of(self, name: str, stored: dict, api_key: str | None, run_dir: Path):
+        """The Task ``name`` with the config of a stored request plus the server's own
+        fields: the run folder, the release, the sandbox, no progress bar."""
+        task = get_task(name)
+        request = config_request(task.config_type).model_validate(stored)
+        own = {"out": run_dir, "release_dir": self.config.release_dir, "sandbox": self.sandbox(), "progress": False}
+        names = {f.name for f in fields(task.config_type)}
+        return task(to_config(task.config_type, request, api_key=api_key,
+                              **{k: v for k, v in own.items() if k in names}))
+
+    async def judge_call(self, caller: str, endpoint: str, work):
+        """Run ``work()`` on a judge thread once ``caller`` is admitted (Busy otherwise)."""
+        def timed():
+            with self.admission.judging_slot(), self.telemetry.judge_seconds.labels(endpoint).time():
+                return work()
+
+        if self.draining:
+            raise Unavailable("the server is shutting down")
+        with self.admission.ticket(caller):
+            return await anyio.to_thread.run_sync(timed, limiter=self.limiter)
+
+    def report(self, job: Job) -> Path:
+        """The folder of the job's HTML report, built (or rebuilt after its run changed) now."""
+        if job.status != SUCCEEDED:
+            raise JobConflict(f"job {job.id} is {job.status}: its report is made once it has succeeded")
+        from ..report.html import build_report
+        run = self.runner.run_dir(job.id)
+        out = Path(self.config.data_dir) / "reports" / job.id
+        with self.report_lock:
+            index = out / "index.html"
+            if not index.is_file() or index.stat().st_mtime < (run / RunFolder.METRICS).stat().st_mtime:
+                build_report([run], out)
+        return out
+
+
+def _iso(seconds: float | None) -> str | None:
+    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
+
+
+async def open_services(config: ServeConfig, telemetry: Telemetry) -> Services:
+    """Open the job store, the sandbox (on a worker thread: it may pull or ping Docker) and
+    the job threads; the unfinished jobs of an earlier server are queued again."""
+    data_dir = Path(config.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    store = JobStore(config.db_url)
+    judge = await anyio.to_thread.run_sync(lambda: JudgeService(
+        config.release_dir, config.dataset, config.sandbox, config.workers, config.max_program_bytes,
+        executor=config.executor, ray_address=config.ray_address))
+    if judge.box.unavailable:
+        log.warning("the sandbox cannot run: %s", judge.box.unavailable)
+    holder: dict = {}
+    runner = JobRunner(store, data_dir / "runs", lambda *job: holder["s"].execute(*job),
+                       config.jobs)
+    s = holder["s"] = Services(config, store, judge, runner, Admission(config.workers, config.queue, config.per_token),
+                               anyio.CapacityLimiter(config.workers), telemetry)
+    runner.start()
+    log.info("serving the %s dataset with %d sandbox workers; job store %s; data in %s", judge.dataset_name,
+             config.workers, JobStore.safe_url(config.db_url), data_dir)
+    return s
+
+
+async def close_services(s: Services) -> None:
+    """Stop taking work, stop the jobs after their items in flight (they are queued again
+    for the next start), remove the sandbox's containers, close the store."""
+    s.draining = True
+    log.info("shutting down: stopping jobs after their samples in flight")
+    ended = await anyio.to_thread.run_sync(s.runner.shutdown, s.config.shutdown_timeout)
+    if not ended:
+        log.warning("a job did not stop within %ss; it is resumed at the next start", s.config.shutdown_timeout)
+    s.judge.close()
+    s.store.close()
+    log.info("sandbox containers removed; bye")
