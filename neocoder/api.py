@@ -20,7 +20,6 @@ from pathlib import Path
 from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
 from .dataset import build_from_release, load_states
 from .errors import NeocoderError
-from .metrics import all_states, sample_ratios, with_intervals
 from .models import get_model
 from .records import ProblemState
 from .runner import run
@@ -103,20 +102,6 @@ def detect_file(path: Path, language: str, detect) -> dict:
         return {"file": str(path), "language": lang, "techniques": sorted(detect(source, lang))}
     except UnsupportedLanguage as exc:
         raise NeocoderError(f"{path}: {exc}") from exc
-
-
-def bootstrap_info(resamples: int, seed: int, unit: str = "problem") -> dict:
-    """How the intervals in a metrics.json were made (neocoder/bootstrap.py)."""
-    from .bootstrap import LEVEL
-    return {"resamples": resamples, "seed": seed, "unit": unit, "level": LEVEL, "method": "percentile"}
-
-
-def score_samples(model: str, samples: list, resamples: int = 2000, seed: int = 0) -> dict:
-    """The metrics of ``samples`` (Sample records): ``{"model", "states": {t: {rates...,
-    "intervals": {rate: {"low", "high", "se"}}}}, "bootstrap": {...}}`` (metrics.py,
-    bootstrap.py: resampling problems, ``resamples`` times with ``seed``)."""
-    return {"model": model, "states": with_intervals(all_states(samples), sample_ratios(samples), resamples, seed),
-            "bootstrap": bootstrap_info(resamples, seed)}
 
 
 def run_states(run: Path) -> dict[tuple, ProblemState]:

@@ -46,8 +46,6 @@ def test_golden_runs_give_the_metrics_json_of_before_byte_for_byte(name):
     samples = RunFolder(folder, create=False).read(Sample)
     model = json.loads(expected)["model"]
     assert _written(score_samples(model, samples, boot["resamples"], boot["seed"]).to_dict()) == expected
-    from neocoder.api import score_samples as api_score  # the old entry point, now on the same computation
-    assert _written(api_score(model, samples, boot["resamples"], boot["seed"])) == expected
 
 
 def test_golden_human_baselines_byte_for_byte():
@@ -144,5 +142,3 @@ def test_multi_sample_rates_have_a_typed_field_each():
 def test_bootstrap_info_is_the_block_of_metrics_json():
     assert bootstrap_info(50, 3, "question") == {"resamples": 50, "seed": 3, "unit": "question", "level": 0.95,
                                                  "method": "percentile"}
-    from neocoder.api import bootstrap_info as api_info
-    assert api_info(50, 3) == bootstrap_info(50, 3)

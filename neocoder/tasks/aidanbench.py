@@ -119,7 +119,7 @@ class AidanTask(Task):
 
     def score(self, run: Run) -> dict:
         from ..aidanbench.loop import total_intervals, totals
-        from ..api import bootstrap_info
+        from ..bootstrap import bootstrap_info
         config = self.config
         run.state["results"] = results = self.results(run)
         models = {}
@@ -236,7 +236,7 @@ class RescoreTask(Task):
     def score(self, run: Run) -> dict:
         from ..aidanbench.loop import totals
         from ..aidanbench.rescore import model_totals
-        from ..api import bootstrap_info
+        from ..bootstrap import bootstrap_info
         result = run.state["result"]
         for i, q in enumerate(run.state["ended"]):
             result.results.setdefault(q.model, []).append(run.state["new"][i])

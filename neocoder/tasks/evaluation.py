@@ -149,17 +149,16 @@ class EvalTask(Task):
                     dataset=s["dataset"], dataset_path=str(s["path"]) if s["path"] else None)
 
     def score(self, run: Run) -> dict:
-        from ..api import score_samples
+        from ..metrics import score_samples
         s, config = run.state, self.config
         wanted = {state.key for state in s["states"]}
         # in key order, not completion order: float sums then add up the same way in every run
         samples = sorted((x for x in run.folder.read(Sample) if (x.problem_id, x.state) in wanted),
                          key=lambda x: x.key)
-        metrics = score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed)
-        metrics["strategy"], metrics["calls"] = config.strategy, run.cache.stats()
-        metrics["tests"] = ["examples", "plus"] if any(st.extended_tests for st in s["states"]) else ["examples"]
-        metrics["dataset"] = s["dataset"]
-        return metrics
+        tests = ["examples", "plus"] if any(st.extended_tests for st in s["states"]) else ["examples"]
+        return score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed,
+                             strategy=config.strategy, calls=run.cache.stats(), tests=tests,
+                             dataset=s["dataset"]).to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
         return EvalResult(run.folder.path, metrics, run.seconds())
@@ -187,13 +186,9 @@ class HumanTask(Task):
         return ()
 
     def score(self, run: Run) -> dict:
-        from ..api import bootstrap_info
-        from ..metrics import human_baselines, human_ratios, with_intervals
-        rows, config = run.state["rows"], self.config
-        run.folder.write_all(rows)
-        return {"model": "human", "states": with_intervals(human_baselines(rows), human_ratios(rows),
-                                                           config.bootstrap, config.bootstrap_seed),
-                "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed)}
+        from ..metrics import score_humans
+        run.folder.write_all(run.state["rows"])
+        return score_humans(run.state["rows"], self.config.bootstrap, self.config.bootstrap_seed).to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
         return EvalResult(run.folder.path, metrics, run.seconds())

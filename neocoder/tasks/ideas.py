@@ -125,7 +125,7 @@ class IdeasTask(Task):
         return [{"name": n, "spec": s} for n, s in self.seat_specs]
 
     def score(self, run: Run) -> dict:
-        from ..api import bootstrap_info
+        from ..bootstrap import bootstrap_info
         from ..ideas import summarize_model
         config, s = self.config, run.state
         summaries = {w.name: summarize_model(run.folder, w.name, s["allowed"][w.name], config, s["keywords"])
