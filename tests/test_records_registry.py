@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import neocoder
-from neocoder.ideas import run_ideas
+from neocoder.api import run_ideas
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.store import RunFolder
 from test_ideas import PanelServer, scripted, settings
