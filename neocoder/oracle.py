@@ -237,72 +237,74 @@ def build_oracle(states: list[dict], human_solutions: dict[str, list[str]], sand
     report = {"problems": {}, "below_90": [], "cache_hits": 0, "seed": seed,
               "label_humans": label_humans, "extended_candidates": extended}
     out = []
-    bar = tqdm(total=len(by_problem), desc="human oracle", unit="problem", disable=not progress)
-    for pid, group in by_problem.items():
-        first = group[0]
-        checker = as_checker(first.get("checker"))
-        if pid in SPECIAL:  # judged by what its statement defines (neocoder/judge/special/)
-            checker = {"kind": "special", "special": pid, "ignore_case": False, "tolerance": None}
-        humans = human_solutions.get(pid, [])
-        codeforces_limit = float(first["time_limit_s"])
-        limits = Limits.for_cpu(codeforces_limit * HUMAN_HEADROOM, int(first["memory_limit_mb"]))
-        entry = {"checker": checker, "humans": len(humans)}
-        if not humans:
-            entry["note"] = "no accepted Python 3 human solution: tests not validated"
-            report["problems"][pid] = entry
-            out += [dict(s, checker=checker) for s in group]
-            bar.update(1)
-            continue
-        runs = run_humans(sandbox, pid, "examples", humans, first["tests"], limits, cache, workers)
-        checker = _several_answers_evidence(_case_evidence(checker, first["tests"], runs), first["tests"], runs)
-        entry["checker"] = checker
-        tests, log = validate_examples(first["tests"], checker, runs)
-        kept_idx = [i for i in range(len(first["tests"]))
-                    if not any(e["test"] == i and e["action"] == "dropped" for e in log)]
-        before = _share_all(runs, list(enumerate(first["tests"])), checker)
-        solved_all = _share_all(runs, list(zip(kept_idx, tests)), checker)
-        entry.update(log=log, examples=len(tests), share_all_examples_before=round(before, 4),
-                     share_all_examples=round(solved_all, 4),
-                     min_test_share=min((t["human_pass_share"] for t in tests), default=None))
-        if not tests or solved_all < FIX_SHARE:
-            report["below_90"].append({"problem_id": pid, "share": round(solved_all, 4),
-                                       "failures": _failures(runs, first["tests"], checker),
-                                       "reason": "no test left: the problem is left out of the dataset" if not tests
-                                       else "fewer than 90% of human solutions pass all kept examples"})
-        ext = []
-        # label with the solutions that pass every kept example here (a solution that fails
-        # in this sandbox, e.g. by reading input its own way, says nothing about new inputs)
-        labellers = [h for h, r in zip(humans, runs) if _share_all([r], list(zip(kept_idx, tests)), checker) == 1.0]
-        labellers = labellers[:label_humans]
-        if extended and len(labellers) >= MIN_AGREE and tests:
-            candidates = mutate_inputs([t["input"] for t in tests], extended, f"{seed}:{pid}")
-            if candidates:
-                ext_runs = run_humans(sandbox, pid, "extended", labellers,
-                                      [{"input": c} for c in candidates], limits, cache, workers)
-                ext = label_extended(candidates, checker, ext_runs)
-            entry["extended_candidates"] = len(candidates)
-        entry["extended"] = len(ext)
-        kept_runs = [r[i] for r in runs for i in kept_idx]
-        if ext:
-            kept_inputs = {t["input"] for t in ext}
-            kept_runs += [r[i] for r in ext_runs for i, c in enumerate(candidates) if c in kept_inputs]
-        timing = time_limit(codeforces_limit, kept_runs)
-        entry.update(timing)
+    settings = {"extended": extended, "label_humans": label_humans, "seed": seed, "workers": workers}
+    for pid, group in tqdm(by_problem.items(), desc="human oracle", unit="problem", disable=not progress):
+        entry, below, written = validate_problem(pid, group, human_solutions.get(pid, []), sandbox, cache, **settings)
         report["problems"][pid] = entry
-        if not tests:
-            bar.update(1)
-            continue  # nothing left to judge with: its states are not written
-        for s in group:
-            out.append(dict(s, tests=tests, extended_tests=ext, checker=checker,
-                            time_limit_s=timing["time_limit_s"], codeforces_time_limit_s=codeforces_limit,
-                            oracle={"humans": len(humans), "labelled_by": len(labellers) if ext else 0,
-                                    "dropped": sum(e["action"] == "dropped" for e in log),
-                                    "share_all_examples": round(solved_all, 4),
-                                    "human_cpu_max_s": timing["human_cpu_max_s"]}))
-        bar.update(1)
-    bar.close()
+        if below is not None:
+            report["below_90"].append(below)
+        out += written
     report["cache_hits"] = cache.hits
     return out, report
+
+
+def validate_problem(pid: str, group: list[dict], humans: list[str], sandbox, cache: JsonlStore, extended: int,
+                     label_humans: int, seed: int, workers: int) -> tuple[dict, dict | None, list[dict]]:
+    """One problem through the oracle: (its report entry, its ``below_90`` row or None,
+    its states with validated examples, extended tests, checker and time limit).  A
+    problem with no human solution keeps its tests unvalidated; one with no test left
+    writes no state."""
+    first = group[0]
+    checker = as_checker(first.get("checker"))
+    if pid in SPECIAL:  # judged by what its statement defines (neocoder/judge/special/)
+        checker = {"kind": "special", "special": pid, "ignore_case": False, "tolerance": None}
+    codeforces_limit = float(first["time_limit_s"])
+    limits = Limits.for_cpu(codeforces_limit * HUMAN_HEADROOM, int(first["memory_limit_mb"]))
+    entry = {"checker": checker, "humans": len(humans)}
+    if not humans:
+        entry["note"] = "no accepted Python 3 human solution: tests not validated"
+        return entry, None, [dict(s, checker=checker) for s in group]
+    runs = run_humans(sandbox, pid, "examples", humans, first["tests"], limits, cache, workers)
+    checker = _several_answers_evidence(_case_evidence(checker, first["tests"], runs), first["tests"], runs)
+    entry["checker"] = checker
+    tests, log = validate_examples(first["tests"], checker, runs)
+    kept_idx = [i for i in range(len(first["tests"]))
+                if not any(e["test"] == i and e["action"] == "dropped" for e in log)]
+    before = _share_all(runs, list(enumerate(first["tests"])), checker)
+    solved_all = _share_all(runs, list(zip(kept_idx, tests)), checker)
+    entry.update(log=log, examples=len(tests), share_all_examples_before=round(before, 4),
+                 share_all_examples=round(solved_all, 4),
+                 min_test_share=min((t["human_pass_share"] for t in tests), default=None))
+    below = None
+    if not tests or solved_all < FIX_SHARE:
+        below = {"problem_id": pid, "share": round(solved_all, 4), "failures": _failures(runs, first["tests"], checker),
+                 "reason": "no test left: the problem is left out of the dataset" if not tests
+                 else "fewer than 90% of human solutions pass all kept examples"}
+    # label with the solutions that pass every kept example here (a solution that fails
+    # in this sandbox, e.g. by reading input its own way, says nothing about new inputs)
+    labellers = [h for h, r in zip(humans, runs) if _share_all([r], list(zip(kept_idx, tests)), checker) == 1.0]
+    labellers = labellers[:label_humans]
+    ext, ext_runs_kept = [], []
+    if extended and len(labellers) >= MIN_AGREE and tests:
+        candidates = mutate_inputs([t["input"] for t in tests], extended, f"{seed}:{pid}")
+        if candidates:
+            ext_runs = run_humans(sandbox, pid, "extended", labellers, [{"input": c} for c in candidates], limits,
+                                  cache, workers)
+            ext = label_extended(candidates, checker, ext_runs)
+            kept_inputs = {t["input"] for t in ext}
+            ext_runs_kept = [r[i] for r in ext_runs for i, c in enumerate(candidates) if c in kept_inputs]
+        entry["extended_candidates"] = len(candidates)
+    entry["extended"] = len(ext)
+    timing = time_limit(codeforces_limit, [r[i] for r in runs for i in kept_idx] + ext_runs_kept)
+    entry.update(timing)
+    if not tests:
+        return entry, below, []  # nothing left to judge with: its states are not written
+    oracle = {"humans": len(humans), "labelled_by": len(labellers) if ext else 0,
+              "dropped": sum(e["action"] == "dropped" for e in log), "share_all_examples": round(solved_all, 4),
+              "human_cpu_max_s": timing["human_cpu_max_s"]}
+    return entry, below, [dict(s, tests=tests, extended_tests=ext, checker=checker,
+                               time_limit_s=timing["time_limit_s"], codeforces_time_limit_s=codeforces_limit,
+                               oracle=oracle) for s in group]
 
 
 def validate_release_states(records: list[dict], release_dir: Path, sandbox, cache_path: Path, extended: int = 20,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+from dataclasses import dataclass, field
 from collections import Counter
 
 import numpy as np
@@ -185,6 +186,82 @@ def check_scale(folder: RunFolder, answers: list[Answer], scale: int) -> None:
                 "continue with the same --coherence-scale or give another --out")
 
 
+@dataclass
+class Judged:
+    """What the judge says of one answer: coherence (None: no judge or unreadable), the
+    raw replies, judge tokens, judge-rated novelty (``llm_similarity``), meaning class
+    (``entailment``) and the error that ends the question, if any."""
+
+    coherence: float | None = None
+    replies: list = field(default_factory=list)
+    tokens: dict = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    llm_novelty: float | None = None
+    semantic_class: int | None = None
+    error: str | None = None
+
+    def add_tokens(self, used: dict) -> None:
+        self.tokens = {k: self.tokens[k] + used.get(k, 0) for k in self.tokens}
+
+
+def _llm_novelty(judge: Model, settings: AidanConfig, question: str, texts: list[str], text: str,
+                 judged: Judged) -> None:
+    """1 - the largest judge-rated similarity of ``text`` to the earlier answers, into
+    ``judged`` (or its error when a similarity reply cannot be read)."""
+    sims = []
+    for earlier in texts:
+        score, _, used = judge_score(judge, "aidan_similarity.txt", settings.judge_retries, question=question,
+                                     a=earlier, b=text)
+        judged.add_tokens(used)
+        if score is None:
+            judged.error = "similarity judge reply unparseable"
+            return
+        sims.append(score / 100.0)
+    judged.llm_novelty = 1.0 - max(sims)
+
+
+def judge_answer(judge: Model | None, settings: AidanConfig, question: str, texts: list[str], text: str, vector,
+                 classes: GreedyClasses | None, class_tokens: dict) -> Judged:
+    """Coherence, judge-rated novelty and meaning class of the new answer ``text`` (its
+    unit embedding ``vector``), after the earlier answers ``texts``.  A judge's
+    ModelError becomes the error; an unclassifiable answer gets no class, never a guess."""
+    judged = Judged()
+    try:
+        if judge is not None:
+            low, high = coherence_range(settings.coherence_scale)
+            judged.coherence, judged.replies, used = judge_score(
+                judge, COHERENCE_PROMPTS[settings.coherence_scale], settings.judge_retries, low, high,
+                question=question, answer=text)
+            judged.add_tokens(used)
+            if judged.coherence is None:
+                judged.error = f"judge reply unparseable after {settings.judge_retries + 1} attempts"
+            if settings.llm_similarity and texts and judged.error is None:
+                _llm_novelty(judge, settings, question, texts, text, judged)
+        if classes is not None and judged.error is None:
+            before = dict(class_tokens)
+            try:
+                judged.semantic_class = classes.add((text, vector))
+            except Unclassified:
+                judged.semantic_class = None  # the question's entropy is then left out
+            judged.add_tokens({k: class_tokens[k] - before[k] for k in before})
+    except ModelError as exc:
+        judged.error = f"judge: {exc}"
+    return judged
+
+
+def _reclassify(kept: list[Answer], classes: GreedyClasses, matrix):
+    """Work out the meaning classes of a resumed question's answers again (from the call
+    cache), updating ``kept`` and yielding each answer whose class changed.  ModelError
+    propagates."""
+    for k, a in enumerate(kept):
+        try:
+            c = classes.add((a.answer, matrix[k]))
+        except Unclassified:
+            c = None
+        if c != a.semantic_class:
+            kept[k] = dataclasses.replace(a, semantic_class=c)
+            yield kept[k]
+
+
 def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder,
                  settings: AidanConfig, done_answers: list[Answer]):
     """Answer ``question`` until the stop rule, yielding every ``Answer`` as it is judged
@@ -195,8 +272,6 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
     recorded answers end stops the question as "max answers".  The caller has checked
     that ``done_answers`` are on the run's coherence scale (``check_scale``).
     """
-    scale = settings.coherence_scale
-    low, high = coherence_range(scale)
     kept = list(done_answers)
     texts = [a.answer for a in kept]
     matrix = embedder.embed(texts) if texts else None  # once, to rebuild the stored matrix
@@ -205,14 +280,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
     reason, error, stopper = None, None, None
     if classes is not None:
         try:
-            for k, a in enumerate(kept):
-                try:
-                    c = classes.add((a.answer, matrix[k]))
-                except Unclassified:
-                    c = None
-                if c != a.semantic_class:
-                    kept[k] = dataclasses.replace(a, semantic_class=c)
-                    yield kept[k]
+            yield from _reclassify(kept, classes, matrix)
         except ModelError as exc:
             reason, error = "error", f"judge: {exc}"
     while reason is None:
@@ -233,63 +301,41 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         vector = embedder.embed([text])[0]
         n = round(novelty(vector, matrix), 6)  # as stored: a resumed run sums the same numbers
         t2 = time.monotonic()
-        coherence, judge_replies, judge_tokens = None, [], {"prompt": 0, "completion": 0}
-        llm_novelty, semantic_class, answer_error = None, None, None
-        try:
-            if judge is not None:
-                coherence, judge_replies, judge_tokens = judge_score(
-                    judge, COHERENCE_PROMPTS[scale], settings.judge_retries, low, high, question=question,
-                    answer=text)
-                if coherence is None:
-                    answer_error = f"judge reply unparseable after {settings.judge_retries + 1} attempts"
-                if settings.llm_similarity and texts and answer_error is None:
-                    sims = []
-                    for earlier in texts:
-                        s, _, tok = judge_score(judge, "aidan_similarity.txt", settings.judge_retries,
-                                                question=question, a=earlier, b=text)
-                        judge_tokens = {k: judge_tokens[k] + tok[k] for k in judge_tokens}
-                        if s is None:
-                            answer_error = "similarity judge reply unparseable"
-                            break
-                        sims.append(s / 100.0)
-                    if answer_error is None:
-                        llm_novelty = 1.0 - max(sims)
-            if classes is not None and answer_error is None:
-                before = dict(class_tokens)
-                try:
-                    semantic_class = classes.add((text, vector))
-                except Unclassified:
-                    semantic_class = None  # no class, never a guess: the question's entropy is left out
-                judge_tokens = {k: judge_tokens[k] + class_tokens[k] - before[k] for k in judge_tokens}
-        except ModelError as exc:
-            answer_error = f"judge: {exc}"
-        t3 = time.monotonic()
-        reason = "error" if answer_error else stop_reason(coherence, n, settings.stop_at_coherence(),
+        judged = judge_answer(judge, settings, question, texts, text, vector, classes, class_tokens)
+        reason = "error" if judged.error else stop_reason(judged.coherence, n, settings.stop_at_coherence(),
                                                           settings.novelty_stop)
-        if reason is None and llm_novelty is not None and llm_novelty <= settings.novelty_stop:
+        if reason is None and judged.llm_novelty is not None and judged.llm_novelty <= settings.novelty_stop:
             reason = "repetitive"
-        logprob = reply.mean_logprob
-        record = Answer(
-            model=generator.name, question_index=index, question=question, answer_num=len(kept) + 1,
-            answer=text, coherence=coherence, novelty=n, llm_novelty=llm_novelty, stop=reason, error=answer_error,
-            judge_replies=judge_replies,
-            tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
-                    "judge": judge_tokens},
-            seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
-            coherence_scale=scale, reasoning=reasoning, logprob=None if logprob is None else round(logprob, 6),
-            semantic_class=semantic_class)
+        record = answer_record(generator.name, index, question, len(kept) + 1, text, reasoning, reply, n, judged,
+                               reason, settings.coherence_scale, (t0, t1, t2, time.monotonic()))
         yield record
         if reason is None:
             kept.append(record)
             texts.append(text)
             matrix = vector[None, :] if matrix is None else np.vstack([matrix, vector])
         else:
-            stopper, error = record, answer_error
-    result = question_result(generator.name, index, question, kept + ([stopper] if stopper else []), len(kept),
-                             reason, error, coherence_stop=settings.stop_at_coherence(),
-                             mmr_lambda=settings.mmr_lambda, coherence_scale=scale, judged=judge is not None,
-                             entailment=classes is not None)
-    yield result
+            stopper, error = record, judged.error
+    yield question_result(generator.name, index, question, kept + ([stopper] if stopper else []), len(kept),
+                          reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
+                          coherence_scale=settings.coherence_scale, judged=judge is not None,
+                          entailment=classes is not None)
+
+
+def answer_record(model: str, index: int, question: str, number: int, text: str, reasoning: str | None, reply,
+                  novelty_: float, judged: Judged, reason: str | None, scale: int, times: tuple) -> Answer:
+    """The ``Answer`` record of one answer: ``times`` are the monotonic seconds before
+    generating, after generating, after embedding and after judging."""
+    t0, t1, t2, t3 = times
+    logprob = reply.mean_logprob
+    return Answer(
+        model=model, question_index=index, question=question, answer_num=number, answer=text,
+        coherence=judged.coherence, novelty=novelty_, llm_novelty=judged.llm_novelty, stop=reason,
+        error=judged.error, judge_replies=judged.replies,
+        tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
+                "judge": judged.tokens},
+        seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
+        coherence_scale=scale, reasoning=reasoning, logprob=None if logprob is None else round(logprob, 6),
+        semantic_class=judged.semantic_class)
 
 
 def resume_state(folder: RunFolder, model_name: str) -> tuple[dict, dict]:

@@ -139,6 +139,21 @@ class BuildReport:
     problems: int = 0
 
 
+def load_annotated(release_dir: Path) -> dict[str, dict]:
+    """The release's annotated problems (its test cases and statements) by problem id.
+    Raises DatasetError naming the file and entry for a malformed one."""
+    annotated_path = Path(release_dir) / ANNOTATED_FILE
+    annotated_raw = load_json(annotated_path)
+    if not isinstance(annotated_raw, list):
+        raise DatasetError(annotated_path, "-", "-", "expected a list")
+    annotated = {}
+    for i, entry in enumerate(annotated_raw):
+        if not isinstance(entry, dict) or not isinstance(entry.get("problem_id"), str):
+            raise DatasetError(annotated_path, f"#{i}", "problem_id", "missing or not a string")
+        annotated[entry["problem_id"]] = entry
+    return annotated
+
+
 def build_from_release(release_dir: Path) -> tuple[list[dict], BuildReport]:
     """Turn the release into canonical problem-state records (see module docstring).
 
@@ -148,16 +163,7 @@ def build_from_release(release_dir: Path) -> tuple[list[dict], BuildReport]:
     """
     release_dir = Path(release_dir)
     problems = load_release_problems(release_dir)
-    annotated_path = release_dir / ANNOTATED_FILE
-    annotated_raw = load_json(annotated_path)
-    if not isinstance(annotated_raw, list):
-        raise DatasetError(annotated_path, "-", "-", "expected a list")
-    annotated = {}
-    for i, entry in enumerate(annotated_raw):
-        if not isinstance(entry, dict) or not isinstance(entry.get("problem_id"), str):
-            raise DatasetError(annotated_path, f"#{i}", "problem_id", "missing or not a string")
-        annotated[entry["problem_id"]] = entry
-
+    annotated = load_annotated(release_dir)
     report = BuildReport(problems=len(problems))
     records: list[dict] = []
     for rec in problems:

@@ -42,20 +42,24 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
     if config.dataset is None:
         from ..api import open_sandbox
         from ..validated import default_states
-        order = list(dict.fromkeys(r["problem_id"] for r in build_from_release(config.release_dir)[0]))
-        chosen = order[:config.limit] if config.limit else order
+        chosen = first_problems([r["problem_id"] for r in build_from_release(config.release_dir)[0]], config.limit)
         states = default_states(config.release_dir, chosen, lambda: open_sandbox(config.sandbox),
                                 workers=config.sandbox.workers, progress=config.progress)
-    elif str(config.dataset) == "release":
-        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
     else:
-        states = load_states(config.dataset)
-    order = list(dict.fromkeys(s.problem_id for s in states))
-    keep = set(order[:config.limit]) if config.limit else set(order)
-    states = [s for s in states if s.problem_id in keep and s.state in config.states]
+        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]] \
+            if str(config.dataset) == "release" else load_states(config.dataset)
+        chosen = set(first_problems([s.problem_id for s in states], config.limit))
+        states = [s for s in states if s.problem_id in chosen]
+    states = [s for s in states if s.state in config.states]
     if not states:
         raise NeocoderError("no problem states selected (check --states and --limit)")
     return states
+
+
+def first_problems(problem_ids: list[str], limit: int | None) -> list[str]:
+    """The first ``limit`` distinct problem ids in order (all of them for None)."""
+    order = list(dict.fromkeys(problem_ids))
+    return order[:limit] if limit else order
 
 
 def dataset_path(config: EvalConfig) -> Path | None:
