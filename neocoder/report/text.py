@@ -61,7 +61,7 @@ def correctness(dataset: str | None) -> str:
     human-validated examples (the default dataset, a built one, or a run from before the
     field was written)."""
     if dataset == RELEASE_DATASET:
-        return "every example test of the release's statement examples AC, judged by plain checkers"
+        return "every one of the release's statement examples AC, judged by plain checkers"
     return "every human-validated example AC"
 
 
