@@ -35,6 +35,8 @@ DEFAULT_MEMORY_LIMIT_MB = 256
 DatasetError = RecordError  # the name the dataset stage and its callers know it by
 
 
+RELEASE_DATASET = "release examples (plain checkers)"  # the dataset name of a `--dataset release` eval
+
 def default_release_dir() -> Path:
     """The release folder: $NEOCODER_RELEASE, else ``../shared/neocoder`` from the current
     directory (the layout of a checkout with ``shared/`` beside it)."""

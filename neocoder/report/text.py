@@ -7,6 +7,7 @@ gives a string; nothing here computes a score.
 from __future__ import annotations
 
 from ..records import ProblemState, QuestionResult
+from ..dataset import RELEASE_DATASET  # metrics["dataset"] of a `--dataset release` run
 
 
 def percent(value: float | None, interval: dict | None = None) -> str:
@@ -51,8 +52,6 @@ def eval_table(metrics: dict) -> str:
                      "divergent Eq. 6 (techniques no other human solution of the problem uses)")
     return "\n".join(lines)
 
-
-RELEASE_DATASET = "release examples (plain checkers)"  # metrics["dataset"] of a `--dataset release` run (api.py)
 
 
 def correctness(dataset: str | None) -> str:

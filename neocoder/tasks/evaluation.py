@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import EvalConfig
-from ..dataset import build_from_release, load_states
+from ..dataset import RELEASE_DATASET, build_from_release, load_states
 from ..errors import NeocoderError
 from ..records import ProblemState, Sample
 from ..runner import Run, Task
@@ -74,7 +74,7 @@ def dataset_name(path: Path | None, config: EvalConfig) -> str:
     """What ``config.dataset`` (kept at ``path``, from ``dataset_path``) means, for the
     manifest and the printed table."""
     if path is None:
-        return "release examples (plain checkers)"
+        return RELEASE_DATASET
     return f"validated (default): {path}" if config.dataset is None else str(path)
 
 
