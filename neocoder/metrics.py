@@ -361,19 +361,3 @@ def sample_ratios(samples: list[Sample]) -> dict[int, dict[str, Ratio]]:
 def human_ratios(rows: list[HumanBaseline]) -> dict[int, dict[str, Ratio]]:
     """state t -> human rate -> its per-problem Ratio (human_states), for comparisons."""
     return human_states(rows)[1]
-
-
-def human_baselines(rows: list[HumanBaseline]) -> dict[str, dict]:
-    """The human states as dicts, no intervals.  Kept for api.py until it calls
-    ``score_humans``; delete then."""
-    return {t: m.to_dict() for t, m in human_states(rows)[0].items()}
-
-
-def with_intervals(states: dict[str, dict], ratios: dict[int, dict[str, Ratio]], resamples: int, seed: int) -> dict:
-    """``states`` (dicts from all_states / human_baselines) with ``intervals`` added.
-    Kept for api.py until it calls ``score_samples`` / ``score_humans``; delete then."""
-    got = intervals(ratios, resamples, seed)
-    for t, m in states.items():
-        m["intervals"] = {name: ci for name, ci in got.get(int(t), {}).items()
-                          if ci is not None and m.get(name) is not None}
-    return states

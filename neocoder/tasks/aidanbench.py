@@ -17,6 +17,7 @@ from pathlib import Path
 from ..config import AidanConfig, Config
 from ..errors import NeocoderError
 from ..records import Answer, QuestionResult
+from ..aidanbench.loop import PROMPT_FILES
 from ..runner import Run, Task, run_items
 from ..store import RunFolder
 from . import AIDANBENCH, AIDANBENCH_RESCORE
@@ -55,10 +56,7 @@ class AidanTask(Task):
     config_type = AidanConfig
     unit = "question"
 
-    @property
-    def prompts(self) -> tuple[str, ...]:
-        from ..aidanbench.loop import PROMPT_FILES
-        return PROMPT_FILES
+    prompts = PROMPT_FILES
 
     def check(self) -> None:
         from ..aidanbench.loop import check_settings

@@ -16,6 +16,7 @@ from dataclasses import astuple
 from ..config import IdeasConfig
 from ..errors import NeocoderError
 from ..models import ModelError
+from ..ideas.loop import PROMPT_FILES
 from ..runner import Run, Task
 from . import IDEAS
 
@@ -36,10 +37,7 @@ class IdeasTask(Task):
     config_type = IdeasConfig
     unit = "keyword"
 
-    @property
-    def prompts(self) -> tuple[str, ...]:
-        from ..ideas.loop import PROMPT_FILES
-        return PROMPT_FILES
+    prompts = PROMPT_FILES
 
     def check(self) -> None:
         """Refuse a bad config and, for a live idea model, a panel with fewer than
