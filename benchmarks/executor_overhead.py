@@ -46,7 +46,8 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 from neocoder.config import SandboxConfig  # noqa: E402
 from neocoder.dataset import build_from_release, default_release_dir  # noqa: E402
 from neocoder.judge import DockerSandbox, Limits  # noqa: E402
-from neocoder.models import ReplayKey, get_model, solve_prompt  # noqa: E402
+from neocoder.models import ReplayKey, get_model  # noqa: E402
+from neocoder.solve import solve_prompt  # noqa: E402
 from neocoder.program import program_from_reply  # noqa: E402
 
 EXPERIMENT = 530_000  # judged programs: 20 models x 5 strategies x k = 5 samples (issue 18)

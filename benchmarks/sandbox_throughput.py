@@ -40,8 +40,9 @@ from concurrent.futures import ThreadPoolExecutor
 from neocoder.dataset import build_from_release, default_release_dir
 from neocoder.judge import DEFAULT_IMAGE, DockerSandbox, Limits, tokens_equal
 from neocoder.judge.image import recipe_module
-from neocoder.models import ReplayKey, get_model, solve_prompt
+from neocoder.models import ReplayKey, get_model
 from neocoder.program import program_from_reply
+from neocoder.solve import solve_prompt
 
 
 runner = recipe_module("runner")  # the same program contract, run on the host

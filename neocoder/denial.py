@@ -24,8 +24,9 @@ import random
 
 from .judge import Limits
 from .models import Model, Prompt
-from .models.base import load_prompt, solve_prompt
+from .models.base import load_prompt
 from .program import program_from_reply
+from .solve import solve_prompt
 from .techniques import TAXONOMY
 from .dataset.statement import with_constraints
 

@@ -53,7 +53,8 @@ def test_recorded_gpt4_state0_solution_is_accepted(release_dir, sandbox):
     the harness is not run and solve() is called once on the statement's example."""
     from neocoder.dataset import build_from_release
     from neocoder.judge import Limits
-    from neocoder.models import ReplayKey, get_model, solve_prompt
+    from neocoder.models import ReplayKey, get_model
+    from neocoder.solve import solve_prompt
     from neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)

@@ -6,7 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from neocoder.cli import main
-from neocoder.models import get_model, solve_prompt
+from neocoder.models import get_model
+from neocoder.solve import solve_prompt
 
 pytestmark = pytest.mark.llm
 

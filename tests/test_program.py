@@ -1,4 +1,5 @@
-from neocoder.models import Reply, solve_prompt
+from neocoder.models import Reply
+from neocoder.solve import solve_prompt
 from neocoder.program import extract_code, program_from_reply
 
 

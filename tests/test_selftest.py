@@ -124,7 +124,8 @@ def test_verdicts_do_not_change_under_six_busy_processes(release_dir):
     import multiprocessing
     import time
     from neocoder.dataset import build_from_release
-    from neocoder.models import ReplayKey, get_model, solve_prompt
+    from neocoder.models import ReplayKey, get_model
+    from neocoder.solve import solve_prompt
     from neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)

@@ -2,7 +2,8 @@
 
 A provider is one module and one line in ``PROVIDERS``: a factory that takes the NAME
 part and the ``ModelConfig`` and returns a ``Model``.  Modules are imported only when
-their provider is used.
+their provider is used.  The layer knows no benchmark: prompts are built by the benchmarks
+(NeoCoder's solve prompt is ``neocoder.solve.solve_prompt``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from importlib import import_module
 from typing import Callable
 
 from ..config import ModelConfig
-from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply, solve_prompt
+from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 
 
 def _lazy(module: str, factory: str) -> Callable[[str, ModelConfig], Model]:
@@ -45,4 +46,4 @@ def get_model(config: ModelConfig | str, **options) -> Model:
 
 
 __all__ = ["Model", "ModelConfig", "ModelError", "NoRecordedReply", "PROVIDERS", "Prompt", "ReplayKey", "Reply",
-           "get_model", "solve_prompt"]
+           "get_model"]

@@ -1,4 +1,9 @@
-"""One interface for every model: a prompt in, a reply (text and token counts) out."""
+"""One interface for every model: a prompt in, a reply (text and token counts) out.
+
+Nothing here knows a benchmark: a ``Prompt`` is messages and completion text, a
+``ReplayKey`` names a recorded reply by item, step and sample.  Each benchmark builds its
+own prompts (NeoCoder's solve prompt: ``neocoder/solve.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,11 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import NeocoderError
+# Re-exported (``__all__``) for the benchmarks that import the prompt texts' reader from here;
+# its home is ``neocoder.resources.prompt_text``.
 from ..resources import prompt_text as load_prompt
+
+__all__ = ["Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply", "load_prompt"]
 
 
 class ModelError(NeocoderError):
@@ -20,11 +29,12 @@ class NoRecordedReply(ModelError):
 
 @dataclass(frozen=True)
 class ReplayKey:
-    """Which recorded reply answers a prompt, for replay models.
+    """Which recorded reply answers a prompt, for replay models (never sent to a model).
 
-    ``item`` is the problem id (NeoCoder) or the question (AidanBench); ``step`` is the
-    state t or the 1-based answer number; ``sample`` the sample index; ``source_index``
-    the index of the release's per-problem lists a problem state came from.
+    ``item`` is what is asked (a problem id, a question, a keyword); ``step`` the position
+    within that item (a state t, a 1-based answer or idea number); ``sample`` which of
+    several draws at that step (0-based); ``source_index``, where the recorded source is a
+    list per item whose position differs from ``step``, that position (None: ``step``).
     """
 
     item: str
@@ -35,10 +45,11 @@ class ReplayKey:
 
 @dataclass(frozen=True)
 class Prompt:
-    """A problem-solving prompt in both shapes a model may need.
+    """A prompt in both shapes a model may need.
 
     ``messages`` is for chat APIs; ``completion`` is plain text for completions APIs
-    and ends with ``code_prefix``, the start of the program the model continues.
+    and ends with ``code_prefix``, the start of the answer the model continues (the
+    start of a program for NeoCoder's solve prompt; "" when there is none).
     """
 
     messages: tuple
@@ -58,21 +69,6 @@ class Prompt:
         """Stable hash of the prompt (both shapes; not the replay key), for the records."""
         blob = json.dumps([list(self.messages), self.completion], sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def solve_prompt(statement: str, replay_key: ReplayKey | None = None) -> Prompt:
-    """Build the problem-solving prompt from ``prompts/solve_*.txt`` for one statement."""
-    system = load_prompt("solve_system.txt").strip()
-    user = load_prompt("solve_user.txt").replace("{statement}", statement.strip())
-    completion = load_prompt("solve_completion.txt").replace(
-        "{statement}", statement.strip().replace('"""', "'''"))
-    prefix_start = completion.index("import sys")
-    return Prompt(
-        messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
-        completion=completion,
-        code_prefix=completion[prefix_start:],
-        replay_key=replay_key,
-    )
 
 
 @dataclass

@@ -13,7 +13,9 @@ Three sources, one provider:
   "answer_num", "answer"}``, the form published results come in; a file holding several
   models' answers gives one replay model per recorded model (``variants()``).
 
-The prompt's ``replay_key`` says which recorded reply answers it.
+The prompt's ``replay_key`` says which recorded reply answers it.  The model layer reads
+the release only through the dataset stage's loader (``load_release_problems``), a stage
+to its left, and builds no prompt.
 """
 
 from __future__ import annotations
@@ -22,10 +24,9 @@ from pathlib import Path
 
 from ..config import ModelConfig
 from ..dataset import default_release_dir, load_release_problems
-from ..dataset.records import jsonl_lines
-from ..dataset.release import DatasetError
+from ..errors import RecordError
 from ..records import Answer, Sample
-from ..store import RunFolder
+from ..store import RunFolder, jsonl_lines
 from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 
 RECORDED_MODELS = {"gpt-4-1106-preview"}
@@ -104,7 +105,7 @@ def _from_run_folder(name: str, folder: Path) -> RecordedReplay:
         replies.setdefault(rec.model, {})[key] = reply
         items.append(key[0])
     if not replies:
-        raise DatasetError(folder, "-", "-", "no recorded replies in this run folder")
+        raise RecordError(folder, "-", "-", "no recorded replies in this run folder")
     return RecordedReplay(name, replies, list(dict.fromkeys(items)))
 
 
@@ -113,19 +114,19 @@ def _from_answers_file(name: str, path: Path) -> RecordedReplay:
     items = []
     for number, row in jsonl_lines(path):
         if not isinstance(row, dict):
-            raise DatasetError(path, f"line {number}", "-", "expected an object")
+            raise RecordError(path, f"line {number}", "-", "expected an object")
         for field_name, kind in (("question", str), ("answer", str), ("answer_num", int)):
             if not isinstance(row.get(field_name), kind):
-                raise DatasetError(path, f"line {number}", field_name, f"missing or not {kind.__name__}")
+                raise RecordError(path, f"line {number}", field_name, f"missing or not {kind.__name__}")
         model = str(row.get("model") or "recorded")
         key = (row["question"], row["answer_num"], 0)
         if key in replies.get(model, {}):
-            raise DatasetError(path, f"line {number}", "answer_num",
+            raise RecordError(path, f"line {number}", "answer_num",
                                f"appears twice for this question and model {model!r}")
         replies.setdefault(model, {})[key] = Reply(text=row["answer"], extra={"recorded_model": model})
         items.append(row["question"])
     if not replies:
-        raise DatasetError(path, "-", "-", "no recorded answers")
+        raise RecordError(path, "-", "-", "no recorded answers")
     return RecordedReplay(name, replies, list(dict.fromkeys(items)))
 
 

@@ -23,10 +23,11 @@ from ..dataset import build_from_release, load_states
 from ..errors import NeocoderError
 from ..judge import Limits, PooledSandbox, SubmissionResult, make_sandbox
 from ..metrics import state_metrics
-from ..models import ReplayKey, Reply, solve_prompt
+from ..models import ReplayKey, Reply
 from ..pipeline import judge_reply
 from ..program import program_from_reply
 from ..records import ProblemState, Sample
+from ..solve import solve_prompt
 
 RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field, replace
 
 from ..judge import Limits, PooledSandbox
 from ..metrics import divergent_ratio
-from ..models import Model, Prompt, ReplayKey, Reply, solve_prompt
+from ..models import Model, Prompt, ReplayKey, Reply
 from ..program import program_from_reply
 from ..records import ProblemState
+from ..solve import solve_prompt
 from ..techniques import detect, judge_constraints
 from .options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
 

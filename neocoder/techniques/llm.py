@@ -13,7 +13,7 @@ import re
 
 from ..errors import NeocoderError
 from ..models import Model, ModelError, Prompt
-from ..models.base import load_prompt
+from ..resources import prompt_text as load_prompt
 from .taxonomy import TAXONOMY, canonical
 
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*(.+?)\s*$")

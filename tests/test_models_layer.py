@@ -1,0 +1,51 @@
+"""The model layer knows no benchmark (issue 22): NeoCoder's solve prompt lives in
+``neocoder/solve.py``, and nothing in ``neocoder/models`` imports a module to its right.
+
+The prompt's hash is what every sample records (``Sample.prompt_sha256``) and what the call
+cache keys on, so the moved prompt is checked against the hash the old
+``models.base.solve_prompt`` gave."""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import neocoder.models
+from neocoder.models import Prompt, ReplayKey
+from neocoder.solve import solve_prompt
+
+# what neocoder/models may import: the shared bottom layer and the dataset stage to its left
+ALLOWED = {"config", "errors", "resources", "records", "store", "dataset"}
+RIGHT_OF_MODELS = ("neocoder.solve", "neocoder.program", "neocoder.strategies", "neocoder.pipeline",
+                   "neocoder.judge", "neocoder.techniques", "neocoder.metrics", "neocoder.report", "neocoder.api",
+                   "neocoder.aidanbench", "neocoder.ideas", "neocoder.denial", "neocoder.validated")
+
+
+def test_the_solve_prompt_is_the_one_the_model_layer_built():
+    statement = '  A. Sum\nRead a and b; print a+b. Quote: """x"""\n'
+    prompt = solve_prompt(statement, ReplayKey("1A", 2, 1, 3))
+    assert isinstance(prompt, Prompt)
+    # the hash of the old neocoder.models.base.solve_prompt on the same statement (commit 946a308)
+    assert prompt.sha256() == "9b58965e3e332f49acf1f4381b188a9904b717e1826aad2929040223a6629efc"
+    assert prompt.code_prefix == "import sys\n\n\ndef solve():\n" and prompt.completion.endswith(prompt.code_prefix)
+    assert "'''x'''" in prompt.completion and '"""x"""' in prompt.messages[1]["content"]
+    assert prompt.replay_key == ReplayKey("1A", 2, 1, 3)
+    assert solve_prompt("B. Other").sha256() != prompt.sha256()
+
+
+def test_no_module_of_the_model_layer_imports_a_stage_to_its_right():
+    for path in sorted(Path(neocoder.models.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                top = (node.module or "").split(".")[0]
+                assert top in ALLOWED, f"{path.name} imports neocoder.{node.module}"
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("neocoder"):
+                raise AssertionError(f"{path.name} imports {node.module} absolutely")
+    assert not hasattr(neocoder.models, "solve_prompt")
+    code = ("import json, sys; import neocoder.models.base, neocoder.models.cache, neocoder.models.local, "
+            "neocoder.models.openai_compat, neocoder.models.replay; print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = json.loads(out.stdout)
+    assert [m for m in loaded if m.startswith(RIGHT_OF_MODELS)] == []
