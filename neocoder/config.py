@@ -159,13 +159,14 @@ class DatasetConfig(Config):
 
     release_dir: Path
     out: Path
-    oracle: bool = True
-    extended: int = 20
-    label_humans: int = 10
-    limit: int | None = None
-    seed: int = 0
+    oracle: bool = option(True, "Validate the examples with the accepted human Python solutions in the sandbox and "
+                          "add extended tests (neocoder/oracle.py); --no-oracle only converts the release.")
+    extended: int = option(20, "Mutated candidate inputs per problem (kept only where the humans agree).", ge=0)
+    label_humans: int = option(10, "Human solutions that label each extended test (all must agree).", ge=5)
+    limit: int | None = option(None, "Only the first N problems.", ge=1)
+    seed: int = option(0, "Seed of the input mutations / chains.")
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
-    progress: bool = True
+    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 
 
@@ -174,17 +175,18 @@ class ChainConfig(Config):
     """``neocoder build-dataset --model``: Denial Prompting chains (neocoder/denial.py) for
     raw problems (``problems``; None: the release's crawl) with ``rounds`` rounds."""
 
-    model: ModelConfig
+    model: ModelConfig = Option(help="The augmentation model.", required=True).field()
     release_dir: Path
     out: Path
-    problems: Path | None = None
-    limit: int | None = None
-    rounds: int = 5
-    seed: int = 0
-    detector: str = "treesitter"  # or "llm": the augmentation model labels techniques
-    concurrency: int = 2
+    problems: Path | None = option(None, "Raw problems JSONL for --model (default: the release's crawl).", file=True)
+    limit: int | None = option(None, "Only the first N problems.", ge=1)
+    rounds: int = option(5, "Denial Prompting rounds.", ge=0)
+    seed: int = option(0, "Seed of the input mutations / chains.")
+    detector: str = option("treesitter", "Technique detector: tree-sitter rules, or the augmentation model (llm).",
+                           choices=("treesitter", "llm"))
+    concurrency: int = option(2, "Problems in flight at once (--model).", ge=1)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
-    progress: bool = True
+    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 
 
@@ -194,26 +196,37 @@ class AidanConfig(Config):
     novelty only) finds an answer incoherent (score <= ``coherence_stop``) or the embedder
     finds it repetitive (novelty <= ``novelty_stop``), or ``max_answers`` is reached."""
 
-    model: ModelConfig
-    judge: ModelConfig | None
+    model: ModelConfig = Option(help="The generator.", required=True).field()
+    judge: ModelConfig | None = Option(help="The coherence judge (None: novelty only).", required=True).field()
     out: Path
-    embedder: str = "local/all-MiniLM-L6-v2"
-    questions: Path | None = None  # one question per line (None: the 65 AidanBench questions)
-    limit: int | None = None
-    max_answers: int = 100
-    coherence_stop: float | None = None  # None: the scale's default (COHERENCE_STOP or COHERENCE_STOP_10)
-    novelty_stop: float = NOVELTY_STOP
-    llm_similarity: bool = False
-    judge_retries: int = 2
-    concurrency: int = 1
-    bootstrap: int = 2000  # bootstrap resamples of questions for the totals' intervals
-    bootstrap_seed: int = 0
-    coherence_scale: int = 100  # 100: the README's 0-100 judge prompt; 10: the paper's 1-10 scale
-    cot: bool = False  # the chain-of-thought answer prompt variant
-    mmr_lambda: float = 0.5  # MMR_AB's trade-off between coherence and novelty (paper Eq. 3)
-    entailment: str | None = None  # semantic-entropy classes: "judge" (bidirectional entailment) or "embedding"
-    entailment_threshold: float = 0.85  # --entailment embedding: cosine similarity at or above which two answers are one class
-    progress: bool = True
+    embedder: str = option("local/all-MiniLM-L6-v2", "local/all-MiniLM-L6-v2 (offline) or openai/<embedding model>.")
+    questions: Path | None = option(None, "One question per line (default: the 65 AidanBench questions).",
+                                    file=True)
+    limit: int | None = option(None, "Only the first N questions.", ge=1)
+    max_answers: int = option(100, "Answers per question at most.", ge=1, cap=1000)
+    coherence_stop: float | None = option(
+        None, f"Stop at coherence <= this, on the scale (default: {COHERENCE_STOP:g} on 0-100, "
+        f"{COHERENCE_STOP_10:g} on 1-10).")
+    novelty_stop: float = option(NOVELTY_STOP, "Stop at novelty <= this.")
+    llm_similarity: bool = option(False, "Also stop when the judge rates an answer as similar to an earlier one "
+                                  "(1 - max similarity/100 <= --novelty-stop).")
+    judge_retries: int = option(2, "Asks again after an unparseable judge reply, then records an error.", ge=0,
+                                cap=10)
+    concurrency: int = option(1, "Questions in flight at once.", ge=1, cap=32)
+    bootstrap: int = option(2000, "Bootstrap resamples of questions for the 95% intervals.", ge=2, cap=100000)
+    bootstrap_seed: int = option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).",
+                                 flag="--seed")
+    coherence_scale: int = option(100, "The judge's coherence scale: 0-100 (the README's) or 1-10 (the paper's).",
+                                  choices=(100, 10))
+    cot: bool = option(False, "Chain-of-thought answer prompt: the generator reasons first, and its answer is what "
+                       "follows 'Answer:'.")
+    mmr_lambda: float = option(0.5, "MMR_AB's weight on coherence against redundancy (paper Eq. 3).", ge=0.0, le=1.0)
+    entailment: str | None = option(None, "Semantic entropy of each question's answers, with meaning classes from "
+                                    "bidirectional entailment asked of the judge, or from embedding similarity "
+                                    "(an approximation).", choices=("judge", "embedding"))
+    entailment_threshold: float = option(0.85, "--entailment embedding: cosine similarity at or above which an "
+                                         "answer joins a class.", ge=-1.0, le=1.0)
+    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
     def stop_at_coherence(self) -> float:
         """The coherence stop in force: ``coherence_stop``, else the scale's default."""
@@ -231,19 +244,24 @@ class IdeasConfig(Config):
     ``judge_names`` name the panel's seats (one per judge; None: their specs), so one model
     can sit in several seats; a seat never judges ideas of its own spec (docs/ideas.md)."""
 
-    model: ModelConfig
-    judges: list  # list[ModelConfig], the panel
+    model: ModelConfig = Option(help="The idea model.", required=True).field()
+    judges: list[ModelConfig] = Option(help="The judge panel.", required=True).field()
     out: Path
-    keywords: Path | None = None  # a .csv with a keyword column, or one keyword per line (None: LiveIdeaBench's 1180)
-    limit: int | None = None
-    ideas_per_keyword: int = 3  # fluency compares a keyword's ideas, so it needs at least 2
-    judges_per_idea: int = 3
-    max_words: int = 200
-    judge_retries: int = 2
-    seed: int = 0
-    concurrency: int = 1
-    bootstrap: int = 2000  # bootstrap resamples of keywords for the intervals
-    bootstrap_seed: int = 0
-    judge_names: list | None = None  # the seats' names, one per judge (None: the judges' specs)
-    progress: bool = True
+    keywords: Path | None = option(None, "A .csv with a keyword column (and category), or one keyword per line "
+                                   "(default: LiveIdeaBench's 1180 keywords from $LIVEIDEABENCH_DIR or "
+                                   "../shared/liveideabench).", file=True)
+    limit: int | None = option(None, "Only the first N keywords.", ge=1)
+    ideas_per_keyword: int = option(3, "Ideas per keyword; fluency grades a keyword with at least 2 kept ideas.",
+                                    ge=1, cap=20)
+    judges_per_idea: int = option(3, "Judges drawn from the panel for each idea.", ge=1, cap=20)
+    max_words: int = option(200, "Ideas over this many words are left out and counted.", ge=1)
+    judge_retries: int = option(2, "Asks again after an unparseable judge reply, then records an error.", ge=0,
+                                cap=10)
+    seed: int = option(0, "Seed of the judge draws.")
+    concurrency: int = option(1, "Keywords in flight at once.", ge=1, cap=32)
+    bootstrap: int = option(2000, "Bootstrap resamples of keywords for the 95% intervals.", ge=2, cap=100000)
+    bootstrap_seed: int = option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).")
+    judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",
+                                           flag="")
+    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 

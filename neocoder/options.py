@@ -17,7 +17,8 @@ it for a million samples; a local run may).  ``flag`` renames the command-line o
 (the default as typed) show it.  ``local`` marks how and where this process works (the
 progress bar, the sandbox): a client never sends it to a server, whose own it is; a field
 declared without an Option (the run folder ``out``, ``release_dir``, ``sandbox``) is the
-server's own too.  ``required`` declares a field without a default (``model``).
+server's own too.  ``required`` declares a field without a default (``model``); ``file`` a path that must
+name an existing file.
 
 This module imports nothing heavy: config.py and strategies/options.py both use it.
 """
@@ -49,6 +50,7 @@ class Option:
     local: bool = False
     factory: Callable[[], Any] | None = None
     required: bool = False
+    file: bool = False
 
     def field(self):
         """The dataclass field of this option (its default, and itself as metadata)."""

@@ -24,7 +24,7 @@ from test_serve import TOKEN, Server, wait_job
 from neocoder import api
 from neocoder.cli import main
 from neocoder.cli.declared import cli_fields, flag_name
-from neocoder.config import EvalConfig, ModelConfig
+from neocoder.config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, IdeasConfig, ModelConfig
 
 SECRET = "sk-roundtrip-0123456789abcdef"
 # one value, never the default, for every option `neocoder eval` declares (the model's included)
@@ -94,21 +94,32 @@ def _click_params(command: click.Command) -> dict:
     return {p.name: p for p in command.params}
 
 
-def test_click_options_are_the_declarations():
-    """Every eval option: the click default and range are the declared ones."""
-    params = _click_params(main.commands["eval"])
-    for config_type, exclude in ((EvalConfig, ()), (ModelConfig, ("spec",))):
-        for f, opt, kind in cli_fields(config_type, exclude=exclude):
-            param = params[f.name]
-            assert param.opts[0] == flag_name(f, opt)
-            assert param.help == opt.help
-            default = opt.text if opt.text is not None else opt.default
-            assert param.default == default, f.name
-            low = opt.ge if opt.ge is not None else opt.gt
-            if low is not None and opt.parse is None:  # a parsed option is checked after parsing
-                assert param.type.min == low and param.type.min_open == (opt.gt is not None), f.name
-            if opt.choices is not None:
-                assert list(param.type.choices) == [str(c) for c in opt.choices], f.name
+COMMANDS = [  # (command path, config, fields the command gives by hand or shares with another config)
+    (("eval",), EvalConfig, ()), (("eval",), ModelConfig, ("spec",)),
+    (("aidanbench",), AidanConfig, ()), (("ideas",), IdeasConfig, ()), (("build-dataset",), DatasetConfig, ()),
+    (("build-dataset",), ChainConfig, ("limit", "seed")),
+]
+
+
+@pytest.mark.parametrize("path,config_type,exclude", COMMANDS)
+def test_click_options_are_the_declarations(path, config_type, exclude):
+    """Every declared option of a command: its flag, help, default, range and choices as declared."""
+    command = main
+    for name in path:
+        command = command.commands[name]
+    params = _click_params(command)
+    for f, opt, kind in cli_fields(config_type, exclude=exclude):
+        param = params[f.name]
+        assert param.opts[0] == flag_name(f, opt) and param.help == opt.help, f.name
+        default = opt.text if opt.text is not None else opt.default
+        assert param.default == (str(default) if opt.choices and default is not None else default), f.name
+        low = opt.ge if opt.ge is not None else opt.gt
+        if low is not None and opt.parse is None:  # a parsed option is checked after parsing
+            assert param.type.min == low and param.type.min_open == (opt.gt is not None), f.name
+        if opt.le is not None:
+            assert param.type.max == opt.le, f.name
+        if opt.choices is not None:
+            assert list(param.type.choices) == [str(c) for c in opt.choices], f.name
 
 
 def test_request_schema_is_the_declarations():

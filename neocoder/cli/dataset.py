@@ -11,40 +11,26 @@ from .. import api
 from ..config import ChainConfig, DatasetConfig
 from ..report import text as report
 from . import main
-from .options import limit_option, model_options, quiet_option, release_option, sandbox_options
+from .declared import declared_options
+from .options import model_options, quiet_option, release_option, sandbox_options
 
 
 @main.command("build-dataset")
 @release_option("--from-release")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("data/codeforces/neocoder"),
               show_default=True, help="Run folder for the dataset (records.jsonl holds the problem states).")
-@click.option("--oracle/--no-oracle", default=True, show_default=True,
-              help="Validate the examples with the accepted human Python solutions in the sandbox and add "
-                   "extended tests (neocoder/oracle.py); --no-oracle only converts the release.")
-@click.option("--extended", type=click.IntRange(min=0), default=20, show_default=True,
-              help="Mutated candidate inputs per problem (kept only where the humans agree).")
-@click.option("--label-humans", type=click.IntRange(min=5), default=10, show_default=True,
-              help="Human solutions that label each extended test (all must agree).")
-@limit_option
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the input mutations / chains.")
+@declared_options(DatasetConfig, "building")
 @model_options(required=False, model_help="Build constraint chains by Denial Prompting with this augmentation "
                "model (PROVIDER/NAME) instead of converting the release.")
-@click.option("--problems", "problems_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="Raw problems JSONL for --model (default: the release's crawl).")
-@click.option("--rounds", type=click.IntRange(min=0), default=5, show_default=True, help="Denial Prompting rounds.")
-@click.option("--detector", type=click.Choice(["treesitter", "llm"]), default="treesitter", show_default=True)
-@click.option("--concurrency", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Problems in flight at once (--model).")
+@declared_options(ChainConfig, "chains", exclude=("limit", "seed"))  # shared with the release's build
 @quiet_option
 @sandbox_options
-def build_dataset(release, out, oracle, extended, label_humans, limit, seed, model, problems_path, rounds,
-                  detector, concurrency, quiet, sandbox):
+def build_dataset(release, out, building, model, chains, quiet, sandbox):
     """Write one problem-state record per (problem, state t), from the release or by Denial Prompting."""
     if model is not None:
-        return _build_chains(ChainConfig(model, release, out, problems_path, limit, rounds, seed, detector,
-                                         concurrency, sandbox, progress=not quiet))
-    result = api.build_dataset(DatasetConfig(release, out, oracle, extended, label_humans, limit, seed, sandbox,
-                                             progress=not quiet))
+        return _build_chains(ChainConfig(model, release, out, limit=building["limit"], seed=building["seed"],
+                                         sandbox=sandbox, progress=not quiet, **chains))
+    result = api.build_dataset(DatasetConfig(release, out, sandbox=sandbox, progress=not quiet, **building))
     if result.oracle is not None:
         click.echo(report.oracle_summary(result.oracle, result.seconds))
     click.echo(f"wrote {len(result.states)} problem states of {len({s.problem_id for s in result.states})} "

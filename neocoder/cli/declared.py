@@ -55,7 +55,7 @@ def click_type(kind, opt: Option):
     if kind is float and (low is not None or opt.le is not None):
         return click.FloatRange(min=low, max=opt.le, min_open=opt.gt is not None)
     if kind is Path:
-        return click.Path(path_type=Path)
+        return click.Path(path_type=Path, exists=opt.file, dir_okay=not opt.file)
     return kind if kind in (int, float) else str
 
 
@@ -63,6 +63,8 @@ def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasse
     """The click option declaration ``opt`` of ``field`` stands for."""
     name = flag_name(field, opt)
     default = default_of(field, opt) if default is dataclasses.MISSING else default
+    if opt.choices is not None and default is not None:
+        default = str(default)  # click compares a choice as text (e.g. "100" for the int 100)
     if kind is bool:
         decls = [f"{name}/--no-{name[2:]}" if default else name, field.name]
         return click.option(*decls, is_flag=True, default=bool(default), show_default=bool(default), help=opt.help)

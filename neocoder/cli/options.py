@@ -79,4 +79,3 @@ def bootstrap_options(unit: str):
         click.option("--seed", "bootstrap_seed", type=int, default=0, show_default=True,
                      help="Seed of the bootstrap resampling (the same seed gives the same intervals)."),
     ], f)
-limit_option = click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N items.")
