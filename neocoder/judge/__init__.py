@@ -5,12 +5,10 @@ from .image import ImageError, build_image, check_image, default_image
 from .pool import PooledSandbox
 from .process_sandbox import ProcessSandbox
 from .protocol import Limits
+from .sandbox import DOCKER, PROCESS, Sandbox
 from .verdicts import (AC, ENTRY_RULES, INFRA, MLE, OLE, RE, SKIPPED, TLE, VERDICTS, WA, SubmissionResult,
                        TestVerdict, tokens_equal)
 
-# The sandbox kinds (SandboxConfig.kind, --sandbox), one constant each.
-DOCKER = "docker"
-PROCESS = "process"
 BACKENDS = {DOCKER: DockerSandbox, PROCESS: ProcessSandbox}
 
 
@@ -37,5 +35,5 @@ def make_sandbox(kind: str = DOCKER, **kwargs) -> PooledSandbox:
 
 
 __all__ = ["AC", "BACKENDS", "DOCKER", "DockerSandbox", "ENTRY_RULES", "INFRA", "ImageError", "Limits",
-           "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "SubmissionResult", "TLE",
+           "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "Sandbox", "SubmissionResult", "TLE",
            "TestVerdict", "VERDICTS", "WA", "build_image", "check_image", "default_image", "make_sandbox", "tokens_equal"]

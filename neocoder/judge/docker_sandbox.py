@@ -39,6 +39,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_ex
 from .image import ImageError, check_image, default_image
 from .pool import PooledSandbox, Worker
 from .protocol import Limits, LineChannel, RunnerLost
+from .sandbox import DOCKER
 
 RUNNER_HOME = "/opt/neocoder"  # the runner package is /opt/neocoder/runner in the image
 # -E -s: no environment, no user site; not -I, which would leave the working directory
@@ -266,7 +267,7 @@ class DockerSandbox(PooledSandbox):
     ``unavailable`` says what to do and every ``run`` returns INFRA.
     """
 
-    name = "docker"
+    name = DOCKER
     enforces = ("memory cgroup", "process-tree CPU time", "read-only root")
 
     def __init__(self, image: str | None = None, concurrency: int | None = None,

@@ -41,6 +41,7 @@ from pathlib import Path
 from .. import resources
 from .pool import PooledSandbox, Worker
 from .protocol import Limits, LineChannel, RunnerLost
+from .sandbox import PROCESS
 
 UNPRIVILEGED = "65534"
 NOT_ENFORCED = ("read-only root filesystem", "CPU time of the whole process tree",
@@ -173,7 +174,7 @@ class ProcessSandbox(PooledSandbox):
     interpreter (spawn "exec").
     """
 
-    name = "process"
+    name = PROCESS
     not_enforced = NOT_ENFORCED
 
     def __init__(self, concurrency: int | None = None, fresh: bool = False, recipe_dir: Path | None = None):
