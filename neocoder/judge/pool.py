@@ -76,6 +76,11 @@ class PooledSandbox:
         """Submissions judged at once: the pool's concurrency."""
         return self.concurrency
 
+    def sweep(self) -> int:
+        """Remove what dead processes of this backend left on this machine (containers of
+        a killed run); returns how many.  Nothing by default: only Docker leaves any."""
+        return 0
+
     def close(self) -> None:
         """Stop every worker of this sandbox."""
         with self._lock:
