@@ -66,8 +66,7 @@ def connect(ray, address: str | None, resource: str) -> str | None:
                     ray.init(address=address, **quiet)
                 elif address == "auto" or os.environ.get("RAY_ADDRESS"):
                     ray.init(address=address, **quiet)
-                else:
-                    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+                else:  # a new local cluster: ray.init itself turns usage stats off for it
                     try:
                         ray.init(resources={resource: 1}, include_dashboard=False, **quiet)
                     except ValueError as exc:  # a cluster started by `ray start` was found: join it as it is
