@@ -13,11 +13,11 @@ import collections
 import logging
 import time
 
-from .actor import SandboxPool
-from .connect import NAMESPACE
-from .jobs import Actor, short
+from .ray_actor import SandboxPool
+from .ray_connect import NAMESPACE
+from .ray_jobs import Actor, short
 
-log = logging.getLogger(__package__)  # the executor's one logger: neocoder.executors.ray
+log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
 
 RESOURCE_SHARE = 0.001  # of the resource each actor asks for: only declaring nodes, and many drivers per node
 WINDOW = 2  # jobs in flight per slot of an actor
@@ -89,7 +89,7 @@ class Cluster:
         except self.ray.exceptions.RayError as exc:  # unavailable for now (restarting): ask again soon
             actor.state, actor.reason, actor.probe_after = "down", short(exc), time.monotonic() + 1.0
             return
-        from ...judge.image import runner_sha256
+        from ..judge.image import runner_sha256
         actor.info = info
         if info["unavailable"]:
             actor.state, actor.reason = "unusable", info["unavailable"]

@@ -18,12 +18,12 @@ import logging
 import threading
 import time
 
-from ...judge.protocol import skip_after_first_failure
-from ...judge.verdicts import INFRA, SubmissionResult
-from .cluster import WINDOW, Cluster
-from .jobs import Actor, Batch, Job, infra, short
+from ..judge.protocol import skip_after_first_failure
+from ..judge.verdicts import INFRA, SubmissionResult
+from .ray_cluster import WINDOW, Cluster
+from .ray_jobs import Actor, Batch, Job, infra, short
 
-log = logging.getLogger(__package__)  # the executor's one logger: neocoder.executors.ray
+log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
 
 ORPHAN_TIMEOUT = 120.0  # seconds jobs may wait with no usable actor before they are INFRA
 DISCOVER_EVERY = 10.0  # seconds between looks for new sandbox nodes

@@ -11,7 +11,7 @@ import socket
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-from ...judge.verdicts import SubmissionResult
+from ..judge.verdicts import SubmissionResult
 
 
 class SandboxPool:
@@ -25,8 +25,8 @@ class SandboxPool:
     def __init__(self, kind: str, slots: int, fresh: bool, runtime: str | None):
         import ray
 
-        from ...judge import make_sandbox
-        from ...judge.image import runner_sha256
+        from ..judge import make_sandbox
+        from ..judge.image import runner_sha256
         self.slots = slots
         self.node_id = ray.get_runtime_context().get_node_id()
         self.box = make_sandbox(kind, concurrency=slots, fresh=fresh, runtime=runtime)

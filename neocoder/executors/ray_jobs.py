@@ -1,7 +1,7 @@
 """The driver's bookkeeping for the Ray executor: jobs, actors and batches in flight.
 
-Plain records, shared by the cluster (``cluster.py``, the actors) and the dispatcher
-(``dispatch.py``, the jobs); both change them only with the RaySandbox's lock held.
+Plain records, shared by the cluster (``ray_cluster``, the actors) and the dispatcher
+(``ray_dispatch``, the jobs); both change them only with the RaySandbox's lock held.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from ...judge.verdicts import INFRA, SubmissionResult, TestVerdict
+from ..judge.verdicts import INFRA, SubmissionResult, TestVerdict
 
 
 @dataclass(eq=False)
