@@ -35,5 +35,6 @@ def make_sandbox(kind: str = DOCKER, **kwargs) -> PooledSandbox:
 
 
 __all__ = ["AC", "BACKENDS", "DOCKER", "DockerSandbox", "ENTRY_RULES", "INFRA", "ImageError", "Limits",
-           "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "Sandbox", "SubmissionResult", "TLE",
-           "TestVerdict", "VERDICTS", "WA", "build_image", "check_image", "default_image", "make_sandbox", "tokens_equal"]
+           "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "Sandbox",
+           "SubmissionResult", "TLE", "TestVerdict", "VERDICTS", "WA", "build_image", "check_image",
+           "default_image", "make_sandbox", "tokens_equal"]

@@ -108,7 +108,8 @@ def _command(limits: Limits) -> list[str]:
     if os.geteuid() == 0:
         cmd += ["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups"]
     cmd += ["unshare", "--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork", "--mount-proc", "--mount",
-            "--kill-child", _interpreter(), "-E", "-s", "-m", RUNNER_PACKAGE, "--serve", "--process", str(limits.tmpfs_mb)]
+            "--kill-child", _interpreter(), "-E", "-s", "-m", RUNNER_PACKAGE,
+            "--serve", "--process", str(limits.tmpfs_mb)]
     return cmd
 
 
