@@ -21,8 +21,11 @@ if TYPE_CHECKING:  # importlib.resources.abc exists from Python 3.11 on; only an
 
 PROMPTS_PACKAGE = "neocoder.prompts"
 SANDBOX_PACKAGE = "neocoder.sandbox_recipe"
-# What the image build and the process backend need from the recipe folder.
-SANDBOX_FILES = ("Dockerfile", "runner.py", "child.py")
+# The recipe folder's own files that go into the image build (the runner package,
+# runner/, goes in whole: neocoder.judge.image.recipe_files lists it).
+SANDBOX_FILES = ("Dockerfile", ".dockerignore")
+# What must be there for the image build and the process backend to work at all.
+SANDBOX_REQUIRED = ("Dockerfile", "runner/__main__.py", "runner/child.py")
 
 
 class ResourceMissing(NeocoderError):
@@ -68,10 +71,10 @@ def prompt_text(name: str) -> str:
 
 
 def sandbox_dir() -> Path:
-    """The folder on disk that holds the sandbox recipe (Dockerfile, runner.py, child.py).
+    """The folder on disk that holds the sandbox recipe (Dockerfile, the runner package).
 
     It must be a real directory: Docker reads it as the image's build context and the
-    process backend executes ``runner.py`` from it.  A package imported from a zip
+    process backend runs the ``runner`` package from a copy of it.  A package imported from a zip
     archive has no such directory, so that raises ResourceMissing.  Whether each
     file is present is checked by the callers that read it (``judge.image``), so a
     damaged recipe only fails the commands that need the sandbox.
@@ -81,7 +84,7 @@ def sandbox_dir() -> Path:
     # a plain directory; from a zip archive it is a zipfile.Path.
     if not isinstance(root, Path) or not root.is_dir():
         raise ResourceMissing(
-            f"the sandbox recipe ({', '.join(SANDBOX_FILES)}) is at {root}, which is not a directory on "
+            f"the sandbox recipe ({', '.join(SANDBOX_REQUIRED)}) is at {root}, which is not a directory on "
             "disk; Docker needs one as build context: install neocoder unpacked (pip install), not as a zip"
         )
     return root

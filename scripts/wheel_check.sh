@@ -94,20 +94,26 @@ if got != want:
 for name in got:
     if prompt_text(name) != (checkout / "prompts" / name).read_text(encoding="utf-8"):
         sys.exit(f"prompt {name} differs from the checkout's")
+from neocoder.judge.image import recipe_files
 recipe = sandbox_dir()
-for name in ("Dockerfile", "runner.py", "child.py"):
+names = recipe_files(recipe)
+if names != recipe_files(checkout / "sandbox"):
+    sys.exit(f"the wheel's sandbox recipe {names} != the checkout's {recipe_files(checkout / 'sandbox')}")
+for name in names:
     if (recipe / name).read_bytes() != (checkout / "sandbox" / name).read_bytes():
         sys.exit(f"{recipe / name} differs from the checkout's sandbox/{name}")
 print(f"package {package}: {len(got)} prompts, sandbox recipe in {recipe}")
 EOF
 
-# The image is labelled with the SHA-256 of runner.py, child.py and Dockerfile (in that
-# order, neocoder/judge/image.py); the wheel carries the same bytes, so an image that is
-# already up to date must come out of the build unchanged.
+# The image is labelled with the SHA-256 of the recipe (the Dockerfile and every file of
+# the runner package, neocoder/judge/image.py runner_sha256), computed here from the
+# checkout's folder; the wheel carries the same bytes, so an image that is already up to
+# date must come out of the build unchanged.
 label() { docker image inspect -f '{{ index .Config.Labels "neocoder.runner_sha256" }}' "$image" 2>/dev/null || true; }
 image_id() { docker image inspect -f '{{ .Id }}' "$image" 2>/dev/null || true; }
-expected=$(cat "$checkout"/sandbox/runner.py "$checkout"/sandbox/child.py "$checkout"/sandbox/Dockerfile \
-    | sha256sum | cut -d' ' -f1)
+expected=$("$work/venv/bin/python" -c 'import pathlib, sys
+from neocoder.judge.image import runner_sha256
+print(runner_sha256(pathlib.Path(sys.argv[1]) / "sandbox"))' "$checkout")
 label_before=$(label)
 id_before=$(image_id)
 

@@ -1,6 +1,6 @@
 """The program contract: how a program is entered, judged as written (issue 13, item 3).
 
-``prepare`` in sandbox/runner.py decides, from the program's top level alone, whether
+``prepare`` in the runner package (sandbox/runner/contract.py) decides, from the program's top level alone, whether
 the runner calls ``solve()`` once per test or runs the program as written, and which
 rule applied.  The first tests check the rules with no sandbox; the last ones judge
 each contract case in the real sandbox, on both backends, with its verdict.
@@ -13,11 +13,8 @@ import pytest
 from test_sandbox import sandbox  # noqa: F401  (the fixture: both backends, shared with test_sandbox.py)
 
 from neocoder.judge import Limits
-from neocoder.judge.image import recipe_module
 from neocoder.program import extract_code
-
-
-runner = recipe_module("runner")
+from neocoder.sandbox_recipe.runner import contract as runner
 
 SOLVE = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"
 PER_CASE = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"  # one test case per call

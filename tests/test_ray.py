@@ -36,7 +36,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 from neocoder.api import evaluate, open_sandbox  # noqa: E402
 from neocoder.config import EvalConfig, ModelConfig, SandboxConfig  # noqa: E402
 from neocoder.executors.ray import RESOURCE, RaySandbox  # noqa: E402
-from neocoder.judge import Limits  # noqa: E402
+from neocoder.judge import Limits, default_image  # noqa: E402
 
 pytestmark = pytest.mark.docker
 
@@ -205,7 +205,7 @@ def test_serve_judges_through_the_ray_executor(cluster, release_dir):
     judge = JudgeService(release_dir, "release", "docker", workers=2, executor="ray",
                          ray_address=cluster[0].address)
     try:
-        assert judge.health() == {"sandbox": "ray", "image": "neocoder-sandbox:latest", "ok": True, "detail": None}
+        assert judge.health() == {"sandbox": "ray", "image": default_image(), "ok": True, "detail": None}
         result = judge.run(ADD, [{"input": "1 2\n", "output": "3\n"}, {"input": "5 5\n"}], 2.0, 256)
         assert result.verdicts == ["AC", "OK"] and result.tests[1].stdout == "10\n"
         record, scores = judge.score("1901A", 0, "```python\n" + ADD + "```")

@@ -1,7 +1,7 @@
-"""The runner's verdict decision, with no container: ``classify`` in sandbox/runner.py.
+"""The runner's verdict decision, with no container: ``classify`` in sandbox/runner/limits.py.
 
-runner.py is a self-contained script copied into the sandbox image, so it is loaded
-here by path (``judge.image.recipe_module``).  ``classify`` is pure: every verdict and each edge at a limit is
+The runner package is copied whole into the sandbox image; the host imports it
+normally, as ``neocoder.sandbox_recipe.runner``.  ``classify`` is pure: every verdict and each edge at a limit is
 checked from plain values.  The last tests check that what the runner reports is
 what the host side (neocoder/judge/protocol.py) sends and reads.
 """
@@ -16,15 +16,11 @@ from pathlib import Path
 import pytest
 
 from neocoder.judge import protocol
-from neocoder.judge.image import recipe_module
 from neocoder.judge import verdicts
 from neocoder.judge.verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA
+from neocoder.sandbox_recipe import runner
 
-RUNNER_FILE = Path(__file__).resolve().parents[1] / "sandbox" / "runner.py"
-CHILD_FILE = RUNNER_FILE.with_name("child.py")
-
-
-runner = recipe_module("runner")
+RUNNER_FILES = sorted(Path(runner.__file__).parent.glob("*.py"))
 MiB = 1 << 20
 MEMORY_LIMIT = (256 + 48) * MiB  # the container's cgroup: the test's limit plus the runner's headroom
 
@@ -168,14 +164,26 @@ def test_classify_takes_plain_values_by_keyword_only():
 
 
 # ---------------------------------------------------------------- the script and the wire
-@pytest.mark.parametrize("path", [RUNNER_FILE, CHILD_FILE])
-def test_runner_imports_only_the_standard_library(path):
+@pytest.mark.parametrize("path", RUNNER_FILES, ids=lambda p: p.name)
+def test_runner_imports_only_the_standard_library_and_itself(path):
+    """Absolute imports are standard modules; the rest are relative, within the package
+    (in the image it is the top-level ``runner``, on the host a subpackage)."""
     tree = ast.parse(path.read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported and imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+                 if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+    assert all(node.level == 1 for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level)
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+
+
+def test_the_image_recipe_covers_every_runner_module():
+    """Every module of the package is in the image's hash: editing any of them makes the
+    image stale (``check_image``) and ``neocoder sandbox build`` rebuilds it."""
+    from neocoder.judge.image import recipe_files
+    listed = set(recipe_files())
+    assert {f"runner/{p.name}" for p in RUNNER_FILES} <= listed
+    assert {"Dockerfile", ".dockerignore"} <= listed and not any("__pycache__" in n for n in listed)
 
 
 def test_the_fork_server_preloads_only_the_standard_library():
@@ -283,3 +291,21 @@ def test_a_compile_error_is_re_on_every_test():
     result = protocol.interpret(reply, [{"input": "", "output": ""}] * 2)
     assert result.verdicts == [RE, RE] and result.entry is None and result.reset_problem is None
     assert result.tests[0].detail == "compile error: SyntaxError: x"
+
+
+def test_editing_adding_or_renaming_a_runner_module_changes_the_image_hash(tmp_path):
+    import shutil
+
+    from neocoder.judge.image import runner_sha256
+    from neocoder.resources import sandbox_dir
+    recipe = tmp_path / "sandbox"
+    shutil.copytree(sandbox_dir(), recipe, ignore=shutil.ignore_patterns("__pycache__"))
+    original = runner_sha256(recipe)
+    assert original == runner_sha256()  # the copy holds the same bytes
+    watch = recipe / "runner" / "watch.py"
+    watch.write_text(watch.read_text() + "\n# edited\n")
+    edited = runner_sha256(recipe)
+    (recipe / "runner" / "extra.py").write_text("X = 1\n")
+    added = runner_sha256(recipe)
+    (recipe / "runner" / "extra.py").rename(recipe / "runner" / "other.py")
+    assert len({original, edited, added, runner_sha256(recipe)}) == 4

@@ -1,17 +1,26 @@
 """Judge stage: run programs in a sandbox and turn outcomes into verdicts."""
 
 from .docker_sandbox import DockerSandbox
-from .image import DEFAULT_IMAGE, ImageError, build_image, check_image
+from .image import ImageError, build_image, check_image, default_image
 from .pool import PooledSandbox
 from .process_sandbox import ProcessSandbox
 from .protocol import Limits
+from .sandbox import DOCKER, PROCESS, Sandbox
 from .verdicts import (AC, ENTRY_RULES, INFRA, MLE, OLE, RE, SKIPPED, TLE, VERDICTS, WA, SubmissionResult,
                        TestVerdict, tokens_equal)
 
-BACKENDS = {"docker": DockerSandbox, "process": ProcessSandbox}
+BACKENDS = {DOCKER: DockerSandbox, PROCESS: ProcessSandbox}
 
 
-def make_sandbox(kind: str = "docker", **kwargs) -> PooledSandbox:
+def __getattr__(name: str):
+    """``DEFAULT_IMAGE``, for older callers: the tag ``default_image()`` gives now (read
+    when asked for, not at import)."""
+    if name == "DEFAULT_IMAGE":
+        return default_image()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def make_sandbox(kind: str = DOCKER, **kwargs) -> PooledSandbox:
     """A sandbox backend by name: "docker" (default, strong) or "process" (weaker, no Docker).
 
     Keyword arguments go to the backend (DockerSandbox: image, concurrency, fresh,
@@ -20,11 +29,12 @@ def make_sandbox(kind: str = "docker", **kwargs) -> PooledSandbox:
     """
     if kind not in BACKENDS:
         raise ValueError(f"unknown sandbox {kind!r}; choose from {', '.join(BACKENDS)}")
-    if kind == "process":
+    if kind == PROCESS:
         kwargs = {k: v for k, v in kwargs.items() if k in ("concurrency", "fresh")}
     return BACKENDS[kind](**kwargs)
 
 
-__all__ = ["AC", "BACKENDS", "DEFAULT_IMAGE", "DockerSandbox", "ENTRY_RULES", "INFRA", "ImageError", "Limits",
-           "MLE", "OLE", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "SubmissionResult", "TLE",
-           "TestVerdict", "VERDICTS", "WA", "build_image", "check_image", "make_sandbox", "tokens_equal"]
+__all__ = ["AC", "BACKENDS", "DOCKER", "DockerSandbox", "ENTRY_RULES", "INFRA", "ImageError", "Limits",
+           "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "Sandbox",
+           "SubmissionResult", "TLE", "TestVerdict", "VERDICTS", "WA", "build_image", "check_image",
+           "default_image", "make_sandbox", "tokens_equal"]

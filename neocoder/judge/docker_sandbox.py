@@ -36,11 +36,15 @@ import docker
 import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from .image import DEFAULT_IMAGE, ImageError, check_image
+from .image import ImageError, check_image, default_image
 from .pool import PooledSandbox, Worker
 from .protocol import Limits, LineChannel, RunnerLost
+from .sandbox import DOCKER
 
-RUNNER_IN_IMAGE = "/opt/neocoder/runner.py"
+RUNNER_HOME = "/opt/neocoder"  # the runner package is /opt/neocoder/runner in the image
+# -E -s: no environment, no user site; not -I, which would leave the working directory
+# (RUNNER_HOME, root's and read-only) off sys.path and so the package unfound.
+RUNNER_COMMAND = ["python3", "-E", "-s", "-m", "runner", "--serve"]
 KEEPALIVE_UID = 65533
 # The runner's capabilities: killing its programs and switching them to their uid.
 RUNNER_CAPABILITIES = ["KILL", "SETGID", "SETUID"]
@@ -209,8 +213,8 @@ class _DockerWorker(Worker):
             box.uids.update(self.uids)
             runner_uid, program_uid = self.uids
             exec_id = _docker_retry(box.client.api.exec_create)(
-                self.container.id, ["python3", "-I", RUNNER_IN_IMAGE, "--serve", "--uids", f"{runner_uid}:{program_uid}"],
-                stdin=True, stdout=True, stderr=False, user="0:0", workdir="/tmp", environment={})
+                self.container.id, [*RUNNER_COMMAND, "--uids", f"{runner_uid}:{program_uid}"],
+                stdin=True, stdout=True, stderr=False, user="0:0", workdir=RUNNER_HOME, environment={})
             self.channel = _FrameChannel(box.client.api.exec_start(exec_id["Id"], socket=True))
             self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
         except BaseException:
@@ -263,13 +267,14 @@ class DockerSandbox(PooledSandbox):
     ``unavailable`` says what to do and every ``run`` returns INFRA.
     """
 
-    name = "docker"
+    name = DOCKER
     enforces = ("memory cgroup", "process-tree CPU time", "read-only root")
 
-    def __init__(self, image: str = DEFAULT_IMAGE, concurrency: int | None = None,
+    def __init__(self, image: str | None = None, concurrency: int | None = None,
                  client: docker.DockerClient | None = None, fresh: bool = False,
                  runtime: str | None = None, spawn: str | None = None):
         super().__init__(concurrency, fresh, spawn)
+        image = image or default_image()
         self.image, self.runtime = image, runtime
         self.run_id = uuid.uuid4().hex[:12]
         self.labels = {LABEL: "1", LABEL_RUN: self.run_id, LABEL_PID: str(os.getpid())}

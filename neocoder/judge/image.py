@@ -3,13 +3,14 @@
 No registry is needed.  The Debian mirror comes from this machine's own apt sources
 (``/etc/apt/sources.list`` and ``/etc/apt/sources.list.d/*``), never from a
 hard-coded host.  The final image is labelled with the SHA-256 of
-the in-container code so the judge can refuse a stale image.
+the in-container code (the Dockerfile and every file of the runner package) so the
+judge can refuse a stale image and ``neocoder sandbox build`` rebuilds when it changed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib
 import os
 import re
 import shutil
@@ -22,38 +23,66 @@ import docker
 from .. import resources
 from ..errors import NeocoderError
 
-# The recipe ships inside the package (the checkout's sandbox/ folder, mapped by
-# pyproject.toml), so an installed wheel builds the same image as a checkout.
-SANDBOX_DIR = resources.sandbox_dir()
-DEFAULT_IMAGE = os.environ.get("NEOCODER_SANDBOX_IMAGE", "neocoder-sandbox:latest")
+IMAGE_ENV = "NEOCODER_SANDBOX_IMAGE"  # names the image to build and run, when set
+FALLBACK_IMAGE = "neocoder-sandbox:latest"
 RUNNER_LABEL = "neocoder.runner_sha256"
+# What goes into the image besides the Dockerfile: the runner package, copied whole.
+RUNNER_PACKAGE = "runner"
+
+
+def default_image() -> str:
+    """The sandbox image's tag: ``$NEOCODER_SANDBOX_IMAGE`` if set, else FALLBACK_IMAGE.
+
+    Read when called (never at import), so a caller that sets the variable before it
+    opens a sandbox gets that image.
+    """
+    return os.environ.get(IMAGE_ENV) or FALLBACK_IMAGE
 
 
 def recipe_module(name: str):
-    """``sandbox/<name>.py`` of the recipe loaded as a module, for host-side use (tests,
-    benchmarks, measuring the program contract on recorded programs); the runner itself
-    runs only in the sandbox."""
-    spec = importlib.util.spec_from_file_location(f"neocoder_recipe_{name}", SANDBOX_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``neocoder.sandbox_recipe.<name>`` (e.g. "runner"), imported normally: the host's
+    view of the in-container code (tests, benchmarks).  Kept for older callers; new code
+    imports ``neocoder.sandbox_recipe.runner`` (or its modules) directly."""
+    return importlib.import_module(f"{resources.SANDBOX_PACKAGE}.{name}")
 
 
 class ImageError(NeocoderError):
     """The sandbox image is missing, stale, or could not be built."""
 
 
-def runner_sha256() -> str:
-    """SHA-256 hex digest of the in-container code (runner.py, child.py, Dockerfile).
+def recipe_files(recipe_dir: Path | None = None) -> list[str]:
+    """The recipe's files that make the image, as sorted POSIX paths relative to
+    ``recipe_dir`` (default: the installed recipe, ``resources.sandbox_dir()``).
 
-    Raises ImageError if a file is absent.
+    That is every file of ``resources.SANDBOX_FILES`` (the Dockerfile and its build
+    context's ignore file) and every file of the runner package, compiled caches left
+    out, exactly what the Dockerfile copies.  Raises ImageError naming the first
+    required file (``resources.SANDBOX_REQUIRED``) that is absent.
     """
+    root = Path(recipe_dir) if recipe_dir is not None else resources.sandbox_dir()
+    for name in resources.SANDBOX_REQUIRED:
+        if not (root / name).is_file():
+            raise ImageError(f"{root / name} not found: the sandbox recipe is incomplete; reinstall neocoder")
+    package = [path.relative_to(root).as_posix() for path in (root / RUNNER_PACKAGE).rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"]
+    top = [name for name in resources.SANDBOX_FILES if (root / name).is_file()]
+    return sorted(set(top + package))
+
+
+def runner_sha256(recipe_dir: Path | None = None) -> str:
+    """SHA-256 hex digest of the in-container code: each of ``recipe_files`` as its
+    relative path, a NUL byte, its length and its bytes, in sorted order, so an added,
+    removed or renamed module changes it as much as an edited one.
+
+    The image carries it as a label (RUNNER_LABEL); ``check_image`` refuses an image
+    whose label differs.  Raises ImageError if the recipe is incomplete.
+    """
+    root = Path(recipe_dir) if recipe_dir is not None else resources.sandbox_dir()
     digest = hashlib.sha256()
-    for name in ("runner.py", "child.py", "Dockerfile"):
-        path = SANDBOX_DIR / name
-        if not path.is_file():
-            raise ImageError(f"{path} not found: the sandbox recipe is incomplete; reinstall neocoder")
-        digest.update(path.read_bytes())
+    for name in recipe_files(root):
+        data = (root / name).read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
     return digest.hexdigest()
 
 
@@ -93,14 +122,17 @@ def apt_mirror_and_suite() -> tuple[str, str]:
     raise ImageError("no Debian apt source found in /etc/apt/sources.list{,.d}; cannot debootstrap")
 
 
-def build_image(tag: str = DEFAULT_IMAGE, rebuild_base: bool = False, log=print) -> str:
-    """Build the sandbox image and return its tag.
+def build_image(tag: str | None = None, rebuild_base: bool = False, log=print) -> str:
+    """Build the sandbox image and return its tag (default: ``default_image()``).
 
     Step 1 (slow, cached as ``neocoder-sandbox-base:<suite>``): debootstrap a minbase
     Debian with python3 from the local apt mirror and ``docker import`` it.
     Step 2: build ``sandbox/Dockerfile`` on top of it (adds the runner), labelled with
     the runner's SHA-256.  Raises ImageError on any failure.
     """
+    tag = tag or default_image()
+    recipe = resources.sandbox_dir()
+    label = runner_sha256(recipe)  # before the slow part: an incomplete recipe fails at once
     client = docker.from_env()
     mirror, suite = apt_mirror_and_suite()
     base = f"neocoder-sandbox-base:{suite}"
@@ -130,19 +162,21 @@ def build_image(tag: str = DEFAULT_IMAGE, rebuild_base: bool = False, log=print)
     log(f"building {tag} on {base} ...")
     try:
         client.images.build(
-            path=str(SANDBOX_DIR), tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True,
-            labels={RUNNER_LABEL: runner_sha256()},
+            path=str(recipe), tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True,
+            labels={RUNNER_LABEL: label},
         )
     except docker.errors.BuildError as exc:
         raise ImageError(f"building {tag} failed: {exc}") from exc
     return tag
 
 
-def check_image(client: docker.DockerClient, tag: str = DEFAULT_IMAGE) -> None:
-    """Raise ImageError unless ``tag`` exists and carries the current runner."""
+def check_image(client: docker.DockerClient, tag: str | None = None) -> None:
+    """Raise ImageError unless ``tag`` (default: ``default_image()``) exists and carries
+    the current runner (its RUNNER_LABEL equals ``runner_sha256()``)."""
+    tag = tag or default_image()
     try:
         image = client.images.get(tag)
     except docker.errors.ImageNotFound as exc:
         raise ImageError(f"sandbox image {tag} not found: run `neocoder sandbox build`") from exc
     if image.labels.get(RUNNER_LABEL) != runner_sha256():
-        raise ImageError(f"sandbox image {tag} is stale (sandbox/runner.py changed): run `neocoder sandbox build`")
+        raise ImageError(f"sandbox image {tag} is stale (the sandbox recipe changed): run `neocoder sandbox build`")

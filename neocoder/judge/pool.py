@@ -1,7 +1,7 @@
 """What every sandbox backend shares: a pool of warm workers.
 
 A *worker* is one isolated place (a Docker container, or a set of namespaces)
-where ``sandbox/runner.py --serve`` judges submissions one after another and
+where the sandbox runner (``python3 -m runner --serve``, sandbox/runner/) judges submissions one after another and
 verifies a clean reset after each.  A backend only says how to start a worker and
 how to tell whether its isolation is still there; the pool hands workers out and
 replaces the ones whose reset was not clean or whose runner died.  What is said to
@@ -36,7 +36,8 @@ class Worker:
 
 
 class PooledSandbox:
-    """A pool of at most ``concurrency`` warm workers (default: CPU cores).
+    """A pool of at most ``concurrency`` warm workers (default: CPU cores); implements
+    the ``Sandbox`` protocol (sandbox.py) on this machine.
 
     ``fresh=True`` replaces a worker after every submission instead of resetting
     it.  ``spawn`` is how the runner starts each test: "fork" (from its fork server,
@@ -69,6 +70,16 @@ class PooledSandbox:
 
     def _new_worker(self, limits: Limits) -> Worker:  # pragma: no cover - interface
         raise NotImplementedError
+
+    @property
+    def capacity(self) -> int:
+        """Submissions judged at once: the pool's concurrency."""
+        return self.concurrency
+
+    def sweep(self) -> int:
+        """Remove what dead processes of this backend left on this machine (containers of
+        a killed run); returns how many.  Nothing by default: only Docker leaves any."""
+        return 0
 
     def close(self) -> None:
         """Stop every worker of this sandbox."""
@@ -118,7 +129,7 @@ class PooledSandbox:
         Returns one TestVerdict per test, in order (``keep_output``: with the whole
         stdout, for the human-solution oracle), with ``entry``, ``entry_rule`` and
         ``calls_solve`` saying how the program was run.  ``entry`` "auto" follows the
-        program contract (sandbox/runner.py ``prepare``); "script" runs the program
+        program contract (sandbox/runner/contract.py ``prepare``); "script" runs the program
         as written (human Codeforces solutions).  ``stop_at_first_failure``: judging
         stops at the first test that is not AC and every later test is SKIPPED (the
         submission is wrong whatever they say); default: every test is judged.  A
@@ -145,7 +156,22 @@ class PooledSandbox:
         if too_large:
             return finished(compile_error_result(tests, too_large))
         message = run_message(source, inputs, limits, entry, self.spawn, stop_at_first_failure)
+        reply, worker, failure = self._exchange(message, tests, limits, checker, stop_at_first_failure)
+        if failure is not None:
+            return all_tests(*failure)
+        result = interpret(reply, tests, checker, keep_output)
+        result.worker = worker
+        return finished(result)
 
+    def _exchange(self, message: dict, tests: list[dict], limits: Limits, checker,
+                  stop_at_first_failure: bool) -> tuple:
+        """Send the "run" ``message`` to a worker (waiting for a free slot) and read its
+        reply; the worker is then kept, or replaced when it was not reset cleanly.
+
+        Returns (reply, worker name, None), or (None, None, (verdict, detail)) when no
+        reply came: INFRA if no worker could start or the worker itself died, RE if the
+        program killed or stalled the runner in a worker still intact.
+        """
         def failed(row):
             return verdict_of(row, tests[row["index"]], checker).verdict != AC
 
@@ -153,7 +179,7 @@ class PooledSandbox:
             try:
                 worker = self._take(limits)
             except Exception as exc:  # any failure to start a worker is the sandbox's, not the model's
-                return all_tests(INFRA, f"{self.name} sandbox could not start a worker: {exc}")
+                return None, None, (INFRA, f"{self.name} sandbox could not start a worker: {exc}")
             try:
                 reply = worker.channel.exchange(message, time.monotonic() + limits.reply_seconds(len(tests)),
                                                 stop_when=failed if stop_at_first_failure else None)
@@ -161,12 +187,10 @@ class PooledSandbox:
                 intact = worker.isolation_intact()
                 self._discard(worker)
                 if intact:
-                    return all_tests(RE, f"the program killed or stalled the sandbox runner ({exc})")
-                return all_tests(INFRA, f"{self.name} sandbox worker died ({exc})")
+                    return None, None, (RE, f"the program killed or stalled the sandbox runner ({exc})")
+                return None, None, (INFRA, f"{self.name} sandbox worker died ({exc})")
             if self.fresh or not reply.clean:
                 self._discard(worker)
             else:
                 self._release(worker)
-        result = interpret(reply, tests, checker, keep_output)
-        result.worker = worker.name
-        return finished(result)
+        return reply, worker.name, None

@@ -1,7 +1,7 @@
 """The process backend (``--sandbox process``): for machines without Docker.
 
 WEAKER than the Docker backend; use it only where Docker cannot run.  Each worker
-is ``sandbox/runner.py --serve --process`` started through util-linux's
+is ``python3 -m runner --serve --process`` (the sandbox recipe's runner package) started through util-linux's
 ``unshare`` in new user, PID, mount, network and IPC namespaces (as root, ``setpriv``
 first drops to uid/gid 65534).  Inside, the runner is PID 1 -- a program cannot
 signal it -- mounts private tmpfs on /tmp and /dev/shm, drops every capability,
@@ -21,7 +21,7 @@ theirs to signal.
 
 Wherever neocoder is installed (a checkout under /tmp that the private /tmp would
 hide, a home folder uid 65534 cannot enter, a wheel), the runner runs from a copy
-of runner.py and child.py in a folder outside /tmp and /dev/shm that everyone may
+of the runner package in a folder outside /tmp and /dev/shm that everyone may
 read (``runner_copy``), made once per process and removed at exit.
 """
 
@@ -38,14 +38,15 @@ import threading
 import time
 from pathlib import Path
 
-from .image import SANDBOX_DIR
+from .. import resources
 from .pool import PooledSandbox, Worker
 from .protocol import Limits, LineChannel, RunnerLost
+from .sandbox import PROCESS
 
 UNPRIVILEGED = "65534"
 NOT_ENFORCED = ("read-only root filesystem", "CPU time of the whole process tree",
                 "memory cgroup and OOM-kill detection", "a uid apart from the runner's")
-RUNNER_FILES = ("runner.py", "child.py")
+RUNNER_PACKAGE = "runner"  # the recipe's in-container package, run as python3 -m runner
 # Where the runner copy goes: the first that exists and is outside the private mounts.
 COPY_PARENTS = ("/var/tmp", "/var/cache", "/run")
 HIDDEN = ("/tmp", "/dev/shm")  # the runner mounts private tmpfs over these
@@ -54,16 +55,18 @@ _copies: dict[Path, Path] = {}
 _copies_lock = threading.Lock()
 
 
-def runner_copy(recipe_dir: Path = SANDBOX_DIR) -> Path:
-    """A folder holding runner.py and child.py from ``recipe_dir`` that uid 65534 can
-    read and that the runner's private /tmp does not hide; made once per process.
+def runner_copy(recipe_dir: Path | None = None) -> Path:
+    """A folder holding a copy of the runner package (``runner/``) of ``recipe_dir``
+    (default: the installed recipe) that uid 65534 can read and that the runner's
+    private /tmp does not hide; made once per process.  The runner starts there as
+    ``python3 -m runner``.
 
     NEOCODER_RUNNER_DIR chooses its parent; otherwise the first of COPY_PARENTS
     that this process can write.  Raises OSError if there is none.
     """
-    recipe_dir = Path(recipe_dir)
+    recipe_dir = Path(recipe_dir) if recipe_dir is not None else resources.sandbox_dir()
     with _copies_lock:
-        if recipe_dir in _copies and all((_copies[recipe_dir] / f).is_file() for f in RUNNER_FILES):
+        if recipe_dir in _copies and (_copies[recipe_dir] / RUNNER_PACKAGE / "__main__.py").is_file():
             return _copies[recipe_dir]
         parents = [os.environ["NEOCODER_RUNNER_DIR"]] if os.environ.get("NEOCODER_RUNNER_DIR") else COPY_PARENTS
         for parent in parents:
@@ -76,9 +79,11 @@ def runner_copy(recipe_dir: Path = SANDBOX_DIR) -> Path:
             raise OSError(f"no folder outside /tmp to copy the runner to (tried {', '.join(parents)}); "
                           "set NEOCODER_RUNNER_DIR")
         folder = Path(tempfile.mkdtemp(prefix="neocoder-runner-", dir=real))
-        for name in RUNNER_FILES:
-            shutil.copyfile(recipe_dir / name, folder / name)
-            os.chmod(folder / name, 0o644)
+        shutil.copytree(recipe_dir / RUNNER_PACKAGE, folder / RUNNER_PACKAGE,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), copy_function=shutil.copyfile)
+        for path in (folder / RUNNER_PACKAGE).iterdir():
+            os.chmod(path, 0o644)
+        os.chmod(folder / RUNNER_PACKAGE, 0o755)
         os.chmod(folder, 0o755)
         atexit.register(shutil.rmtree, folder, True)
         _copies[recipe_dir] = folder
@@ -93,12 +98,18 @@ def _interpreter() -> str:
     return sys.executable
 
 
-def _command(limits: Limits, runner: Path) -> list[str]:
+def _command(limits: Limits) -> list[str]:
+    """The worker's command line: (setpriv to 65534 as root,) unshare, then the runner.
+
+    -E -s, not -I: the runner package is found in the working directory (the copy's
+    folder, ``runner_copy``), which -I would leave off sys.path.
+    """
     cmd = []
     if os.geteuid() == 0:
         cmd += ["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups"]
     cmd += ["unshare", "--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork", "--mount-proc", "--mount",
-            "--kill-child", _interpreter(), "-I", str(runner), "--serve", "--process", str(limits.tmpfs_mb)]
+            "--kill-child", _interpreter(), "-E", "-s", "-m", RUNNER_PACKAGE,
+            "--serve", "--process", str(limits.tmpfs_mb)]
     return cmd
 
 
@@ -127,8 +138,9 @@ class _PipeChannel(LineChannel):
 class _ProcessWorker(Worker):
     def __init__(self, limits: Limits, runner: Path):
         self.key = limits.worker_key()
-        self.proc = subprocess.Popen(_command(limits, runner), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        self.proc = subprocess.Popen(_command(limits), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=runner.parent,
+                                     env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
         self.name = f"pid {self.proc.pid}"
         self.channel = _PipeChannel(self.proc.stdin, self.proc.stdout)
         try:
@@ -158,20 +170,21 @@ class _ProcessWorker(Worker):
 class ProcessSandbox(PooledSandbox):
     """Judges submissions with namespaces and rlimits, no Docker (see module docstring).
 
-    ``recipe_dir`` is the folder with runner.py and child.py (default: the installed
-    sandbox recipe); they run from a copy (``runner_copy``).  Every test starts a new
+    ``recipe_dir`` is the folder with the runner package (default: the installed
+    sandbox recipe); it runs from a copy (``runner_copy``); ``runner`` is that copy.  Every test starts a new
     interpreter (spawn "exec").
     """
 
-    name = "process"
+    name = PROCESS
     not_enforced = NOT_ENFORCED
 
     def __init__(self, concurrency: int | None = None, fresh: bool = False, recipe_dir: Path | None = None):
         super().__init__(concurrency, fresh, spawn="exec")
-        recipe_dir = Path(recipe_dir or SANDBOX_DIR)
+        recipe_dir = Path(recipe_dir) if recipe_dir is not None else resources.sandbox_dir()
         self.runner: Path | None = None
         missing = [t for t in ("unshare",) + (("setpriv",) if os.geteuid() == 0 else ()) if not shutil.which(t)]
-        absent = [name for name in RUNNER_FILES if not (recipe_dir / name).is_file()]
+        absent = [name for name in resources.SANDBOX_REQUIRED
+                  if name.startswith(RUNNER_PACKAGE + "/") and not (recipe_dir / name).is_file()]
         if missing:
             self.unavailable = f"the process sandbox needs util-linux ({', '.join(missing)} not found)"
         elif absent:
@@ -179,7 +192,7 @@ class ProcessSandbox(PooledSandbox):
                                 "reinstall neocoder")
         else:
             try:
-                self.runner = runner_copy(recipe_dir) / "runner.py"
+                self.runner = runner_copy(recipe_dir) / RUNNER_PACKAGE
             except OSError as exc:
                 self.unavailable = f"the process sandbox cannot place its runner: {exc}"
 

@@ -1,7 +1,7 @@
 """A test's process, and the fork server that starts them without a new interpreter.
 
-Runs inside the sandbox (Debian's python3, standard library only); runner.py starts
-it in one of two ways and loads this file by path for ``enter_test``:
+Runs inside the sandbox (Debian's python3, standard library only); the runner
+(``python3 -m runner``) starts it in one of two ways and imports it for ``enter_test``:
 
 - ``child.py --test ENTRY PROGRAM_FD STATUS_FD`` (the exec path): one test's process,
   started by the runner with the test's stdin, pipes for stdout and stderr, the
