@@ -42,17 +42,23 @@ def cache_root() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "neocoder")
 
 
-def fingerprint(files: Iterable[FileLike]) -> str:
-    """SHA-256 hex digest of ``files``, in the order given.
+def fingerprint(files: Iterable[FileLike], names: Iterable[str] | None = None) -> str:
+    """SHA-256 hex digest of ``files``, in the order given: the one hasher of sources
+    (the validated dataset's builder and release, the sandbox image's runner, the human
+    technique cache).
 
-    Each file contributes its base name, a NUL byte, its bytes and a NUL byte, so renaming
-    a file or moving bytes between two files changes the digest.  ``files`` are
-    ``pathlib.Path`` or ``importlib.resources`` entries.  Raises OSError (FileNotFoundError)
-    for a file that cannot be read: callers leave out the optional ones first.
+    Each file contributes its name (its base name, or the matching entry of ``names``,
+    e.g. a path relative to a package), a NUL byte, its bytes and a NUL byte, so
+    renaming a file or moving bytes between two files changes the digest.  ``files``
+    are ``pathlib.Path`` or ``importlib.resources`` entries.  Raises OSError
+    (FileNotFoundError) for a file that cannot be read: callers leave out the optional
+    ones first.
     """
+    files = list(files)
+    labels = [entry.name for entry in files] if names is None else list(names)
     digest = hashlib.sha256()
-    for entry in files:
-        digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
+    for entry, label in zip(files, labels, strict=True):
+        digest.update(label.encode() + b"\0" + entry.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

@@ -52,7 +52,7 @@ def builder_fingerprint() -> str:
     built dataset (``BUILDER_MODULES``), the special checkers and the sandbox runner."""
     files = [resources.files("neocoder").joinpath(*name.split("/")) for name in BUILDER_MODULES]
     files += package_files("neocoder", "judge", "special")
-    files.append(resources.files("neocoder.sandbox_recipe").joinpath("runner.py"))
+    files += package_files("neocoder.sandbox_recipe", "runner")  # the in-container runner package
     return fingerprint(f for f in files if f.is_file())
 
 

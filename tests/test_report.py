@@ -90,8 +90,7 @@ def recorded_answers(tmp_path) -> Path:
 
 @pytest.mark.docker
 def test_report_opens_in_chromium_with_plots_rows_and_a_working_filter(tmp_path, release_dir, sandbox,
-                                                                       recorded_answers, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the human technique cache goes here
+                                                                       recorded_answers):
     gpt4 = evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "gpt4",
                                release_dir=release_dir, limit=3, progress=False))
     human = evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "human", release_dir=release_dir,

@@ -72,8 +72,7 @@ def drilldown(index) -> Rows:
     return rows
 
 
-def test_extended_tests_skipped_after_a_failed_example_are_shown_skipped_not_ac(tmp_path, release_dir, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+def test_extended_tests_skipped_after_a_failed_example_are_shown_skipped_not_ac(tmp_path, release_dir):
     folder = eval_run(tmp_path / "gpt4", release_dir,
                       [failed_sample("1704A", "WA"), failed_sample("1713A", "CE", "SyntaxError: invalid syntax")])
     rows = drilldown(build_report([folder.path], tmp_path / "report"))
@@ -92,8 +91,7 @@ def test_a_tier_verdict_is_ac_only_when_tests_ran_and_passed():
     assert tier_verdict(TierResult(tests=[{"verdict": "INFRA"}], correct=False, infra=True)) == "INFRA"
 
 
-def test_text_from_a_model_or_a_statement_is_escaped_never_markup(tmp_path, release_dir, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+def test_text_from_a_model_or_a_statement_is_escaped_never_markup(tmp_path, release_dir):
     sample = failed_sample("1704A", "WA", compile_error="<script>alert(1)</script>")
     sample.code = sample.reply = "print('<img src=x onerror=alert(2)>')"
     sample.techniques = ["<b>bold</b>"]

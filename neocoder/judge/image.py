@@ -9,7 +9,6 @@ judge can refuse a stale image and ``neocoder sandbox build`` rebuilds when it c
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import re
@@ -22,6 +21,7 @@ import docker
 
 from .. import resources
 from ..errors import NeocoderError
+from ..paths import fingerprint
 
 IMAGE_ENV = "NEOCODER_SANDBOX_IMAGE"  # names the image to build and run, when set
 FALLBACK_IMAGE = "neocoder-sandbox:latest"
@@ -70,20 +70,16 @@ def recipe_files(recipe_dir: Path | None = None) -> list[str]:
 
 
 def runner_sha256(recipe_dir: Path | None = None) -> str:
-    """SHA-256 hex digest of the in-container code: each of ``recipe_files`` as its
-    relative path, a NUL byte, its length and its bytes, in sorted order, so an added,
+    """SHA-256 hex digest (``paths.fingerprint``) of the in-container code: each of
+    ``recipe_files`` under its path relative to the recipe, in sorted order, so an added,
     removed or renamed module changes it as much as an edited one.
 
     The image carries it as a label (RUNNER_LABEL); ``check_image`` refuses an image
     whose label differs.  Raises ImageError if the recipe is incomplete.
     """
     root = Path(recipe_dir) if recipe_dir is not None else resources.sandbox_dir()
-    digest = hashlib.sha256()
-    for name in recipe_files(root):
-        data = (root / name).read_bytes()
-        digest.update(f"{name}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
+    names = recipe_files(root)
+    return fingerprint([root / name for name in names], names)
 
 
 def apt_mirror_and_suite() -> tuple[str, str]:

@@ -7,13 +7,12 @@ reader (the HTML report's Table 2) goes through.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from importlib import resources
 from pathlib import Path
 
 from ..dataset.release import HUMAN_FILE, DatasetError, load_json
+from ..paths import cache_root, fingerprint, package_files
 from .detector import detect, guess_language
 
 SUPPORTED = ("python", "cpp")
@@ -74,18 +73,17 @@ def human_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[st
     ``human_solution_techniques``, cached on disk (the one cache of human technique sets).
 
     Detecting the 5,910 solutions of the 199 problems takes about a minute on 2 cores,
-    so the sets are kept in ``$XDG_CACHE_HOME/neocoder`` (default ``~/.cache/neocoder``) in
-    a file named after the SHA-256 of the release's ``human_solutions.json`` and of the
-    detector's sources (a changed release or detector gets a new file); problems missing
+    so the sets are kept in ``paths.cache_root()`` in a file named after the fingerprint
+    (``paths.fingerprint``) of the release's ``human_solutions.json`` and of the detector's
+    sources (a changed release or detector gets a new file); problems missing
     from it are detected and added.  A cache that cannot be written is skipped.  Raises
     DatasetError (a NeocoderError) for a malformed or missing solutions file.
     """
     wanted = sorted(set(problem_ids))
     source = Path(release_dir) / HUMAN_FILE
-    digest = hashlib.sha256(source.read_bytes() if source.is_file() else b"")
-    digest.update(_detector_fingerprint())
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "neocoder" / \
-        f"human-techniques-{digest.hexdigest()[:24]}.json"
+    digest = fingerprint(([source] if source.is_file() else [])
+                         + package_files("neocoder.techniques", suffixes=(".py", ".scm")))
+    cache = cache_root() / f"human-techniques-{digest[:24]}.json"
     try:
         known = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -102,17 +100,3 @@ def human_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[st
         except OSError:
             pass
     return {pid: [set(s) for s in known[pid]] for pid in wanted if pid in known}
-
-
-def _detector_fingerprint() -> bytes:
-    """SHA-256 over the technique detector's shipped sources (modules and queries)."""
-    digest = hashlib.sha256()
-    pending = [resources.files("neocoder.techniques")]
-    while pending:
-        node = pending.pop()
-        for entry in sorted(node.iterdir(), key=lambda e: e.name):
-            if entry.is_dir():
-                pending.append(entry)
-            elif entry.name.endswith((".py", ".scm")):
-                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    return digest.digest()
