@@ -24,7 +24,7 @@ import random
 
 from .judge import Limits
 from .models import Model, Prompt
-from .models.base import load_prompt
+from .resources import prompt_text as load_prompt
 from .program import program_from_reply
 from .solve import solve_prompt
 from .techniques import TAXONOMY

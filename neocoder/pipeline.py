@@ -18,7 +18,6 @@ from .models import Model, ModelError, Reply
 from .models.openai_compat import EndpointError
 from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
-from .runner import Stopped  # noqa: F401  (where neocoder serve's job runner catches it)
 from .strategies import Context, StrategyOptions, get_strategy
 from .techniques import detect, judge_constraints
 

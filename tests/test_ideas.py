@@ -23,7 +23,7 @@ from neocoder.errors import NeocoderError, RecordError
 from neocoder.api import run_ideas
 from neocoder.ideas.loop import grade_fluency
 from neocoder.ideas.panel import Seat, draw_fluency_judge, draw_judges, eligible, parse_judges
-from neocoder.ideas.records import FluencyGrade, Idea, IdeaJudgement
+from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.ideas.scoring import (FLUENCY_POINTS, extract_idea, is_refusal, keyword_rows, model_scores,
                                     parse_grade, parse_scores, percentile)
 from neocoder.ideas.sources import load_keywords, load_leaderboard

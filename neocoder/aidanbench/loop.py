@@ -33,7 +33,7 @@ from ..config import AidanConfig
 from ..entropy import GreedyClasses, bidirectional, cosine_equivalence
 from ..errors import NeocoderError
 from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
-from ..models.base import load_prompt
+from ..resources import prompt_text as load_prompt
 from ..records import Answer, QuestionResult
 from ..store import RunFolder
 from .analyses import question_result

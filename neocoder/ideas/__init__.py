@@ -26,7 +26,7 @@ from pathlib import Path
 from ..config import IdeasConfig
 from ..store import RunFolder
 from .panel import draw_judges
-from .records import FluencyGrade, Idea, IdeaJudgement
+from ..records import FluencyGrade, Idea, IdeaJudgement
 from .scoring import keyword_rows, model_scores
 from .sources import Keyword
 

@@ -32,12 +32,12 @@ from dataclasses import replace
 
 from ..config import IdeasConfig
 from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
-from ..models.base import load_prompt
+from ..resources import prompt_text as load_prompt
 from ..models.cache import CachedModel, CallCache
 from ..models.openai_compat import EndpointError
 from ..store import RunFolder
 from .panel import draw_fluency_judge, draw_judges
-from .records import FluencyGrade, Idea, IdeaJudgement
+from ..records import FluencyGrade, Idea, IdeaJudgement
 from .replay import FALLBACK, MAIN
 from .scoring import (
     extract_idea,

@@ -21,7 +21,7 @@ from ..errors import NeocoderError, RecordError
 from ..models import Model, ModelError, NoRecordedReply, Prompt, Reply
 from ..records import Manifest
 from ..store import RunFolder, jsonl_lines
-from .records import Idea
+from ..records import Idea
 from .sources import Keyword
 
 MAIN, FALLBACK = 0, 1  # ReplayKey.sample of the idea prompt and of the fallback prompt

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from ..errors import NeocoderError
 # Re-exported (``__all__``) for the benchmarks that import the prompt texts' reader from here;
 # its home is ``neocoder.resources.prompt_text``.
-from ..resources import prompt_text as load_prompt
 
-__all__ = ["Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply", "load_prompt"]
+__all__ = ["Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply"]
 
 
 class ModelError(NeocoderError):

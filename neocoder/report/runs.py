@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import NeocoderError
-from ..ideas.records import FluencyGrade, Idea, IdeaJudgement
+from ..records import FluencyGrade, Idea, IdeaJudgement
 from ..records import Answer, Manifest, QuestionResult, Sample
 from ..store import RunFolder
 

@@ -12,7 +12,7 @@ it survive the server:
   never judged again, so a server killed with ``kill -9`` and started again queues its
   unfinished jobs and they finish with the same records an uninterrupted job writes;
 - a graceful stop (SIGTERM) or a cancel sets the job's stop event: no sample starts
-  after it, the ones in flight finish and are appended (``pipeline.Stopped``), and the
+  after it, the ones in flight finish and are appended (``runner.Stopped``), and the
   job is queued again for the next start (or marked cancelled).
 
 API keys are held in this process's memory only, from the request to the job's end; a
@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import NeocoderError
-from ..pipeline import Stopped
 from ..records import Sample
-from ..runner import Stopped as TaskStopped
+from ..runner import Stopped
 from ..store import RunFolder
 from .store import CANCELLED, FAILED, PAUSED, QUEUED, RESUMABLE, RUNNING, SUCCEEDED, UNFINISHED, Job, JobStore
 
@@ -210,7 +209,7 @@ class JobRunner:
         try:
             self.execute(job, key, self.run_dir(job_id), stop)
             status, error = SUCCEEDED, None
-        except (Stopped, TaskStopped):
+        except Stopped:
             status, error = (CANCELLED, "cancelled") if job_id in self._cancelled else (QUEUED, None)
         except NeocoderError as exc:
             status, error = FAILED, scrub(str(exc), key)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ...errors import NeocoderError
-from ...ideas.records import FluencyGrade, Idea, IdeaJudgement
+from ...records import FluencyGrade, Idea, IdeaJudgement
 from ...tasks import IDEAS
 from .. import plots
 from ..ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
