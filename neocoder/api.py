@@ -20,6 +20,7 @@ from pathlib import Path
 from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
 from .dataset import build_from_release, load_states
 from .errors import NeocoderError
+from .executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from .models import get_model
 from .records import ProblemState
 from .runner import run
@@ -28,30 +29,6 @@ from .tasks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
 from .tasks.aidanbench import AidanResult, load_questions  # noqa: F401  (the API's names)
 from .tasks.dataset import DatasetResult  # noqa: F401  (the API's names)
 from .tasks.evaluation import EvalResult, dataset_name, dataset_path, select_states  # noqa: F401  (the API's names)
-
-
-@contextmanager
-def open_sandbox(config: SandboxConfig, concurrency: int | None = None):
-    """The sandbox backend ``config`` names, closed on exit.
-
-    The executor seam: ``config.executor`` "local" gives this machine's warm pool,
-    "ray" sandbox-pool actors on a Ray cluster (neocoder/executors/ray.py); both answer
-    ``run(code, tests, limits, checker=..., stop_at_first_failure=...)`` alike.
-    Raises NeocoderError when it cannot run here (no engine, no image, no Ray).
-    """
-    if config.executor == "ray":
-        from .executors.ray import RaySandbox
-        box = RaySandbox(config, concurrency=concurrency or config.workers)
-    else:
-        from .judge import make_sandbox
-        box = make_sandbox(config.kind, concurrency=concurrency or config.workers, fresh=config.fresh,
-                           runtime=config.runtime)
-    try:
-        if box.unavailable:
-            raise NeocoderError(box.unavailable)
-        yield box
-    finally:
-        box.close()
 
 
 def run_program(program: Path, tests: Path, cpu_seconds: float, memory_mb: int, sandbox: SandboxConfig):

@@ -25,6 +25,11 @@ COHERENCE_STOP = 15.0  # on the README's 0-100 coherence scale
 COHERENCE_STOP_10 = 3.0  # on the AidanBench paper's 1-10 scale (stop at <= 3)
 NOVELTY_STOP = 0.15
 
+# The sandbox kinds and executors by name: one constant each, the keys of
+# judge.make_sandbox's backends and executors.EXECUTORS.
+DOCKER, PROCESS = "docker", "process"
+LOCAL, RAY = "local", "ray"
+
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
 LOCAL_FIELDS = {"progress", "ray_address"}  # how and where this process works, not what the run is
 
@@ -89,14 +94,14 @@ class SandboxConfig(Config):
     schedules the judge jobs (``--executor``: ``local``, this machine's warm pool, or ``ray``,
     sandbox-pool actors on the Ray cluster at ``ray_address``; docs/scale-out.md)."""
 
-    kind: str = option("docker", "docker (strong isolation) or process (weaker: no Docker needed; see "
-                       "docs/sandbox.md).", choices=("docker", "process"), flag="--sandbox", local=True)
+    kind: str = option(DOCKER, "docker (strong isolation) or process (weaker: no Docker needed; see "
+                       "docs/sandbox.md).", choices=(DOCKER, PROCESS), flag="--sandbox", local=True)
     fresh: bool = option(False, "A new container per submission instead of the warm pool.", local=True)
     runtime: str | None = option(None, "Docker runtime, e.g. runsc where gVisor is installed.", local=True)
     workers: int = Option(help="Submissions judged at once.", ge=1, local=True,
                           factory=lambda: os.cpu_count() or 1).field()
-    executor: str = option("local", "Who judges: this machine's warm pool, or sandbox actors on a Ray cluster "
-                           "(pip install 'neocoder[ray]'; docs/scale-out.md).", choices=("local", "ray"), local=True)
+    executor: str = option(LOCAL, "Who judges: this machine's warm pool, or sandbox actors on a Ray cluster "
+                           "(pip install 'neocoder[ray]'; docs/scale-out.md).", choices=(LOCAL, RAY), local=True)
     ray_address: str | None = option(None, "The Ray cluster for --executor ray (e.g. auto or HOST:PORT; default: "
                                      "$RAY_ADDRESS, else a local Ray started for this run).", local=True)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 
-from .judge import Limits, PooledSandbox, SubmissionResult
+from .judge import Limits, Sandbox, SubmissionResult
 from .metrics import divergent_ratio
 from .models import Model, ModelError, Reply
 from .models.openai_compat import EndpointError
@@ -35,7 +35,7 @@ def state_limits(state: ProblemState, cpu_scale: float = 1.0) -> Limits:
     return Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
 
 
-def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: PooledSandbox,
+def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
                  human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True,
                  strategy: str = "direct", options: StrategyOptions | None = None, seed: int | None = None) -> Sample:
     """Run one sample of one problem state through every stage; return its record.
@@ -75,7 +75,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Pooled
     return record
 
 
-def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: PooledSandbox, human: set[str] | None,
+def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sandbox, human: set[str] | None,
                 cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None) -> Sample:
     """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
     the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).

@@ -1,7 +1,7 @@
 """From a model reply to the program the sandbox runs (the program contract, part 1).
 
 Part 2, how the program is *entered*, lives in the in-container runner
-(``prepare`` in ``sandbox/runner.py``): ``solve()`` called once per test when nothing
+(``prepare`` in ``sandbox/runner/contract.py``): ``solve()`` called once per test when nothing
 calls it, the program run as written when it calls ``solve()`` itself, a test harness
 removed; the rule that applied comes back as ``SubmissionResult.entry_rule``
 (docs/sandbox.md, "The program contract").

@@ -94,7 +94,7 @@ class Run:
     def open_sandbox(self, config, concurrency: int | None = None):
         """The sandbox ``config`` (a SandboxConfig) names, closed when the run ends.
         Raises NeocoderError when it cannot run here."""
-        from .api import open_sandbox
+        from .executors import open_sandbox
         return self.stack.enter_context(open_sandbox(config, concurrency))
 
     @property

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..config import DOCKER, LOCAL, PROCESS, RAY
 from . import main
 from .options import release_option
 
@@ -25,9 +26,9 @@ from .options import release_option
 @click.option("--dataset", default=None, help="What /v1/score judges on and the jobs' default: 'release', a "
               "problem-states file or folder (default: the validated dataset, built per problem on first use).")
 @release_option()
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(["docker", "process"]), default="docker",
+@click.option("--sandbox", "sandbox_kind", type=click.Choice([DOCKER, PROCESS]), default=DOCKER,
               show_default=True)
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+@click.option("--executor", type=click.Choice([LOCAL, RAY]), default=LOCAL, show_default=True,
               help="Who judges: this machine's warm pool, or sandbox-pool actors on a Ray cluster "
                    "(docs/scale-out.md); for /v1/run, /v1/score and the eval jobs alike.")
 @click.option("--ray-address", default=None, help="The Ray cluster for --executor ray (e.g. auto or HOST:6379; "

@@ -24,8 +24,7 @@ from ..config import SandboxConfig
 from ..errors import NeocoderError
 from ..judge import Sandbox
 
-LOCAL = "local"
-RAY = "ray"
+from ..config import LOCAL, RAY  # the executors by name, declared in config.py
 
 
 def _local(config: SandboxConfig, concurrency: int) -> Sandbox:

@@ -16,8 +16,7 @@ from .protocol import Limits
 from .verdicts import SubmissionResult
 
 # The local sandbox kinds (SandboxConfig.kind, --sandbox; ``Sandbox.name``), one constant each.
-DOCKER = "docker"
-PROCESS = "process"
+from ..config import DOCKER, PROCESS  # noqa: F401  (the kinds by name, declared in config.py)
 
 
 @runtime_checkable

@@ -15,6 +15,7 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import DOCKER, LOCAL, PROCESS, RAY
 from ..errors import NeocoderError
 
 TOKENS_ENV = "NEOCODER_SERVE_TOKENS"  # tokens separated by whitespace or commas
@@ -78,7 +79,7 @@ class ServeConfig:
     data_dir: Path = Path("serve-data")
     database_url: str | None = None
     dataset: str | None = None
-    sandbox: str = "docker"  # "docker" or "process" (docs/sandbox.md)
+    sandbox: str = DOCKER  # DOCKER or PROCESS (docs/sandbox.md)
     tokens_file: Path | None = None
     no_auth: bool = False
     max_body_bytes: int = 2 << 20  # a request body past this is 413
@@ -90,7 +91,7 @@ class ServeConfig:
     jobs_per_token: int = 8  # of them, one token's
     shutdown_timeout: float = 60.0  # seconds SIGTERM waits for requests and jobs in flight
     log_level: str = "info"
-    executor: str = "local"  # "local" or "ray": sandbox-pool actors on a Ray cluster (docs/scale-out.md)
+    executor: str = LOCAL  # LOCAL or RAY: sandbox-pool actors on a Ray cluster (docs/scale-out.md)
     ray_address: str | None = None  # the cluster for executor "ray" (None: $RAY_ADDRESS, else a local Ray)
     tokens: list = field(default_factory=list, repr=False)  # filled by check(); never logged
 
@@ -117,8 +118,8 @@ class ServeConfig:
                 raise NeocoderError(f"{name} must be at least 1")
         if self.queue < 0:
             raise NeocoderError("queue must be 0 or more")
-        if self.sandbox not in ("docker", "process"):
+        if self.sandbox not in (DOCKER, PROCESS):
             raise NeocoderError(f"sandbox must be docker or process, not {self.sandbox!r}")
-        if self.executor not in ("local", "ray"):
+        if self.executor not in (LOCAL, RAY):
             raise NeocoderError(f"executor must be local or ray, not {self.executor!r}")
         return self

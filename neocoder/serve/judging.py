@@ -19,9 +19,10 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from ..config import DOCKER, LOCAL, RAY, SandboxConfig
 from ..dataset import build_from_release, load_states
 from ..errors import NeocoderError
-from ..judge import Limits, PooledSandbox, SubmissionResult, make_sandbox
+from ..judge import Limits, Sandbox, SubmissionResult
 from ..metrics import state_metrics
 from ..models import ReplayKey, Reply
 from ..pipeline import judge_reply
@@ -62,8 +63,8 @@ class JudgeService:
     sandbox's containers.
     """
 
-    def __init__(self, release_dir: Path, dataset: str | None, sandbox: str = "docker", workers: int = 2,
-                 max_program_bytes: int = 64 << 10, executor: str = "local", ray_address: str | None = None):
+    def __init__(self, release_dir: Path, dataset: str | None, sandbox: str = DOCKER, workers: int = 2,
+                 max_program_bytes: int = 64 << 10, executor: str = LOCAL, ray_address: str | None = None):
         self.release_dir, self.dataset, self.workers = Path(release_dir), dataset, workers
         self.max_program_bytes = max_program_bytes
         records = build_from_release(self.release_dir)[0]
@@ -89,13 +90,9 @@ class JudgeService:
         self._human: dict[str, set | None] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
-        if executor == "ray":
-            from ..config import SandboxConfig
-            from ..executors.ray import RaySandbox
-            self.box = RaySandbox(SandboxConfig(sandbox, workers=workers, executor="ray", ray_address=ray_address),
-                                  concurrency=workers)
-        else:
-            self.box: PooledSandbox = make_sandbox(sandbox, concurrency=workers)
+        from ..executors import EXECUTORS
+        self.box: Sandbox = EXECUTORS[executor](
+            SandboxConfig(sandbox, workers=workers, executor=executor, ray_address=ray_address), workers)
 
     @property
     def dataset_name(self) -> str:
@@ -112,14 +109,14 @@ class JudgeService:
         the ray executor, some node's actor must be up."""
         out = {"sandbox": self.box.name, "image": self.box.image, "ok": not self.box.unavailable,
                "detail": self.box.unavailable}
-        if out["ok"] and self.box.name == "docker":
+        if out["ok"] and self.box.name == DOCKER:
             from ..judge import check_image
             try:
                 self.box.client.ping()
                 check_image(self.box.client, self.box.image)
             except Exception as exc:  # noqa: BLE001 - any failure here means "not healthy", with its reason
                 out.update(ok=False, detail=str(exc))
-        elif out["ok"] and self.box.name == "ray" and not self.box.capacity:
+        elif out["ok"] and self.box.name == RAY and not self.box.capacity:
             out.update(ok=False, detail="ray executor: no sandbox node is up now: " + "; ".join(
                 f"{n['node_id'][:12]} {n['state']} ({n['reason']})" for n in self.box.nodes()))
         return out

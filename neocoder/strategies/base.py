@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 
-from ..judge import Limits, PooledSandbox
+from ..judge import Limits, Sandbox
 from ..metrics import divergent_ratio
 from ..models import Model, Prompt, ReplayKey, Reply
 from ..program import program_from_reply
@@ -96,7 +96,7 @@ class Context:
     techniques (memoised per program).  ``seed`` is this sample's sampling seed.
     """
 
-    def __init__(self, state: ProblemState, sample: int, model: Model, sandbox: PooledSandbox,
+    def __init__(self, state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
                  human: set[str] | None, limits: Limits, seed: int | None, options: StrategyOptions):
         self.state, self.sample, self.model, self.sandbox = state, sample, model, sandbox
         self.human, self.limits, self.seed, self.options = human, limits, seed, options

@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import EvalConfig
+from ..config import RAY, EvalConfig
 from ..dataset import RELEASE_DATASET, build_from_release, load_states
 from ..errors import NeocoderError
 from ..records import ProblemState, Sample
@@ -40,7 +40,7 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
     build-dataset run folder or a problem-states JSONL file).  Raises NeocoderError when
     no state is left."""
     if config.dataset is None:
-        from ..api import open_sandbox
+        from ..executors import open_sandbox
         from ..validated import default_states
         chosen = first_problems([r["problem_id"] for r in build_from_release(config.release_dir)[0]], config.limit)
         states = default_states(config.release_dir, chosen, lambda: open_sandbox(config.sandbox),
@@ -140,7 +140,7 @@ class EvalTask(Task):
 
     def concurrency(self, run: Run) -> int:
         workers = self.config.sandbox.workers
-        if self.config.sandbox.executor == "ray":  # keep every node's slots busy: twice the cluster's slots in flight
+        if self.config.sandbox.executor == RAY:  # keep every node's slots busy: twice the cluster's slots in flight
             workers = max(workers, 2 * run.state["box"].capacity)
         return workers
 
