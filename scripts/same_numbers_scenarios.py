@@ -49,11 +49,15 @@ class Context:
     neocoder: str
     where: Path
     commands: list[list[str]] = field(default_factory=list)
+    secret: str = "\0"  # written as <token> in the commands kept
+
+    def note(self, args: tuple[str, ...] | list[str]) -> None:
+        self.commands.append(["neocoder", *(a.replace(self.secret, "<token>") for a in args)])
 
     def run(self, *args: str) -> str:
         """Run ``neocoder ARGS`` (no shell), append its output to ``where/cli.log`` and
         return it; RuntimeError on a non-zero exit."""
-        self.commands.append(["neocoder", *args])
+        self.note(args)
         done = subprocess.run([self.neocoder, *args], capture_output=True, text=True, cwd=self.where,
                               env=dict(os.environ))
         with (self.where / "cli.log").open("a") as log:
@@ -156,11 +160,12 @@ def serve_job(ctx: Context) -> Folders:
     ``neocoder eval --server``; the job's metrics fetched from the server, its records read
     from its run folder; the server stopped with SIGTERM."""
     token, port, data = secrets.token_hex(16), free_port(), ctx.where / "data"
+    ctx.secret = token
     (ctx.where / "tokens.txt").write_text(token + "\n")
     url = f"http://127.0.0.1:{port}"
     args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--tokens-file", str(ctx.where / "tokens.txt"),
             "--data-dir", str(data), "--dataset", "release", "--log-level", "warning"]
-    ctx.commands.append(["neocoder", *args])
+    ctx.note(args)
     with (ctx.where / "serve.log").open("w") as log:
         server = subprocess.Popen([ctx.neocoder, *args], stdout=log, stderr=subprocess.STDOUT, cwd=ctx.where)
     try:
