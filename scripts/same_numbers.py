@@ -11,6 +11,10 @@ its command lines, its seconds (reported, never compared) and, per run folder it
 run's ``metrics.json`` and a digest of its ``records.jsonl``, both with the volatile fields
 removed.  ``--only`` measures some scenarios and keeps the others already in numbers.json.
 
+The sandbox image is whatever the measured checkout uses (``$NEOCODER_SANDBOX_IMAGE``, else
+``neocoder-sandbox:latest``); several checkouts on one machine should each set their own tag,
+since a checkout refuses an image built from another runner.  numbers.json names it.
+
 ``compare`` prints one row per scenario and field: ``equal`` or the two differing values,
 and exits 1 on any difference (a scenario measured on one side only is a difference).
 
@@ -118,6 +122,7 @@ def measure(args: argparse.Namespace) -> int:
     numbers = json.loads(numbers_path.read_text()) if numbers_path.is_file() else {}
     numbers.setdefault("scenarios", {})
     numbers.update(neocoder=str(Path(args.neocoder).resolve()), release=os.environ.get("NEOCODER_RELEASE"),
+                   sandbox_image=os.environ.get("NEOCODER_SANDBOX_IMAGE", "neocoder-sandbox:latest (default)"),
                    volatile=sorted(VOLATILE_KEYS))
     failed = []
     for name in names:

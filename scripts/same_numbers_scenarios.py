@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
