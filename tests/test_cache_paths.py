@@ -30,7 +30,8 @@ def _old_builder_fingerprint():
     special = here / "judge" / "special"
     files = [here / name for name in validated.BUILDER_MODULES]
     files += sorted(special.rglob("*.py")) if special.is_dir() else [here / "judge" / "special.py"]
-    files.append(Path(str(resources.files("neocoder.sandbox_recipe").joinpath("runner.py"))))
+    # the in-container runner: runner.py until it became the runner package, whose every module counts now
+    files += sorted(Path(str(resources.files("neocoder.sandbox_recipe").joinpath("runner"))).rglob("*.py"))
     return _old_sha256_files([f for f in files if f.is_file()])
 
 
@@ -47,6 +48,7 @@ def test_fingerprint_is_the_old_digest(tmp_path):
 
 
 def test_dataset_fingerprints_unchanged(release_dir):
+    """The old hasher's digests: the same release and builder files give the same cache folder."""
     assert validated.builder_fingerprint() == _old_builder_fingerprint()
     release = [Path(release_dir) / name for name in (NEOCODER_FILE, ANNOTATED_FILE, HUMAN_FILE)]
     assert validated.release_fingerprint(release_dir) == _old_sha256_files(release)
