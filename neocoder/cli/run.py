@@ -48,7 +48,13 @@ def task_command(task) -> click.Command:
     def command(declared, out=None, model=None, release=None, sandbox=None, quiet=False):
         given = {"out": out or Path("runs", task.name), "model": model, "release_dir": release, "sandbox": sandbox,
                  "progress": not quiet}
-        config = config_type(**declared, **{k: v for k, v in given.items() if k in names and v is not None})
+        values = {**declared, **{k: v for k, v in given.items() if k in names and v is not None}}
+        missing = [n for n, f in names.items() if n not in values and f.default is dataclasses.MISSING
+                   and f.default_factory is dataclasses.MISSING]
+        if missing:
+            raise click.UsageError(f"task {task.name} needs {', '.join(missing)}, which `neocoder run` cannot give "
+                                   "(no option is declared for it): use the task's own command or the Python API")
+        config = config_type(**values)
         config.check()
         from ..runner import run
         run(task(config))

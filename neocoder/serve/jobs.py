@@ -230,7 +230,10 @@ class JobRunner:
 def _task_done(name: str, folder: Path) -> int:
     """Items of task ``name`` finished in ``folder`` (0 for a task without a record type)."""
     from ..tasks import get_task
-    kind = get_task(name).record_type
+    try:
+        kind = get_task(name).record_type
+    except NeocoderError:  # a task this server no longer has registered
+        return 0
     if kind is None or not (folder / RunFolder.RECORDS).is_file():
         return 0
     return len(RunFolder(folder, create=False).done(kind))
