@@ -241,6 +241,24 @@ class AidanConfig(Config):
 
 
 @dataclass
+class RescoreConfig(Config):
+    """``neocoder aidanbench rescore``: the AidanBench run folder ``run`` re-scored with the
+    thresholds given (None: the run's own), with no model call, into ``out`` (None:
+    beside the run, ``<run>-rescore-c<X>-n<Y>``).  Coherence thresholds are on the run's
+    coherence scale."""
+
+    run: Path = Option(help="The AidanBench run folder to re-score (never changed).", required=True).field()
+    out: Path | None = None
+    coherence_stop: float | None = option(None, "Stop at coherence <= this, on the run's scale (default: the run's).")
+    novelty_stop: float | None = option(None, "Stop at novelty <= this (default: the run's).")
+    max_answers: int | None = option(None, "Answers per question at most (default: the run's).", ge=1)
+    mmr_lambda: float | None = option(None, "MMR_AB's lambda (default: the run's).", ge=0.0, le=1.0)
+    bootstrap: int | None = option(None, "Bootstrap resamples of questions (default: the run's).", ge=2, cap=100000)
+    bootstrap_seed: int | None = option(None, "Seed of the bootstrap resampling (default: the run's).", flag="--seed")
+    progress: bool = option(False, "Show a progress bar.", local=True, flag="")
+
+
+@dataclass
 class IdeasConfig(Config):
     """``neocoder ideas`` (LiveIdeaBench): ``model`` writes ``ideas_per_keyword`` research
     ideas for each keyword; ``judges_per_idea`` judges drawn with ``seed`` from ``judges``

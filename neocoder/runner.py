@@ -117,6 +117,17 @@ class Task(ABC):
     unit: ClassVar[str] = "item"  # what the progress bar counts
     record_type: ClassVar[type[Record] | None] = None  # the record whose finished keys mark done items
 
+    def __init_subclass__(cls, **declared):
+        """The class attributes may be given as class keywords, in one line:
+        ``class MyTask(Task, name="mine", config_type=MyConfig, unit="word")``.  Raises
+        TypeError for a keyword that is not one of them."""
+        super().__init_subclass__()
+        unknown = set(declared) - {"name", "config_type", "prompts", "unit", "record_type"}
+        if unknown:
+            raise TypeError(f"{cls.__name__}: unknown task declaration(s) {sorted(unknown)}")
+        for key, value in declared.items():
+            setattr(cls, key, value)
+
     def __init__(self, config):
         if not isinstance(config, self.config_type):
             raise NeocoderError(f"task {self.name!r} takes a {self.config_type.__name__}, got "

@@ -107,3 +107,11 @@ def test_the_registry_by_name(tmp_path):
     assert run("count-test", CountConfig(out=tmp_path / "r", words=2)) == {"answers": 2}
     with pytest.raises(NeocoderError, match="takes a CountConfig"):
         run("count-test", object())
+
+
+def test_declarations_as_class_keywords():
+    class Words(CountTask, name="count-keywords", unit="word"):
+        pass
+    assert (Words.name, Words.unit, Words.config_type) == ("count-keywords", "word", CountConfig)
+    with pytest.raises(TypeError, match="unknown task declaration"):
+        type("Bad", (CountTask,), {}, colour="red")

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .. import api
-from ..config import AidanConfig
+from ..config import AidanConfig, RescoreConfig
 from ..report import text as report
 from . import main
 from .declared import declared_options
@@ -51,21 +51,13 @@ def aidanbench_command(ctx, model, judge_spec, declared, out, quiet):
 
 @aidanbench_command.command("rescore")
 @click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--coherence-stop", type=float, default=None,
-              help="Stop at coherence <= this, on the run's scale (default: the run's).")
-@click.option("--novelty-stop", type=float, default=None, help="Stop at novelty <= this (default: the run's).")
-@click.option("--max-answers", type=click.IntRange(min=1), default=None, help="Default: the run's.")
-@click.option("--mmr-lambda", type=click.FloatRange(0.0, 1.0), default=None, help="Default: the run's.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The new run folder (default: <RUN>-rescore-c<X>-n<Y> beside RUN); RUN is never changed.")
-@click.option("--bootstrap", type=click.IntRange(min=2), default=None, help="Default: the run's.")
-@click.option("--seed", "bootstrap_seed", type=int, default=None, help="Default: the run's.")
-def rescore_command(run, coherence_stop, novelty_stop, max_answers, mmr_lambda, out, bootstrap, bootstrap_seed):
+@declared_options(RescoreConfig, "declared", exclude=("run",))
+def rescore_command(run, out, declared):
     """Re-score AidanBench run RUN at new thresholds from its stored judge scores and
     novelties, with no model call; writes a new run folder (docs/aidanbench.md)."""
-    result = api.rescore_aidanbench(run, out, coherence_stop=coherence_stop, novelty_stop=novelty_stop,
-                                    max_answers=max_answers, mmr_lambda=mmr_lambda, bootstrap=bootstrap,
-                                    bootstrap_seed=bootstrap_seed)
+    result = api.rescore_aidanbench(run, out, **declared)
     r = result.rule
     click.echo(f"re-scored {result.source} at coherence stop {r.coherence_stop:g}, novelty stop {r.novelty_stop:g}, "
                f"max answers {r.max_answers}, lambda {r.mmr_lambda:g}")

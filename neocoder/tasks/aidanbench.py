@@ -14,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import AidanConfig, Config
+from ..config import AidanConfig, RescoreConfig
 from ..errors import NeocoderError
 from ..records import Answer, QuestionResult
 from ..aidanbench.loop import PROMPT_FILES
@@ -49,14 +49,8 @@ def load_questions(path: Path | None = None) -> list[str]:
     return [q.strip() for q in text.splitlines() if q.strip()]
 
 
-class AidanTask(Task):
+class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question", prompts=PROMPT_FILES):
     """AidanBench (see the module)."""
-
-    name = AIDANBENCH
-    config_type = AidanConfig
-    unit = "question"
-
-    prompts = PROMPT_FILES
 
     def check(self) -> None:
         from ..aidanbench.loop import check_settings
@@ -149,32 +143,12 @@ def run_benchmark(questions: list[str], generator, judge, embedder, folder: RunF
     return lines, totals(lines)
 
 
-@dataclass
-class RescoreConfig(Config):
-    """``neocoder aidanbench rescore``: the AidanBench run folder ``run`` re-scored with the
-    thresholds given (None: the run's own), into ``out`` (None: beside the run,
-    ``aidanbench.rescore.default_out``).  Coherence thresholds are on the run's scale."""
-
-    run: Path
-    out: Path | None = None
-    coherence_stop: float | None = None
-    novelty_stop: float | None = None
-    max_answers: int | None = None
-    mmr_lambda: float | None = None
-    bootstrap: int | None = None  # bootstrap resamples of questions (None: the run's own)
-    bootstrap_seed: int | None = None
-    progress: bool = False
-
-
-class RescoreTask(Task):
+class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit="question"):
     """AidanBench re-scored at new thresholds from a run's stored judge scores and
     novelties, with no model call (neocoder/aidanbench/rescore.py has the method).  An
     item is one question the run ended; the new folder's manifest has the run's kind and
     config with the new thresholds, so every reader treats it as an AidanBench run."""
 
-    name = AIDANBENCH_RESCORE
-    config_type = RescoreConfig
-    unit = "question"
 
     def check(self) -> None:
         """Read the run and resolve the rule and ``out``.  Raises NeocoderError when

@@ -20,12 +20,8 @@ from . import CHAINS
 from .dataset import DatasetResult
 
 
-class ChainTask(Task):
+class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
     """Denial Prompting chains for raw problems (see the module)."""
-
-    name = CHAINS
-    config_type = ChainConfig
-    unit = "problem"
 
     def open(self, run: Run) -> None:
         from ..dataset.raw import CRAWL_FILE, load_raw_problems

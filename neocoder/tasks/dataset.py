@@ -35,12 +35,8 @@ class DatasetResult:
     seconds: float = 0.0
 
 
-class DatasetTask(Task):
+class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
     """Problem states from the release, validated by the oracle (see the module)."""
-
-    name = DATASET
-    config_type = DatasetConfig
-    unit = "build"
 
     def open(self, run: Run) -> None:
         config = self.config

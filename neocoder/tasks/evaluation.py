@@ -78,13 +78,8 @@ def dataset_name(path: Path | None, config: EvalConfig) -> str:
     return f"validated (default): {path}" if config.dataset is None else str(path)
 
 
-class EvalTask(Task):
+class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
     """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
-
-    name = EVAL
-    config_type = EvalConfig
-    unit = "sample"
-    record_type = Sample
 
     def check(self) -> None:
         from ..strategies import STRATEGIES
@@ -168,13 +163,9 @@ class EvalTask(Task):
         return EvalResult(run.folder.path, metrics, run.seconds())
 
 
-class HumanTask(Task):
+class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
     """The human rows (NeoCoder Eq. 5, 6) from the release's accepted solutions, for the
     problem states the config selects; no model and no sandbox."""
-
-    name = HUMAN
-    config_type = EvalConfig
-    unit = "problem state"
 
     def open(self, run: Run) -> None:
         from ..metrics import human_rows

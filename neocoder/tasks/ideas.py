@@ -30,14 +30,8 @@ def _open_idea_model(config: IdeasConfig):
     return get_model(config.model)
 
 
-class IdeasTask(Task):
+class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", prompts=PROMPT_FILES):
     """LiveIdeaBench on ``config.model`` with the panel ``config.judges`` (see the module)."""
-
-    name = IDEAS
-    config_type = IdeasConfig
-    unit = "keyword"
-
-    prompts = PROMPT_FILES
 
     def check(self) -> None:
         """Refuse a bad config and, for a live idea model, a panel with fewer than
