@@ -5,10 +5,11 @@ queries in ``queries/<language>.scm``.  The techniques below are about how code 
 organised, which a single query cannot express (they relate a loop's condition to the
 variables its body moves, or a recursive call to what happens before and after it).
 
-Each rule is one function ``(program: ParsedProgram) -> bool`` registered under its
-taxonomy name with ``@rule(name, languages=...)``; ``techniques(program)`` runs the
-registered rules for the program's language.  A rule reads only its argument (the
-parse tree, its index, the recursive functions: ``parsed.py``), written once for both
+Each rule is one function ``(program: ParsedProgram) -> bool`` marked with its
+taxonomy name by ``@rule(name, languages=...)`` (``shapes.py``: the mark only attaches
+a ``Rule``); ``RULES`` lists the marked functions explicitly and ``techniques(program)``
+runs those for the program's language.  A rule reads only its argument (the parse
+tree, its index, the recursive functions: ``parsed.py``), written once for both
 languages; docs/techniques.md states every rule in words.
 
 These are heuristics: they name a recognisable shape of code, not every program that
@@ -18,11 +19,9 @@ nothing else, so a constraint means the same thing in every run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 from .parsed import (CALLS, COMPARE_OPS, LOOPS, SUBSCRIPTS, ParsedProgram, arguments, binary, callee,
                      loop_iterable, receiver, strip, subscript_parts, text)
+from .shapes import Rule, computes_midpoint, declared, is_halving, is_midpoint, priority_queues, rule, table_writes
 
 STREAMS = {"cin", "cout", "cerr", "clog"}
 TRUE_WORDS = {"True", "true", "1"}
@@ -30,92 +29,9 @@ FALSE_WORDS = {"False", "false", "0"}
 # (do, undo) pairs of method calls on the same object
 UNDO_METHODS = {"append": {"pop"}, "push_back": {"pop_back"}, "emplace_back": {"pop_back"},
                 "add": {"remove", "discard"}, "insert": {"erase", "remove"}, "push": {"pop"}}
-BOTH = ("python", "cpp")
 
 
-# ----------------------------------------------------------------- the registry
-
-@dataclass(frozen=True)
-class Rule:
-    """A technique, the languages its rule applies to, and the rule itself."""
-    name: str
-    languages: tuple[str, ...]
-    check: Callable[[ParsedProgram], bool]
-
-
-RULES: dict[str, Rule] = {}
-
-
-def rule(name: str, languages: tuple[str, ...] = BOTH):
-    """Register the decorated function ``(program) -> bool`` as the rule for technique
-    ``name`` in ``languages``; the function is returned unchanged."""
-    def register(check: Callable[[ParsedProgram], bool]):
-        if name in RULES:
-            raise ValueError(f"technique {name!r} already has a rule: {RULES[name].check.__name__}")
-        RULES[name] = Rule(name, tuple(languages), check)
-        return check
-    return register
-
-
-def techniques(program: ParsedProgram) -> set[str]:
-    """Names of the registered techniques whose rule holds for ``program``."""
-    return {name for name, r in RULES.items() if program.language in r.languages and program.fact(r.check)}
-
-
-# ----------------------------------------------------------------- shapes the rules share
-
-def is_halving(node) -> bool:
-    """x // 2, x / 2, x >> 1."""
-    parts = binary(node)
-    return bool(parts) and ((parts[1] in ("//", "/") and text(parts[2]) == "2")
-                            or (parts[1] == ">>" and text(parts[2]) == "1"))
-
-
-def is_midpoint(value, a: str, b: str) -> bool:
-    """(a + b) // 2, (a + b) >> 1, a + (b - a) // 2 (either order of a and b)."""
-    value = strip(value)
-    if is_halving(value):
-        inner = binary(strip(binary(value)[0]))
-        return bool(inner) and inner[1] == "+" and {text(inner[0]), text(inner[2])} == {a, b}
-    parts = binary(value)
-    if parts and parts[1] == "+" and text(parts[0]) in (a, b) and is_halving(strip(parts[2])):
-        diff = binary(strip(binary(strip(parts[2]))[0]))
-        return bool(diff) and diff[1] == "-" and {text(diff[0]), text(diff[2])} == {a, b}
-    return False
-
-
-def computes_midpoint(program: ParsedProgram, node, pairs) -> bool:
-    """Some assignment under ``node`` computes the midpoint of one of ``pairs`` of names."""
-    return any(is_midpoint(v, a, b) for a, b in pairs for _, _, v in program.assignments(node) if v is not None)
-
-
-def declared(program: ParsedProgram, types: tuple[str, ...]) -> set[str]:
-    """Names of C++ variables whose declared type is one of ``types`` (``map<int, int> m``)."""
-    names = set()
-    for n in program.nodes:
-        if n.type in ("declaration", "field_declaration") and \
-                text(n.child_by_field_name("type")).split("<")[0].split("::")[-1].strip() in types:
-            for d in n.children_by_field_name("declarator"):
-                ids = [m for m in program.walk(d) if m.type in ("identifier", "field_identifier")]
-                if ids:
-                    names.add(text(ids[0]))
-    return names
-
-
-def priority_queues(program: ParsedProgram) -> set[str]:
-    """Names declared as C++ ``priority_queue`` (their top() is the best, not the last)."""
-    return declared(program, ("priority_queue",))
-
-
-def table_writes(program: ParsedProgram, ops: tuple[str, ...]):
-    """(target, op, value, reads) for every write ``A[...] op value`` that reads the same
-    table at an earlier entry (``reads``: ``ParsedProgram.self_reads``)."""
-    for target, op, value in program.assignments(program.root):
-        if target is not None and value is not None and target.type in SUBSCRIPTS and op in ops:
-            reads = program.self_reads(target, value)
-            if reads:
-                yield target, op, value, reads
-
+# ----------------------------------------------------------------- the rules
 
 def _is_prefix_sum(program: ParsedProgram, target, op, value, reads) -> bool:
     """``A[i] += A[i - 1]`` or ``A[i] = A[i - 1] + x`` on a one-dimensional table."""
@@ -610,3 +526,31 @@ def binary_search(program: ParsedProgram) -> bool:
         if halves and len(program.recursive_call_sites(body)) == 1:
             return True
     return False
+
+
+# ----------------------------------------------------------------- the registry
+
+# every marked rule, in the order the technique names have always had in RULES
+CHECKS = (recursion, two_pointers, sliding_window, kadane, back_tracking, divide_and_conquer,
+          depth_first_search, width_first_search, graph_traversal, graph, tree_shapes, topological_sort,
+          minimax, greedy, dynamic_programming, misc, cpp_hashmap, linked_list, binary_search)
+
+
+def _registry(checks) -> dict[str, Rule]:
+    """Technique name -> ``Rule`` of each marked function of ``checks``, in their order;
+    ValueError if two functions claim the same technique."""
+    rules: dict[str, Rule] = {}
+    for check in checks:
+        r = check.rule
+        if r.name in rules:
+            raise ValueError(f"technique {r.name!r} already has a rule: {rules[r.name].check.__name__}")
+        rules[r.name] = r
+    return rules
+
+
+RULES: dict[str, Rule] = _registry(CHECKS)
+
+
+def techniques(program: ParsedProgram) -> set[str]:
+    """Names of the techniques in ``RULES`` whose rule holds for ``program``."""
+    return {name for name, r in RULES.items() if program.language in r.languages and program.fact(r.check)}
