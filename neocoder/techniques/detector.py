@@ -3,8 +3,8 @@
 ``detect(source)`` returns the set of taxonomy names a program uses.  It parses the
 program once into a ``ParsedProgram`` (``parsed.py``: the tree, its preorder index,
 the recursive functions of its call graph), then runs the syntactic rules, the
-``queries/<language>.scm`` files, and the semantic rules registered in
-``semantic.py`` (recursion, two pointers, BFS, greedy, misc, ...) on that one object.
+``queries/<language>.scm`` files, and the semantic rules listed in ``semantic.RULES``
+(recursion, two pointers, BFS, greedy, misc, ...) on that one object.
 Definitions are in docs/techniques.md.
 """
 

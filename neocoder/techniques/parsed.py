@@ -1,10 +1,10 @@
 """A parsed program: the one object every technique rule receives.
 
-The rules of ``semantic.py`` need more than tree-sitter's tree: the nodes under a
-node, many times over (a preorder index makes that a list slice, about 10x faster
-than walking again); the functions on a cycle of the call graph (recursion, and the
-rules built on it: back tracking, depth first search, minimax, ...); the earlier
-entries a table write reads (dynamic programming and prefix sums).
+The rules (``loop_rules.py``, ``graph_rules.py``) need more than tree-sitter's tree:
+the nodes under a node, many times over (a preorder index makes that a list slice,
+about 10x faster than walking again); the functions on a cycle of the call graph
+(recursion, and the rules built on it: back tracking, depth first search, minimax,
+...); the earlier entries a table write reads (dynamic programming and prefix sums).
 ``ParsedProgram`` holds these for one program, computed once, and is passed to every
 rule explicitly: a rule reads only its argument, never state installed elsewhere.
 

@@ -1,6 +1,6 @@
 ; Technique queries for C and C++ (tree-sitter-cpp).  Capture names are technique
 ; names with spaces as underscores; "_" captures are helpers.  Definitions are in
-; docs/techniques.md; recursion comes from the call graph (parsed.py, semantic.py).
+; docs/techniques.md; recursion comes from the call graph (parsed.py, graph_rules.py).
 
 (for_statement) @for_loop
 (for_range_loop) @for_loop

@@ -1,7 +1,7 @@
 ; Technique queries for Python (tree-sitter-python).  Each capture name is a
 ; technique with spaces written as underscores; captures starting with "_" are
 ; helpers.  What each technique means is defined in docs/techniques.md.
-; Recursion needs the call graph and is found in code (parsed.py, semantic.py).
+; Recursion needs the call graph and is found in code (parsed.py, graph_rules.py).
 
 ; for loop: for statements and every comprehension or generator expression
 (for_statement) @for_loop
@@ -66,7 +66,7 @@
 (list_comprehension body: (binary_operator left: (list))) @matrix_operation
 (call function: (identifier) @_f (#eq? @_f "zip") arguments: (argument_list (list_splat))) @matrix_operation
 
-; binary search: the bisect module (a halved interval is found in semantic.py)
+; binary search: the bisect module (a halved interval is found in loop_rules.py)
 (call function: (identifier) @_f (#any-of? @_f "bisect" "bisect_left" "bisect_right" "insort" "insort_left" "insort_right")) @binary_search
 (call function: (attribute object: (identifier) @_m (#eq? @_m "bisect"))) @binary_search
 
