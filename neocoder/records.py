@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from .errors import RecordError
+from .errors import NeocoderError, RecordError
 
 FORMAT_VERSION = 2
 
@@ -385,6 +385,17 @@ class FluencyGrade(Record):
 # here once; no module adds to it, so reading a run folder needs no earlier import.
 RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult,
                                                             HumanBaseline, Idea, IdeaJudgement, FluencyGrade)}
+
+
+def register_record(cls: type[Record]) -> type[Record]:
+    """Add the record type ``cls`` (a task's own, docs/tasks.md) to ``RECORD_TYPES`` under
+    its ``TYPE``, explicitly (call it where the task is registered; nothing registers on
+    import); returns it.  Raises NeocoderError when the tag is taken by another type."""
+    known = RECORD_TYPES.get(cls.TYPE)
+    if known is not None and known is not cls:
+        raise NeocoderError(f"record type {cls.TYPE!r} is taken by {known.__name__}")
+    RECORD_TYPES[cls.TYPE] = cls
+    return cls
 
 
 def from_line(data: object, path, line: int) -> Record:

@@ -112,7 +112,7 @@ class Task(ABC):
     and ``score``; the other methods have defaults."""
 
     name: ClassVar[str]  # registry key and the manifest's kind
-    config_type: ClassVar[type]  # its typed config; ``config.out`` is the run folder
+    config_type: ClassVar[type]  # its typed config (a config.Config); ``config.out`` is the run folder
     prompts: ClassVar[tuple[str, ...]] = ()  # prompt files recorded in the manifest
     unit: ClassVar[str] = "item"  # what the progress bar counts
     record_type: ClassVar[type[Record] | None] = None  # the record whose finished keys mark done items
@@ -204,7 +204,8 @@ def run(task: "Task | str", config=None, stop: threading.Event | None = None):
     """Run ``task`` (a Task, or a registered task's name with its ``config``) into its run
     folder and return ``task.result``.
 
-    Raises NeocoderError for settings the task refuses (before anything is written),
+    Raises NeocoderError for a config value outside its declaration (options.py) or
+    settings the task refuses (both before anything is written),
     Stopped when ``stop`` is set before the last item, and whatever ``solve`` raises
     (the first such error stops the run; the records appended so far are kept and a
     rerun resumes after them).
@@ -212,6 +213,7 @@ def run(task: "Task | str", config=None, stop: threading.Event | None = None):
     if isinstance(task, str):
         from .tasks import get_task
         task = get_task(task)(config)
+    task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
     current = Run(task, stop)
     with current.stack:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import neocoder
+import pytest
 from neocoder.api import run_ideas
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.store import RunFolder
@@ -59,3 +60,26 @@ def test_the_registry_lists_every_record_type_of_every_module():
     defined = {c for c in _record_classes(Record) if c.__module__.startswith("neocoder.")}
     assert defined == set(RECORD_TYPES.values())
     assert all(RECORD_TYPES[c.TYPE] is c for c in defined)  # one class per type tag
+
+
+def test_a_task_registers_its_own_record_type_explicitly(monkeypatch):
+    from dataclasses import dataclass
+
+    from neocoder.errors import NeocoderError
+    from neocoder.records import RECORD_TYPES, Record, register_record
+
+    @dataclass
+    class Note(Record):
+        TYPE = "test_note"
+        text: str
+
+        @property
+        def key(self) -> tuple:
+            return (self.text,)
+
+    monkeypatch.setattr("neocoder.records.RECORD_TYPES", dict(RECORD_TYPES))
+    import neocoder.records as records
+    assert register_record(Note) is Note and records.RECORD_TYPES["test_note"] is Note
+    assert register_record(Note) is Note  # the same type again is fine
+    with pytest.raises(NeocoderError, match="taken by Sample"):
+        register_record(type("Other", (Note,), {"TYPE": "sample"}))

@@ -10,6 +10,7 @@ no model and no sandbox.  The runner (neocoder/runner.py) does the rest.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,8 +114,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         run.state.update(
             states=states, problems=problems, human=human, path=path, dataset=dataset_name(path, config), box=box,
             model=run.cached(raw),
-            options=StrategyOptions(rounds=config.rounds, rollouts=config.rollouts, top_k=config.top_k,
-                                    best_of=config.best_of, logprobs=config.logprobs))
+            options=StrategyOptions(**{f.name: getattr(config, f.name) for f in dataclasses.fields(StrategyOptions)}))
 
     def items(self, run: Run) -> list:
         return [(state, i) for state in run.state["states"] for i in range(self.config.samples)]
