@@ -23,7 +23,7 @@ import requests
 
 from .config import Config, EvalConfig
 from .errors import NeocoderError
-from .options import sent
+from .options import names_a_path, sent
 
 TOKEN_ENV = "NEOCODER_TOKEN"
 ENDED = ("succeeded", "failed", "cancelled", "paused")
@@ -223,6 +223,8 @@ def request_body(config) -> dict:
     with its API key (the server holds it in memory only, never in its store)."""
     body = {}
     for f, _ in sent(type(config)):
+        if names_a_path(type(config), f):
+            continue  # the server refuses a path on its disk (an eval's dataset is named by request_body's caller)
         value = getattr(config, f.name)
         if isinstance(value, list):
             body[f.name] = [request_body(v) if isinstance(v, Config) else _json(v) for v in value]

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from .errors import NeocoderError
@@ -94,9 +96,19 @@ def declared(config_type) -> list[tuple[dataclasses.Field, Option]]:
     return [(f, option_of(f)) for f in dataclasses.fields(config_type) if option_of(f) is not None]
 
 
+def names_a_path(config_type, f: dataclasses.Field) -> bool:
+    """Whether field ``f`` of ``config_type`` may hold a path on disk (its type includes
+    ``Path``): a caller never names a file on a server's disk, so neither the client nor
+    the server's request schema carries such a field unless a request model overrides
+    it with a safe type (an eval's dataset is "validated" or "release" there)."""
+    hint = typing.get_type_hints(config_type, include_extras=False)[f.name]
+    return hint is Path or Path in typing.get_args(hint)
+
+
 def sent(config_type) -> list[tuple[dataclasses.Field, Option]]:
     """The fields of ``config_type`` a client sends to a server and a server accepts
-    from one (declared and not ``local``): the one rule both sides read."""
+    from one (declared and not ``local``): the one rule both sides read, with
+    ``names_a_path`` for the fields that hold paths."""
     return [(f, opt) for f, opt in declared(config_type) if not opt.local]
 
 

@@ -381,8 +381,9 @@ class FluencyGrade(Record):
         return self.error is None
 
 
-# Every record type a run folder may hold, by its ``type`` tag: the complete list, written
-# here once; no module adds to it, so reading a run folder needs no earlier import.
+# Every record type a run folder may hold, by its ``type`` tag: the built-in ones, written
+# here once, so reading a run folder needs no earlier import; a task of one's own adds its
+# type explicitly with ``register_record`` (nothing adds to it on import).
 RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult,
                                                             HumanBaseline, Idea, IdeaJudgement, FluencyGrade)}
 

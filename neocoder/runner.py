@@ -243,7 +243,7 @@ def run_items(task: Task, run: Run, items: list) -> None:
 
     todo = task.pending(run, items)
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=task.label(run), unit=task.unit,
-               disable=not run.progress)
+               disable=not run.progress or len(items) < 2)  # one item or none: its own output says more
     failed = threading.Event()
 
     def one(item):

@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from ..config import ModelConfig, SandboxConfig
+from ..errors import NeocoderError
 from ..tasks import get_task, task_names
 from . import main
 from .declared import declared_options
@@ -33,9 +34,7 @@ class TaskCommands(click.Group):
     def get_command(self, ctx, name: str):
         try:
             task = get_task(name)
-        except ImportError:  # a built-in task whose module this installation lacks
-            return None
-        except Exception:  # noqa: BLE001 - an unknown name: click says "No such command"
+        except NeocoderError:  # an unknown name: click says "No such command"
             return None
         return task_command(task)
 

@@ -1,9 +1,9 @@
 """The Docker backend: warm, locked-down containers with a verified reset.
 
 Each worker is one container (its own memory and CPU cgroup) kept alive by an init
-and ``sleep`` under a keep-alive uid; inside it, ``runner.py --serve`` judges
+and ``sleep`` under a keep-alive uid; inside it, the runner package (``--serve``) judges
 submissions sent over the exec's stdin, resetting and verifying the container after
-each one (see ``sandbox/runner.py``).  The runner is started as root and becomes
+each one (see ``sandbox/runner/``).  The runner is started as root and becomes
 its own uid R holding only CAP_KILL, CAP_SETUID and CAP_SETGID (the container's
 only capabilities); the programs it judges run under a second uid P with none, so
 no program can signal or ptrace the runner.  Every worker gets its own (R, P) from
@@ -196,7 +196,7 @@ class _DockerWorker(Worker):
         self.container = self.channel = None
         try:
             # root only for the init (tini) and the runner's first instant: the keep-alive
-            # drops to its own uid, the runner to R, programs to P (sandbox/runner.py)
+            # drops to its own uid, the runner to R, programs to P (sandbox/runner/privileges.py)
             self.container = _docker_retry(box.client.containers.run)(
                 box.image, ["setpriv", f"--reuid={KEEPALIVE_UID}", f"--regid={KEEPALIVE_UID}", "--clear-groups",
                             "--inh-caps=-all", "sleep", "infinity"],

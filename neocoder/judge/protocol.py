@@ -1,6 +1,6 @@
 """The host side of the runner's wire protocol, in one place.
 
-``sandbox/runner.py --serve`` judges submissions inside a worker (a container, or
+the runner package (``sandbox/runner/``, ``--serve``) judges submissions inside a worker (a container, or
 a set of namespaces).  The host talks to it over one byte stream each way: JSON
 objects, one per line, UTF-8.  Everything the host sends, reads and concludes
 from what it reads is here; the backends only carry the bytes (``LineChannel``
@@ -34,7 +34,7 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
      "stdout_bytes": int, "stderr_bytes": int, "stack_bytes": int,
      "memory_bytes": int, "pids": int}
         per-test limits (``Limits``); expected outputs never enter.  entry
-        "auto": the program contract (sandbox/runner.py ``prepare``); "script": the
+        "auto": the program contract (sandbox/runner/contract.py ``prepare``); "script": the
         program runs as written.  spawn "fork": each test is forked from the fork
         server (where the runner has it, else "exec"); "exec": a new interpreter
         per test.  stop_at_first_failure: the runner stops after the first test
@@ -98,7 +98,7 @@ from .verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA, SubmissionResul
 
 # Runner statuses that are verdicts as they are ("ok" still needs the checker).
 STATUS_VERDICTS = {"tle": TLE, "mle": MLE, "ole": OLE, "re": RE}
-SOURCE_LIMIT_BYTES = 64 << 10  # Codeforces' source limit; sandbox/runner.py has the same guard
+SOURCE_LIMIT_BYTES = 64 << 10  # Codeforces' source limit; sandbox/runner/contract.py has the same guard
 INPUT_LIMIT_BYTES = 4 << 20  # all inputs of a submission travel in one message to the runner
 
 

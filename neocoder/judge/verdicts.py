@@ -60,7 +60,7 @@ class TestVerdict:
         return d
 
 
-# How the runner entered a program (sandbox/runner.py ``prepare``), for ``entry_rule``.
+# How the runner entered a program (sandbox/runner/contract.py ``prepare``), for ``entry_rule``.
 ENTRY_RULES = {
     "runner_calls_solve": "no top-level statement calls solve(): the runner calls it once per test",
     "program_calls_solve": "the program calls solve() itself (a call, a driver loop, main(), another name): "

@@ -12,8 +12,6 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import NeocoderError
-# Re-exported (``__all__``) for the benchmarks that import the prompt texts' reader from here;
-# its home is ``neocoder.resources.prompt_text``.
 
 __all__ = ["Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply"]
 

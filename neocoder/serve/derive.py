@@ -16,13 +16,12 @@ validated request back into the config field by field.
 from __future__ import annotations
 
 import typing
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
 from ..config import ModelConfig
-from ..options import Option, sent
+from ..options import Option, declared, names_a_path, sent
 
 
 def _bounds(opt: Option) -> dict:
@@ -49,8 +48,10 @@ def _annotation(hint, opt: Option, model_schema: type[BaseModel]):
     return kind | None if optional else kind
 
 
-def _names_a_path(hint) -> bool:
-    return hint is Path or Path in typing.get_args(hint)
+def unsendable(config_type) -> list[str]:
+    """The required fields of ``config_type`` a caller cannot send (they name a path on the
+    server's disk): a task with any cannot run as a server job."""
+    return [f.name for f, opt in declared(config_type) if opt.required and names_a_path(config_type, f)]
 
 
 def request_fields(config_type, model_schema: type[BaseModel] | None = None, overrides: dict | None = None) -> dict:
@@ -63,7 +64,7 @@ def request_fields(config_type, model_schema: type[BaseModel] | None = None, ove
         if f.name in overrides:
             out[f.name] = overrides[f.name]
             continue
-        if _names_a_path(hints[f.name]):
+        if names_a_path(config_type, f):
             continue  # a caller never names a file on the server's disk
         kind = _annotation(hints[f.name], opt, model_schema)
         extra = {"min_length": 1} if typing.get_origin(kind) is list else {}
@@ -102,6 +103,8 @@ def to_config(config_type, request: BaseModel, **server_fields):
 def _plain(value, api_key):
     if isinstance(value, BaseModel):
         fields = {k: getattr(value, k) for k in type(value).model_fields if k != "api_key"}
+        if api_key is None and str(fields.get("spec", "")).startswith("openai/"):
+            api_key = "none"  # never the server's own $OPENAI_API_KEY, sent to an endpoint the caller chose
         return ModelConfig(**fields, api_key=api_key)
     if isinstance(value, list):
         return [_plain(v, api_key) for v in value]

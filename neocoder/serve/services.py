@@ -59,7 +59,7 @@ class Services:
         return EvalJob(id=job.id, status=job.status, created=_iso(job.created), started=_iso(job.started),
                        finished=_iso(job.finished), attempts=job.attempts, request=job.request,
                        progress=Progress(**self.runner.progress(job)), error=job.error, metrics=found,
-                       links={"self": base, "report": f"{base}/report"})
+                       links={"self": base} if "task" in job.request else {"self": base, "report": f"{base}/report"})
 
     def sandbox(self) -> SandboxConfig:
         """The sandbox every job of this server judges in (the server's own, never a caller's)."""
@@ -74,8 +74,6 @@ class Services:
         dataset = self.config.dataset if chosen is None else (None if chosen == "validated" else "release")
         if dataset not in (None, "release"):
             dataset = Path(dataset)
-        if api_key is None and req.model.spec.startswith("openai/"):
-            api_key = "none"  # never the server's own $OPENAI_API_KEY
         return to_config(EvalConfig, req, api_key=api_key, out=run_dir, release_dir=self.config.release_dir,
                          dataset=dataset, sandbox=self.sandbox(), progress=False)
 

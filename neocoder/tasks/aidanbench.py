@@ -171,25 +171,24 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
             else config.bootstrap_seed
 
     def open(self, run: Run) -> None:
-        from ..aidanbench.rescore import RescoreResult
+        """Re-score every question the run ended, before anything is written: a
+        contradiction in the records (NeocoderError) leaves an earlier re-score in the
+        folder as it was; otherwise the new records replace it whole (``score``)."""
+        from ..aidanbench.rescore import RescoreResult, rescore_question
         answers = {a.key: a for a in self.source.read(Answer)}
         ended = sorted(self.source.read(QuestionResult), key=lambda q: (q.model, q.question_index))
         started = {(a.model, a.question_index) for a in answers.values()}
-        run.state.update(answers=answers, ended=ended, new={}, result=RescoreResult(
+        new = [rescore_question(self.source, answers, q, self.rule, self.run_rule.max_answers, self.origin.config)
+               for q in ended]
+        run.state.update(ended=ended, new=new, result=RescoreResult(
             run=self.config.out, source=self.source.path, rule=self.rule,
             unfinished=len(started - {(q.model, q.question_index) for q in ended})))
-        run.folder.write_all([])  # an earlier re-score in this folder is replaced, never resumed
 
     def items(self, run: Run) -> list:
-        return list(range(len(run.state["ended"])))
+        return []  # the work is done in ``open``: nothing may be written before every question is re-scored
 
     def solve(self, item, run: Run):
-        from ..aidanbench.rescore import rescore_question
-        q = run.state["ended"][item]
-        shown, new = rescore_question(self.source, run.state["answers"], q, self.rule, self.run_rule.max_answers,
-                                      self.origin.config)
-        run.state["new"][item] = new
-        return shown + [new]
+        return ()
 
     def manifest_head(self, run: Run) -> tuple[str, dict]:
         rule = self.rule
@@ -210,9 +209,13 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
         from ..aidanbench.rescore import model_totals
         from ..bootstrap import bootstrap_info
         result = run.state["result"]
+        records = []
         for i, q in enumerate(run.state["ended"]):
-            result.results.setdefault(q.model, []).append(run.state["new"][i])
+            shown, new = run.state["new"][i]
+            records += shown + [new]
+            result.results.setdefault(q.model, []).append(new)
             result.original.setdefault(q.model, []).append(q)
+        run.folder.write_all(records)
         result.original = {m: totals(qs) for m, qs in result.original.items()}
         result.totals = model_totals(result.results, self.resamples, self.seed)
         return {"benchmark": AIDANBENCH, "models": result.totals, "original": result.original,

@@ -85,6 +85,9 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
     def check(self) -> None:
         from ..strategies import STRATEGIES
         config = self.config
+        if config.model.spec == "human":
+            raise NeocoderError(f"--model human is the {HUMAN!r} task (the accepted human solutions, no model): run "
+                                f"`neocoder run {HUMAN}` or `neocoder eval --model human`")
         if config.logprobs and config.model.spec.startswith("replay/"):
             raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
         if config.strategy not in STRATEGIES:

@@ -18,6 +18,7 @@ from ...errors import NeocoderError
 from ...tasks import get_task
 from ..deps import caller, job_slot, owned_job, services
 from ..judging import NotFound
+from ..derive import unsendable
 from ..schemas import EvalJob, EvalList, TaskRunRequest, config_request
 from ..services import Services
 from ..store import Job
@@ -33,13 +34,21 @@ def stored_request(body: TaskRunRequest) -> tuple[dict, str | None]:
         task = get_task(body.task)
     except NeocoderError as exc:
         raise RequestValidationError([{"loc": ("body", "task"), "msg": str(exc), "type": "value_error"}]) from exc
+    missing = unsendable(task.config_type)
+    if missing:
+        raise RequestValidationError([{"loc": ("body", "task"), "type": "value_error",
+                                       "msg": f"task {body.task!r} needs {', '.join(missing)}, which a caller "
+                                              "cannot give the server (a path on its disk); run it locally"}])
     try:
         config = config_request(task.config_type).model_validate(body.config)
     except ValidationError as exc:
         raise RequestValidationError([{**e, "loc": ("body", "config", *e["loc"])} for e in exc.errors()]) from exc
-    keys = [m.api_key for m in _models(config) if isinstance(m.api_key, SecretStr)]
+    keys = {m.api_key.get_secret_value() for m in _models(config) if isinstance(m.api_key, SecretStr)}
+    if len(keys) > 1:  # the job keeps one key in memory, for every model of the config
+        raise RequestValidationError([{"loc": ("body", "config"), "type": "value_error",
+                                       "msg": "give at most one api_key: the job holds one key for all its models"}])
     return {"task": body.task, "config": _without_keys(config.model_dump(mode="json"))}, \
-        keys[0].get_secret_value() if keys else None
+        next(iter(keys)) if keys else None
 
 
 def _models(config) -> list:
