@@ -83,15 +83,14 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
     """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
 
     def check(self) -> None:
-        from ..strategies import STRATEGIES
+        """Refuse what spans options (the runner has checked each against its
+        declaration, the strategy's name included)."""
         config = self.config
         if config.model.spec == "human":
             raise NeocoderError(f"--model human is the {HUMAN!r} task (the accepted human solutions, no model): run "
                                 f"`neocoder run {HUMAN}` or `neocoder eval --model human`")
         if config.logprobs and config.model.spec.startswith("replay/"):
             raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
-        if config.strategy not in STRATEGIES:
-            raise NeocoderError(f"unknown strategy {config.strategy!r}; choose from {', '.join(STRATEGIES)}")
         if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
             drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
                 f"{config.samples} samples per state"
@@ -172,9 +171,9 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
 
     def open(self, run: Run) -> None:
         from ..metrics import human_rows
-        from ..techniques.human import human_solution_techniques
+        from ..techniques.human import human_solution_sets
         states = select_states(self.config)
-        run.state["rows"] = human_rows(states, human_solution_techniques(self.config.release_dir,
+        run.state["rows"] = human_rows(states, human_solution_sets(self.config.release_dir,
                                                                          {s.problem_id for s in states}))
 
     def items(self, run: Run) -> list:

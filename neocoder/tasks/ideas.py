@@ -39,14 +39,8 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         a model judge itself)."""
         from ..ideas.panel import eligible, panel_names
         config = self.config
-        if not config.judges:
+        if not config.judges:  # each value's own bounds are checked by the runner (config.check)
             raise NeocoderError("no judges: give a panel with --judges J1,J2,J3")
-        for name, minimum in (("ideas_per_keyword", 1), ("judges_per_idea", 1), ("max_words", 1),
-                              ("judge_retries", 0), ("concurrency", 1)):
-            if getattr(config, name) < minimum:
-                raise NeocoderError(f"{name} must be at least {minimum}, got {getattr(config, name)}")
-        if config.limit is not None and config.limit < 1:
-            raise NeocoderError(f"limit must be at least 1, got {config.limit}")
         self.names = panel_names(config.judges, config.judge_names)
         self.seat_specs = [(name, judge.spec) for name, judge in zip(self.names, config.judges)]
         if not config.model.spec.startswith("replay/"):  # refused before a model (or a local server) starts

@@ -47,25 +47,18 @@ def human_solution_techniques(release_dir: Path, problem_ids=None) -> dict[str, 
             for pid, sols in solutions_by_language(release_dir, problem_ids).items()}
 
 
-def human_technique_sets(release_dir: Path, problem_ids=None) -> dict[str, dict]:
-    """H(p) for each problem (NeoCoder Eq. 3), found by the same detector as model code.
+def human_technique_sets(release_dir: Path, problem_ids) -> dict[str, dict]:
+    """H(p) for each problem of ``problem_ids`` (NeoCoder Eq. 3), found by the same
+    detector as model code: the union of its solutions' sets, read through the one cache
+    (``human_solution_sets``).
 
-    Returns ``{problem_id: {"techniques": set[str], "by_language": {"python": n, ...}}}``;
-    solutions in a language the detector does not support (not Python or C/C++) are
-    counted, not used.  ``techniques`` is None for a problem with no usable solution
-    (its divergent score is then undefined).  Raises DatasetError for a malformed file.
+    Returns ``{problem_id: {"techniques": set[str] | None}}``; solutions in a language
+    the detector does not support (not Python or C/C++) are not used, and ``techniques``
+    is None for a problem with no usable solution (its divergent score is then
+    undefined).  Raises DatasetError for a malformed file.
     """
-    result = {}
-    for pid, sols in solutions_by_language(release_dir, problem_ids).items():
-        counts: dict[str, int] = {}
-        union: set[str] = set()
-        for lang, src in sols:
-            counts[lang] = counts.get(lang, 0) + 1
-            if lang in SUPPORTED:
-                union |= detect(src, lang)
-        usable = any(counts.get(lang) for lang in SUPPORTED)
-        result[pid] = {"techniques": union if usable else None, "by_language": counts}
-    return result
+    return {pid: {"techniques": set().union(*sets) if sets else None}
+            for pid, sets in human_solution_sets(release_dir, problem_ids).items()}
 
 
 def human_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[str]]]:
