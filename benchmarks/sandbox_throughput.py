@@ -38,14 +38,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from neocoder.dataset import build_from_release, default_release_dir
-from neocoder.judge import DEFAULT_IMAGE, DockerSandbox, Limits, tokens_equal
-from neocoder.judge.image import recipe_module
+from neocoder.judge import DockerSandbox, Limits, default_image, tokens_equal
+from neocoder.sandbox_recipe import runner  # the same program contract, run on the host
 from neocoder.models import ReplayKey, get_model
 from neocoder.program import program_from_reply
 from neocoder.solve import solve_prompt
 
 
-runner = recipe_module("runner")  # the same program contract, run on the host
 child = runner.child
 
 # The bare baseline runs the interpreter the sandbox image runs (Debian's python3),
@@ -181,7 +180,7 @@ def compare_ways(subs, boxes, workdir, args):
         "bare subprocess": (lambda s: bare_one(s, workdir), subs, n_tests),
         "sandbox, fork server": (lambda s: boxes["fork"].run(*s).verdicts, subs, n_tests),
         "sandbox, exec (old)": (lambda s: boxes["exec"].run(*s).verdicts, subs, n_tests),
-        "docker run per test": (lambda ct: docker_run_one(ct[0], ct[1], DEFAULT_IMAGE), slice_, len(slice_)),
+        "docker run per test": (lambda ct: docker_run_one(ct[0], ct[1], default_image()), slice_, len(slice_)),
     }
     seconds = {name: 0.0 for name in ways}
     verdicts = {name: [] for name in ways}

@@ -18,13 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
-from .dataset import build_from_release, load_states
 from .errors import NeocoderError
 from .executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from .models import get_model
-from .records import ProblemState
 from .runner import run
-from .store import RunFolder
 from .tasks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
 from .tasks.aidanbench import AidanResult, load_questions  # noqa: F401  (the API's names)
 from .tasks.dataset import DatasetResult  # noqa: F401  (the API's names)
@@ -79,19 +76,6 @@ def detect_file(path: Path, language: str, detect) -> dict:
         return {"file": str(path), "language": lang, "techniques": sorted(detect(source, lang))}
     except UnsupportedLanguage as exc:
         raise NeocoderError(f"{path}: {exc}") from exc
-
-
-def run_states(run: Path) -> dict[tuple, ProblemState]:
-    """The problem states an eval run folder was judged on, by key (problem_id, state):
-    read again from the dataset or release its manifest names.  Raises NeocoderError
-    when the folder has no manifest or its dataset is gone."""
-    manifest = RunFolder(run, create=False).read_manifest()
-    source = manifest.extra.get("dataset_path") or manifest.config.get("dataset")
-    if source and source != "release":
-        states = load_states(Path(source))
-    else:
-        states = [ProblemState.from_dict(r) for r in build_from_release(Path(manifest.config["release_dir"]))[0]]
-    return {s.key: s for s in states}
 
 
 def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalResult:

@@ -3,6 +3,7 @@ the paper's analyses (1-10 scale, gated novelty, MMR_AB, chain of thought, seman
 entropy of the answers), rescore from stored scores with no model call, and end-to-end
 runs on the real local model with the real local embedder."""
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -12,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from neocoder.aidanbench.embedders import Embedder, get_embedder
-from neocoder.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning
-from neocoder.tasks.aidanbench import run_benchmark
+from neocoder.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
+from neocoder.runner import Run, run_items
+from neocoder.tasks.aidanbench import AidanTask
 from neocoder.tasks.aidanbench import rescore_run
 from neocoder.aidanbench.scoring import gated_novelty, mmr_ab, novelty, parse_score, parse_verdict, stop_reason
 from neocoder.cli import main
@@ -94,6 +96,21 @@ def recorded(tmp_path):
 
 def settings(tmp_path, **changes) -> AidanConfig:
     return AidanConfig(model=ModelConfig("replay/x"), judge=None, out=tmp_path, **changes)
+
+
+def run_benchmark(questions: list[str], generator, judge, embedder, folder: RunFolder, settings: AidanConfig,
+                  progress: bool = True) -> tuple[list[QuestionResult], dict]:
+    """One generator on ``questions`` with models the test holds (a replayed source, a
+    counting embedder): the aidanbench task's items, resume and loop through the runner,
+    without opening models or writing a manifest or metrics.  Returns (its
+    QuestionResults in question order, totals)."""
+    task = AidanTask(dataclasses.replace(settings, out=folder.path, progress=progress))
+    task.check()
+    run = Run(task, folder=folder)
+    run.state.update(generators=[generator], judge=judge, embedder=embedder, questions=list(questions))
+    run_items(task, run, task.items(run))
+    lines = task.results(run)[generator.name]
+    return lines, totals(lines)
 
 
 def test_replay_rescoring_applies_the_stop_rule_in_recorded_order(tmp_path, recorded, embedder):

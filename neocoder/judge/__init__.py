@@ -12,14 +12,6 @@ from .verdicts import (AC, ENTRY_RULES, INFRA, MLE, OLE, RE, SKIPPED, TLE, VERDI
 BACKENDS = {DOCKER: DockerSandbox, PROCESS: ProcessSandbox}
 
 
-def __getattr__(name: str):
-    """``DEFAULT_IMAGE``, for older callers: the tag ``default_image()`` gives now (read
-    when asked for, not at import)."""
-    if name == "DEFAULT_IMAGE":
-        return default_image()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def make_sandbox(kind: str = DOCKER, **kwargs) -> PooledSandbox:
     """A sandbox backend by name: "docker" (default, strong) or "process" (weaker, no Docker).
 

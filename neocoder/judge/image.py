@@ -9,7 +9,6 @@ judge can refuse a stale image and ``neocoder sandbox build`` rebuilds when it c
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import shutil
@@ -37,13 +36,6 @@ def default_image() -> str:
     opens a sandbox gets that image.
     """
     return os.environ.get(IMAGE_ENV) or FALLBACK_IMAGE
-
-
-def recipe_module(name: str):
-    """``neocoder.sandbox_recipe.<name>`` (e.g. "runner"), imported normally: the host's
-    view of the in-container code (tests, benchmarks).  Kept for older callers; new code
-    imports ``neocoder.sandbox_recipe.runner`` (or its modules) directly."""
-    return importlib.import_module(f"{resources.SANDBOX_PACKAGE}.{name}")
 
 
 class ImageError(NeocoderError):

@@ -14,9 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..dataset import build_from_release, load_states
 from ..errors import NeocoderError
-from ..records import FluencyGrade, Idea, IdeaJudgement
-from ..records import Answer, Manifest, QuestionResult, Sample
+from ..records import Answer, FluencyGrade, Idea, IdeaJudgement, Manifest, ProblemState, QuestionResult, Sample
 from ..store import RunFolder
 
 
@@ -99,3 +99,16 @@ def model_names(runs: list[Run]) -> dict[tuple[Path, str], str]:
     counts = Counter(names.values())
     return {(path, m): (f"{shown} ({path.resolve().name})" if counts[shown] > 1 else shown)
             for (path, m), shown in names.items()}
+
+
+def run_states(run: Path) -> dict[tuple, ProblemState]:
+    """The problem states an eval run folder was judged on, by key (problem_id, state):
+    read again from the dataset or release its manifest names.  Raises NeocoderError
+    when the folder has no manifest or its dataset is gone."""
+    manifest = RunFolder(run, create=False).read_manifest()
+    source = manifest.extra.get("dataset_path") or manifest.config.get("dataset")
+    if source and source != "release":
+        states = load_states(Path(source))
+    else:
+        states = [ProblemState.from_dict(r) for r in build_from_release(Path(manifest.config["release_dir"]))[0]]
+    return {s.key: s for s in states}

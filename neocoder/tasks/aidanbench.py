@@ -18,7 +18,7 @@ from ..config import AidanConfig, RescoreConfig
 from ..errors import NeocoderError
 from ..records import Answer, QuestionResult
 from ..aidanbench.loop import PROMPT_FILES
-from ..runner import Run, Task, run_items
+from ..runner import Run, Task
 from ..store import RunFolder
 from . import AIDANBENCH, AIDANBENCH_RESCORE
 
@@ -125,22 +125,6 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         return AidanResult(run.folder.path, run.state["results"], metrics["models"],
                            embedded=run.state["embedder"].texts_embedded, calls=run.cache.stats(),
                            seconds=run.seconds())
-
-
-def run_benchmark(questions: list[str], generator, judge, embedder, folder: RunFolder, settings: AidanConfig,
-                  progress: bool = True) -> tuple[list[QuestionResult], dict]:
-    """One generator on ``questions`` with models the caller holds: the aidanbench task's
-    items, resume and loop without opening models or writing a manifest or metrics.
-    Returns (its QuestionResults in question order, totals).  Raises NeocoderError for
-    settings the loop cannot honour."""
-    from ..aidanbench.loop import totals
-    task = AidanTask(dataclasses.replace(settings, out=folder.path, progress=progress))
-    task.check()
-    run = Run(task, folder=folder)
-    run.state.update(generators=[generator], judge=judge, embedder=embedder, questions=list(questions))
-    run_items(task, run, task.items(run))
-    lines = task.results(run)[generator.name]
-    return lines, totals(lines)
 
 
 class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit="question"):

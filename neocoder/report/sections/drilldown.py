@@ -6,7 +6,7 @@ instead of a forbidden technique.  One row per sample, filterable by state and v
 sample: statement with constraints, code (pygments), each test's input, expected and
 produced output, techniques with the violated ones and the new ones marked, and the
 strategy's attempts.  Statements and tests are read again from the dataset or release
-the run's manifest names (``api.run_states``); when they cannot be, the page says why.
+the run's manifest names (``report.runs.run_states``); when they cannot be, the page says why.
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ def code_key(s: Sample) -> str:
 
 
 def problem_states(models: list[Run]) -> dict[Path, dict | str]:
-    """Per model run, its problem states by (problem_id, state) (``api.run_states``), or
+    """Per model run, its problem states by (problem_id, state) (``runs.run_states``), or
     the message of why they cannot be read.  Runs naming the same dataset and release
     share one read (the states depend only on those two manifest fields)."""
-    from ...api import run_states
+    from ..runs import run_states
 
     shared: dict[tuple, dict | str] = {}
     result = {}
