@@ -111,10 +111,15 @@ def test_language_guess_and_unsupported_language():
 
 
 def test_human_sets_use_python_and_cpp_solutions(release_dir):
-    from neocoder.techniques.human import human_technique_sets
+    from neocoder.techniques import detect
+    from neocoder.techniques.human import human_technique_sets, solutions_by_language
     sets = human_technique_sets(release_dir, ["1901A", "1773F"])
-    assert sets["1901A"]["techniques"] >= {"for loop"}
-    assert sets["1901A"]["by_language"]["python"] > 0 and sets["1901A"]["by_language"]["cpp"] > 0
+    by_language = {lang: set().union(*[detect(src, lang) for lg, src in solutions_by_language(release_dir, ["1901A"])
+                                       ["1901A"] if lg == lang]) for lang in ("python", "cpp")}
+    # 1901A: only its C++ solutions use a while loop, only its Python ones an if statement
+    assert "while loop" in by_language["cpp"] - by_language["python"]
+    assert "if statement" in by_language["python"] - by_language["cpp"]
+    assert sets["1901A"]["techniques"] == by_language["python"] | by_language["cpp"]
     assert sets["1773F"]["techniques"] is None  # no human solutions in the release
 
 
