@@ -2,7 +2,7 @@
 
 from .release import (RELEASE_DATASET, BuildReport, DatasetError, build_from_release, default_release_dir,
                       load_release_problems)
-from .records import load_states, load_tests, write_states
+from .records import first_problems, load_states, load_tests, write_states
 
 __all__ = ["RELEASE_DATASET", "BuildReport", "DatasetError", "build_from_release", "default_release_dir",
-           "load_release_problems", "load_states", "load_tests", "write_states"]
+           "first_problems", "load_release_problems", "load_states", "load_tests", "write_states"]

@@ -11,6 +11,10 @@ from ..store import RunFolder, jsonl_lines
 from .release import DatasetError
 
 
+def first_problems(problem_ids: list[str], limit: int | None) -> list[str]:
+    """The first ``limit`` distinct problem ids in order (all of them for None)."""
+    order = list(dict.fromkeys(problem_ids))
+    return order[:limit] if limit else order
 
 
 def _check_test(path: Path, where: str, field_name: str, test) -> None:

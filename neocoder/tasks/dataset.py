@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import DatasetConfig
-from ..dataset import BuildReport, build_from_release
+from ..dataset import BuildReport, build_from_release, first_problems
 from ..records import ProblemState
 from ..runner import Run, Task
 from . import DATASET
@@ -41,9 +41,8 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
     def open(self, run: Run) -> None:
         config = self.config
         records, report = build_from_release(config.release_dir)
-        if config.limit:
-            keep = set(list(dict.fromkeys(r["problem_id"] for r in records))[:config.limit])
-            records = [r for r in records if r["problem_id"] in keep]
+        keep = set(first_problems([r["problem_id"] for r in records], config.limit))
+        records = [r for r in records if r["problem_id"] in keep]
         run.state.update(records=records, report=report, oracle=None)
 
     def items(self, run: Run) -> list:

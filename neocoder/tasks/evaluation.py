@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import RAY, EvalConfig
-from ..dataset import RELEASE_DATASET, build_from_release, load_states
+from ..dataset import RELEASE_DATASET, build_from_release, first_problems, load_states
 from ..errors import NeocoderError
 from ..records import ProblemState, Sample
 from ..runner import Run, Task
@@ -55,12 +55,6 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
     if not states:
         raise NeocoderError("no problem states selected (check --states and --limit)")
     return states
-
-
-def first_problems(problem_ids: list[str], limit: int | None) -> list[str]:
-    """The first ``limit`` distinct problem ids in order (all of them for None)."""
-    order = list(dict.fromkeys(problem_ids))
-    return order[:limit] if limit else order
 
 
 def dataset_path(config: EvalConfig) -> Path | None:
