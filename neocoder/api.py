@@ -25,7 +25,7 @@ from .runner import run
 from .tasks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
 from .tasks.aidanbench import AidanResult, load_questions  # noqa: F401  (the API's names)
 from .tasks.dataset import DatasetResult  # noqa: F401  (the API's names)
-from .tasks.evaluation import EvalResult, dataset_name, dataset_path, select_states  # noqa: F401  (the API's names)
+from .tasks.evaluation import EvalResult, describe_dataset, select_states  # noqa: F401  (the API's names)
 
 
 def run_program(program: Path, tests: Path, cpu_seconds: float, memory_mb: int, sandbox: SandboxConfig):

@@ -64,8 +64,8 @@ class ModelConfig(Config):
     ``spec`` is ``PROVIDER/NAME`` (models/__init__.py lists the providers).  ``timeout``
     is seconds per call (None: the provider's default); ``max_retries`` are the openai
     SDK's retries with backoff on 429, 5xx and timeouts; ``seed`` is sent to endpoints
-    that accept one.  ``release_dir`` is where ``replay/gpt-4-1106-preview`` finds the
-    recorded codes.
+    that accept one.  ``release_dir``, when given, is a release whose recorded codes
+    ``replay/gpt-4-1106-preview`` answers with (default: the codes shipped with neocoder).
     """
 
     spec: str = Option(help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/<source>.",
@@ -80,7 +80,8 @@ class ModelConfig(Config):
     max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (the openai SDK's own).",
                               ge=0, cap=10)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
-    release_dir: Path | None = option(None, "Where replay/gpt-4-1106-preview finds the recorded codes.",
+    release_dir: Path | None = option(None, "A release whose recorded codes replay/gpt-4-1106-preview answers with "
+                                      "(default: the shipped ones).",
                                       local=True, flag="")
 
     def with_(self, **changes) -> "ModelConfig":
@@ -115,8 +116,9 @@ def dataset_arg(text: str | None) -> Path | str | None:
 class EvalConfig(Config):
     """``neocoder eval``: a model on NeoCoder problem states.
 
-    ``dataset`` is a problem-states JSONL file or run folder from ``build-dataset``
-    (None: converted from the release at ``release_dir``).  ``states`` are the t to
+    ``dataset`` is a problem-states JSONL file or run folder from ``build-dataset``,
+    "release" (the release at ``release_dir``, converted), or None: the validated dataset
+    shipped with neocoder (no release needed).  ``states`` are the t to
     evaluate; ``limit`` keeps the first N problems; ``samples`` per state; the CPU-time
     limit per test is the problem's time limit times ``cpu_scale``.  ``out`` is the run
     folder (an existing one is resumed).  ``model.spec == "human"`` gives the human
@@ -128,7 +130,7 @@ class EvalConfig(Config):
     release_dir: Path
     dataset: Path | str | None = option(
         None, "Problem states: a build-dataset run folder or JSONL file, or 'release' for the release's statement "
-        "examples with plain checkers (default: the validated dataset, built on first use and cached; see "
+        "examples with plain checkers (default: the validated dataset shipped with neocoder; see "
         "docs/dataset.md).", parse=dataset_arg)
     states: list[int] = Option(help="States t to evaluate.", ge=0, cap=20, parse=parse_states, text="0-5",
                                factory=lambda: list(range(6))).field()

@@ -170,7 +170,7 @@ class EvalMetrics:
     tests: list[str] | None = field(default=None, metadata=_OPTIONAL)
     """The test tiers judged: ["examples"] or ["examples", "plus"]."""
     dataset: str | None = field(default=None, metadata=_OPTIONAL)
-    """What the problem states were judged on (tasks.evaluation.dataset_name)."""
+    """What the problem states were judged on (tasks.evaluation.describe_dataset)."""
 
     def to_dict(self) -> dict:
         """The content of metrics.json, key order included."""

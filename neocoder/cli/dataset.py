@@ -17,7 +17,7 @@ from .options import model_options, quiet_option, release_option, sandbox_option
 
 @main.command("build-dataset")
 @release_option("--from-release")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("data/codeforces/neocoder"),
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/dataset"),
               show_default=True, help="Run folder for the dataset (records.jsonl holds the problem states).")
 @declared_options(DatasetConfig, "building")
 @model_options(required=False, model_help="Build constraint chains by Denial Prompting with this augmentation "

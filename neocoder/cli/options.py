@@ -65,7 +65,8 @@ def sandbox_options(f):
 def release_option(name: str = "--release"):
     return click.option(name, "release", type=click.Path(file_okay=False, path_type=Path),
                         envvar="NEOCODER_RELEASE", default=default_release_dir, show_default=False,
-                        help="NeoCoder release folder (default: $NEOCODER_RELEASE, else ../shared/neocoder).")
+                        help="NeoCoder release folder or repository clone, needed only to rebuild the dataset or for "
+                             "--dataset release (default: $NEOCODER_RELEASE, else ../shared/neocoder).")
 
 
 quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")

@@ -37,6 +37,34 @@ DatasetError = RecordError  # the name the dataset stage and its callers know it
 
 RELEASE_DATASET = "release examples (plain checkers)"  # the dataset name of a `--dataset release` eval
 
+# Where a release's files may sit below the folder given as --release: the release folder
+# itself (NeoCoder.json, human_solutions.json, ... and crawled/ side by side), or a clone of
+# the NeoCoder repository as published, which keeps them under datasets/CodeForce/ (the
+# benchmark files in NeoCoder/, the crawl in crawled/).
+RELEASE_LAYOUTS = (Path("."), Path("datasets") / "CodeForce" / "NeoCoder", Path("datasets") / "CodeForce")
+
+
+def release_file(release_dir: Path, name: str | Path) -> Path:
+    """The path of the release file ``name`` (e.g. ``"NeoCoder.json"`` or
+    ``"crawled/codeforces_problems.jsonl"``) below ``release_dir``, in either layout
+    (``RELEASE_LAYOUTS``: a release folder, or a clone of the NeoCoder repository).
+
+    Returns the first candidate that exists, else the path in the release-folder layout
+    (so a "file not found" error names where it was looked for first).
+    """
+    root = Path(release_dir)
+    for layout in RELEASE_LAYOUTS:
+        candidate = root / layout / name
+        if candidate.is_file():
+            return candidate
+    return root / name
+
+
+def has_release(release_dir: Path | None) -> bool:
+    """Whether ``release_dir`` holds a NeoCoder release (its NeoCoder.json, in either layout)."""
+    return release_dir is not None and release_file(release_dir, NEOCODER_FILE).is_file()
+
+
 def default_release_dir() -> Path:
     """The release folder: $NEOCODER_RELEASE, else ``../shared/neocoder`` from the current
     directory (the layout of a checkout with ``shared/`` beside it)."""
@@ -49,7 +77,8 @@ def default_release_dir() -> Path:
 def load_json(path: Path):
     """Read a JSON file, raising DatasetError (with the file name) if absent or invalid."""
     if not path.is_file():
-        raise DatasetError(path, "-", "-", "file not found (is --release / $NEOCODER_RELEASE right?)")
+        raise DatasetError(path, "-", "-", "file not found (is --release / $NEOCODER_RELEASE right? A release is "
+                           "needed only to rebuild the dataset: docs/dataset.md says where one comes from)")
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -64,7 +93,7 @@ def load_release_problems(release_dir: Path) -> list[dict]:
     ``problem_statements`` (str), ``constraints_list`` (list of str) and ``codes``
     (str).  Raises DatasetError naming file, record index and field otherwise.
     """
-    path = Path(release_dir) / NEOCODER_FILE
+    path = release_file(release_dir, NEOCODER_FILE)
     data = load_json(path)
     if not isinstance(data, list):
         raise DatasetError(path, "-", "-", "expected a list of problem records")
@@ -144,7 +173,7 @@ class BuildReport:
 def load_annotated(release_dir: Path) -> dict[str, dict]:
     """The release's annotated problems (its test cases and statements) by problem id.
     Raises DatasetError naming the file and entry for a malformed one."""
-    annotated_path = Path(release_dir) / ANNOTATED_FILE
+    annotated_path = release_file(release_dir, ANNOTATED_FILE)
     annotated_raw = load_json(annotated_path)
     if not isinstance(annotated_raw, list):
         raise DatasetError(annotated_path, "-", "-", "expected a list")

@@ -4,8 +4,10 @@ Three sources, one provider:
 
 - ``replay/gpt-4-1106-preview``: the NeoCoder release records, for every problem and
   Denial Prompting round, the augmentation model's own solution (``codes`` in
-  NeoCoder.json, written by gpt-4-1106-preview).  State t of a problem is answered with
-  the code recorded at the state's ``source_index`` (the first round holding its list).
+  NeoCoder.json, written by gpt-4-1106-preview); neocoder ships them with its dataset
+  (neocoder/dataset/shipped.py); a ``ModelConfig.release_dir`` given reads a release's
+  own file instead.  State t of a problem is answered with the code recorded at the state's
+  ``source_index`` (the first round holding its list).
 - ``replay/<run folder>``: the replies recorded in any earlier run's ``records.jsonl``
   (NeoCoder samples or AidanBench answers, of any model), so a run can be judged again
   (a new checker, detector or threshold) without calling the model.
@@ -14,8 +16,8 @@ Three sources, one provider:
   models' answers gives one replay model per recorded model (``variants()``).
 
 The prompt's ``replay_key`` says which recorded reply answers it.  The model layer reads
-the release only through the dataset stage's loader (``load_release_problems``), a stage
-to its left, and builds no prompt.
+the recorded codes only through the dataset stage's loaders (``shipped.recorded_codes``,
+``load_release_problems``), a stage to its left, and builds no prompt.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import ModelConfig
-from ..dataset import default_release_dir, load_release_problems
+from ..dataset import load_release_problems, shipped
 from ..errors import RecordError
 from ..records import Answer, Sample
 from ..store import RunFolder, jsonl_lines
@@ -33,18 +35,20 @@ RECORDED_MODELS = {"gpt-4-1106-preview"}
 
 
 class ReleaseReplay(Model):
-    """Answers from ``codes`` in ``<release_dir>/NeoCoder.json``.
+    """Answers from the recorded ``codes``: the shipped ones, or those in
+    ``<release_dir>/NeoCoder.json`` when a release is given.
 
     Raises ModelError for an unknown recorded model; NoRecordedReply when a prompt asks
-    for a problem or index the release does not hold.
+    for a problem or index the recording does not hold.
     """
 
-    def __init__(self, name: str, recorded: str, release_dir: Path):
+    def __init__(self, name: str, recorded: str, release_dir: Path | None = None):
         if recorded not in RECORDED_MODELS:
             raise ModelError(f"no recorded outputs for {recorded!r}: give one of {sorted(RECORDED_MODELS)}, "
                              "an earlier run folder, or a recorded answers JSONL file")
         self.name = name
-        self.codes = {p["problem_id"]: p["codes"] for p in load_release_problems(release_dir)}
+        self.codes = shipped.recorded_codes(recorded) if release_dir is None else \
+            {p["problem_id"]: p["codes"] for p in load_release_problems(release_dir)}
 
     def generate(self, prompt: Prompt) -> Reply:
         key = _key_of(self, prompt)
@@ -137,4 +141,4 @@ def from_config(name: str, config: ModelConfig) -> Model:
         return _from_run_folder(config.spec, path)
     if path.suffix == ".jsonl" or path.is_file():
         return _from_answers_file(config.spec, path)
-    return ReleaseReplay(config.spec, name, Path(config.release_dir or default_release_dir()))
+    return ReleaseReplay(config.spec, name, config.release_dir)

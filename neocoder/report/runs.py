@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset import build_from_release, load_states
+from ..dataset import build_from_release, load_states, shipped
 from ..errors import NeocoderError
 from ..records import Answer, FluencyGrade, Idea, IdeaJudgement, Manifest, ProblemState, QuestionResult, Sample
 from ..store import RunFolder
@@ -107,7 +107,9 @@ def run_states(run: Path) -> dict[tuple, ProblemState]:
     when the folder has no manifest or its dataset is gone."""
     manifest = RunFolder(run, create=False).read_manifest()
     source = manifest.extra.get("dataset_path") or manifest.config.get("dataset")
-    if source and source != "release":
+    if not source and manifest.extra.get("dataset_version") == shipped.version():
+        states = shipped.load_states()
+    elif source and source != "release":
         states = load_states(Path(source))
     else:
         states = [ProblemState.from_dict(r) for r in build_from_release(Path(manifest.config["release_dir"]))[0]]

@@ -65,8 +65,8 @@ class ServeConfig:
     ``database_url`` names another database: SQLAlchemy URLs, ``sqlite:///...`` or
     ``postgresql+psycopg://...``), the jobs' run folders and their reports.  ``dataset``
     is what /v1/score and /v1/problems judge on and the jobs' default: None for the
-    validated dataset (built lazily per problem, neocoder/validated.py), "release" for the
-    release's statement examples, or a problem-states file or folder.  ``executor`` "ray"
+    validated dataset shipped with neocoder (no release needed), "release" for the
+    release's statement examples (at ``release_dir``), or a problem-states file or folder.  ``executor`` "ray"
     sends every judge job (of /v1/run, /v1/score and the eval jobs) to sandbox-pool actors
     on the Ray cluster at ``ray_address`` (docs/scale-out.md).
     """

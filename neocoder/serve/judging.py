@@ -7,20 +7,19 @@ through ``pipeline.judge_reply``, the same stages ``neocoder eval`` runs after t
 back as the full ``Sample`` record with its scores.  ``/v1/run`` is ``neocoder sandbox
 run``: a program on the given tests.
 
-Problem states come from the dataset the server was started with: the validated dataset
-(default) is built lazily, one problem at a time the first time it is asked for
-(neocoder/validated.py, cached on disk); ``release`` and a problem-states file are read
-at start.  H(p), the humans' techniques, is detected per problem on first use.
+Problem states come from the dataset the server was started with, read at start: the
+validated dataset shipped with neocoder (default; neocoder/dataset/shipped.py), the
+release's statement examples (``release``) or a problem-states file.  H(p), the humans'
+techniques, comes from the shipped technique sets, read per problem on first use.
 """
 
 from __future__ import annotations
 
 import threading
-from contextlib import nullcontext
 from pathlib import Path
 
 from ..config import DOCKER, LOCAL, RAY, SandboxConfig
-from ..dataset import build_from_release, load_states
+from ..dataset import build_from_release, load_states, shipped
 from ..errors import NeocoderError
 from ..judge import Limits, Sandbox, SubmissionResult
 from ..metrics import state_metrics
@@ -57,36 +56,30 @@ class Unavailable(NeocoderError):
 class JudgeService:
     """The server's sandbox (``workers`` programs at once) and its problem states.
 
-    ``dataset`` is None (validated), "release", or a problem-states file or run folder.
+    ``dataset`` is None (the shipped validated dataset), "release" (the release at
+    ``release_dir``), or a problem-states file or run folder.
     ``executor`` "ray" judges on sandbox-pool actors of the Ray cluster at ``ray_address``
     (neocoder/executors/ray.py) instead of this machine's pool.  ``close()`` removes the
     sandbox's containers.
     """
 
-    def __init__(self, release_dir: Path, dataset: str | None, sandbox: str = DOCKER, workers: int = 2,
+    def __init__(self, release_dir: Path | None, dataset: str | None, sandbox: str = DOCKER, workers: int = 2,
                  max_program_bytes: int = 64 << 10, executor: str = LOCAL, ray_address: str | None = None):
-        self.release_dir, self.dataset, self.workers = Path(release_dir), dataset, workers
+        self.release_dir, self.dataset, self.workers = release_dir, dataset, workers
         self.max_program_bytes = max_program_bytes
-        records = build_from_release(self.release_dir)[0]
-        self.index: dict[str, dict] = {}  # problem id -> what /v1/problems lists, in release order
-        for r in records:
-            entry = self.index.setdefault(r["problem_id"], {"problem_id": r["problem_id"], "states": [],
-                                                            "time_limit_s": r["time_limit_s"],
-                                                            "memory_limit_mb": r["memory_limit_mb"]})
-            entry["states"].append(int(r["state"]))
-        self._states: dict[tuple, ProblemState] = {}
-        self._loaded: set[str] = set()
-        if dataset is not None:
-            fixed = [ProblemState.from_dict(r) for r in records] if dataset == "release" else load_states(Path(dataset))
-            self._states = {s.key: s for s in fixed}
-            self._loaded = {s.problem_id for s in fixed}
-            if dataset != "release":
-                self.index = {}
-                for s in fixed:
-                    entry = self.index.setdefault(s.problem_id, {"problem_id": s.problem_id, "states": [],
-                                                                 "time_limit_s": s.time_limit_s,
-                                                                 "memory_limit_mb": s.memory_limit_mb})
-                    entry["states"].append(int(s.state))
+        if dataset is None:
+            fixed = shipped.load_states()
+        elif dataset == "release":
+            fixed = [ProblemState.from_dict(r) for r in build_from_release(Path(release_dir))[0]]
+        else:
+            fixed = load_states(Path(dataset))
+        self._states: dict[tuple, ProblemState] = {s.key: s for s in fixed}
+        self.index: dict[str, dict] = {}  # problem id -> what /v1/problems lists, in dataset order
+        for s in fixed:
+            entry = self.index.setdefault(s.problem_id, {"problem_id": s.problem_id, "states": [],
+                                                         "time_limit_s": s.time_limit_s,
+                                                         "memory_limit_mb": s.memory_limit_mb})
+            entry["states"].append(int(s.state))
         self._human: dict[str, set | None] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -97,7 +90,8 @@ class JudgeService:
     @property
     def dataset_name(self) -> str:
         """The dataset's name as /v1/problems shows it."""
-        return {None: "validated", "release": "release"}.get(self.dataset, str(self.dataset))
+        return {None: f"validated (shipped {shipped.version()})", "release": "release"}.get(
+            self.dataset, str(self.dataset))
 
     def close(self) -> None:
         """Remove the sandbox's containers."""
@@ -128,18 +122,9 @@ class JudgeService:
         return [dict(entry, states=sorted(set(entry["states"]))) for entry in self.index.values()]
 
     def state(self, problem_id: str, t: int) -> ProblemState:
-        """The problem state (building the problem into the validated dataset on first
-        use).  Raises NotFound naming the states the problem has."""
+        """The problem state.  Raises NotFound naming the states the problem has."""
         if problem_id not in self.index:
             raise NotFound("problem_id", f"no problem {problem_id!r} in the {self.dataset_name} dataset")
-        if problem_id not in self._loaded:
-            with self._problem_lock(problem_id):
-                if problem_id not in self._loaded:
-                    from ..validated import default_states
-                    for s in default_states(self.release_dir, [problem_id], lambda: nullcontext(self.box),
-                                            workers=self.workers, progress=False):
-                        self._states[s.key] = s
-                    self._loaded.add(problem_id)
         state = self._states.get((problem_id, int(t)))
         if state is None:
             have = sorted(s for p, s in self._states if p == problem_id)
@@ -153,7 +138,7 @@ class JudgeService:
             with self._problem_lock(problem_id):
                 if problem_id not in self._human:
                     from ..techniques.human import human_technique_sets
-                    sets = human_technique_sets(self.release_dir, {problem_id})
+                    sets = human_technique_sets({problem_id})
                     self._human[problem_id] = (sets.get(problem_id) or {}).get("techniques")
         return self._human[problem_id]
 

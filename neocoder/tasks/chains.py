@@ -25,9 +25,10 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
 
     def open(self, run: Run) -> None:
         from ..dataset.raw import CRAWL_FILE, load_raw_problems
+        from ..dataset.release import release_file
         from ..techniques import detect
         config = self.config
-        path = config.problems or Path(config.release_dir) / CRAWL_FILE
+        path = config.problems or release_file(config.release_dir, CRAWL_FILE)
         problems = load_raw_problems(path)
         box = run.open_sandbox(config.sandbox, config.concurrency)
         model = run.cached(run.open_model(config.model))

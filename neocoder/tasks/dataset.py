@@ -5,6 +5,11 @@ and, with the oracle (default), validated by the accepted human Python solutions
 extended tests added (neocoder/oracle.py, with its own resumable run cache).  It is one
 item: the oracle keeps its own pool of sandbox workers.  The runner
 (neocoder/runner.py) writes the manifest and metrics.json.
+
+A validated build also writes ``<out>/package/``: the files neocoder ships in
+``data/codeforces/`` (neocoder/dataset/shipped.py), made from these states, the human
+solutions' technique sets and the recorded GPT-4 codes.  A full build with the default
+settings reproduces the shipped files byte for byte (scripts/ship_dataset.sh).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import DatasetConfig
-from ..dataset import BuildReport, build_from_release, first_problems
+from ..dataset import BuildReport, build_from_release, first_problems, load_release_problems, shipped
 from ..records import ProblemState
 from ..runner import Run, Task
 from . import DATASET
@@ -61,8 +66,28 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
     def score(self, run: Run) -> dict:
         run.state["states"] = states = [ProblemState.from_dict(r) for r in run.state["records"]]
         run.folder.write_all(states)
+        if self.config.oracle:
+            write_package(run.folder.path / "package", states, self.config)
         return {"import": run.state["report"].__dict__, "oracle": run.state["oracle"]}
 
     def result(self, run: Run, metrics: dict) -> DatasetResult:
         return DatasetResult(run.folder.path, run.state["states"], report=run.state["report"],
                              oracle=run.state["oracle"], seconds=run.seconds())
+
+
+def write_package(folder: Path, states: list[ProblemState], config: DatasetConfig) -> dict:
+    """Write the files neocoder ships (``shipped.write_package``) for the validated
+    ``states`` into ``folder``: with the technique sets of the accepted human solutions
+    of their problems (``detected_solution_sets``) and the release's recorded GPT-4 codes.
+    Returns the package manifest.  Raises DatasetError for a malformed release."""
+    from ..techniques.human import detected_solution_sets, detector_fingerprint
+    problems = list(dict.fromkeys(s.problem_id for s in states))
+    wanted = set(problems)
+    codes = {p["problem_id"]: p["codes"] for p in load_release_problems(config.release_dir)
+             if p["problem_id"] in wanted}
+    human = detected_solution_sets(config.release_dir, problems)
+    provenance = {"release_sha256": shipped.release_fingerprint(config.release_dir),
+                  "builder_sha256": shipped.builder_fingerprint(), "detector_sha256": detector_fingerprint(),
+                  "build": {"extended": config.extended, "label_humans": config.label_humans, "seed": config.seed,
+                            "limit": config.limit}}
+    return shipped.write_package(folder, states, {p: human[p] for p in problems if p in human}, codes, provenance)

@@ -4,21 +4,23 @@
 is ``pipeline.judge_sample`` (the strategy with the model, then the sandbox, the
 detector and Eq. 2-4), which yields the ``Sample`` record; the score is metrics.py's
 per-state rates with bootstrap intervals over problems.  ``HumanTask`` (``neocoder eval
---model human``): the human rows (Eq. 5, 6) from the release's accepted solutions, with
-no model and no sandbox.  The runner (neocoder/runner.py) does the rest.
+--model human``): the human rows (Eq. 5, 6) from the shipped technique sets of the
+release's accepted solutions, with no model and no sandbox.  The runner (neocoder/runner.py) does the rest.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import RAY, EvalConfig
-from ..dataset import RELEASE_DATASET, build_from_release, first_problems, load_states
+from ..dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
 from ..errors import NeocoderError
 from ..records import ProblemState, Sample
+from ..store import RunFolder
 from ..runner import Run, Task
 from . import EVAL, HUMAN
 
@@ -35,42 +37,46 @@ class EvalResult:
 
 def select_states(config: EvalConfig) -> list[ProblemState]:
     """The problem states an eval covers: first ``limit`` problems, states in
-    ``config.states``, from ``config.dataset``: None for the default validated dataset
-    (neocoder/validated.py: built on first use for the problems asked for, then cached),
-    "release" for the release's statement examples with plain checkers, or a path (a
-    build-dataset run folder or a problem-states JSONL file).  Raises NeocoderError when
-    no state is left."""
+    ``config.states``, from ``config.dataset``: None for the shipped validated dataset
+    (neocoder/dataset/shipped.py: no release needed), "release" for the release's
+    statement examples with plain checkers, or a path (a build-dataset run folder or a
+    problem-states JSONL file).  Raises NeocoderError when no state is left."""
     if config.dataset is None:
-        from ..executors import open_sandbox
-        from ..validated import default_states
-        chosen = first_problems([r["problem_id"] for r in build_from_release(config.release_dir)[0]], config.limit)
-        states = default_states(config.release_dir, chosen, lambda: open_sandbox(config.sandbox),
-                                workers=config.sandbox.workers, progress=config.progress)
+        states = shipped.load_states()
+    elif str(config.dataset) == "release":
+        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
     else:
-        states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]] \
-            if str(config.dataset) == "release" else load_states(config.dataset)
-        chosen = set(first_problems([s.problem_id for s in states], config.limit))
-        states = [s for s in states if s.problem_id in chosen]
-    states = [s for s in states if s.state in config.states]
+        states = load_states(config.dataset)
+    chosen = set(first_problems([s.problem_id for s in states], config.limit))
+    states = [s for s in states if s.problem_id in chosen and s.state in config.states]
     if not states:
         raise NeocoderError("no problem states selected (check --states and --limit)")
     return states
 
 
-def dataset_path(config: EvalConfig) -> Path | None:
-    """Where the problem states ``config`` judges on are kept (None: the release's examples)."""
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What an eval judges on, for its manifest, metrics and printed table: ``name``
+    (shown), ``path`` (where the states are kept; None for the shipped dataset and the
+    release's examples) and ``version`` (what ``compare`` checks before pairing runs:
+    the shipped dataset's version, or a digest of the files read)."""
+
+    name: str
+    path: Path | None
+    version: str
+
+
+def describe_dataset(config: EvalConfig) -> DatasetInfo:
+    """``DatasetInfo`` of ``config.dataset`` (see ``select_states``).  Raises OSError
+    (DatasetError for the release) when the files named cannot be read."""
     if config.dataset is None:
-        from ..validated import dataset_folder
-        return dataset_folder(config.release_dir)
-    return None if str(config.dataset) == "release" else Path(config.dataset)
-
-
-def dataset_name(path: Path | None, config: EvalConfig) -> str:
-    """What ``config.dataset`` (kept at ``path``, from ``dataset_path``) means, for the
-    manifest and the printed table."""
-    if path is None:
-        return RELEASE_DATASET
-    return f"validated (default): {path}" if config.dataset is None else str(path)
+        return DatasetInfo(f"validated (shipped {shipped.version()})", None, shipped.version())
+    if str(config.dataset) == "release":
+        return DatasetInfo(RELEASE_DATASET, None,
+                           f"release-examples-{shipped.release_fingerprint(config.release_dir)[:12]}")
+    path = Path(config.dataset)
+    file = path / RunFolder.RECORDS if path.is_dir() else path
+    return DatasetInfo(str(path), path, f"file-{hashlib.sha256(file.read_bytes()).hexdigest()[:12]}")
 
 
 class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
@@ -103,12 +109,11 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
             if before != config.strategy:
                 raise NeocoderError(f"{folder.path} holds samples of --strategy {before}, not {config.strategy}: "
                                     "give another --out")
-        human = human_technique_sets(config.release_dir, set(problems))
-        path = dataset_path(config)  # hashes the release and the builder once
+        human = human_technique_sets(set(problems))
         box = run.open_sandbox(config.sandbox)
-        raw = run.open_model(config.model.with_(release_dir=config.model.release_dir or config.release_dir))
+        raw = run.open_model(config.model)
         run.state.update(
-            states=states, problems=problems, human=human, path=path, dataset=dataset_name(path, config), box=box,
+            states=states, problems=problems, human=human, dataset=describe_dataset(config), box=box,
             model=run.cached(raw),
             options=StrategyOptions(**{f.name: getattr(config, f.name) for f in dataclasses.fields(StrategyOptions)}))
 
@@ -140,8 +145,10 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
 
     def manifest(self, run: Run) -> dict:
         s = run.state
+        dataset = s["dataset"]
         return dict(problems=len(s["problems"]), problem_states=len(s["states"]), sandbox_image=s["box"].image,
-                    dataset=s["dataset"], dataset_path=str(s["path"]) if s["path"] else None)
+                    dataset=dataset.name, dataset_path=str(dataset.path) if dataset.path else None,
+                    dataset_version=dataset.version)
 
     def score(self, run: Run) -> dict:
         from ..metrics import score_samples
@@ -153,22 +160,21 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         tests = ["examples", "plus"] if any(st.extended_tests for st in s["states"]) else ["examples"]
         return score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed,
                              strategy=config.strategy, calls=run.cache.stats(), tests=tests,
-                             dataset=s["dataset"]).to_dict()
+                             dataset=s["dataset"].name).to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
         return EvalResult(run.folder.path, metrics, run.seconds())
 
 
 class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
-    """The human rows (NeoCoder Eq. 5, 6) from the release's accepted solutions, for the
+    """The human rows (NeoCoder Eq. 5, 6) from the accepted solutions' shipped technique sets, for the
     problem states the config selects; no model and no sandbox."""
 
     def open(self, run: Run) -> None:
         from ..metrics import human_rows
         from ..techniques.human import human_solution_sets
         states = select_states(self.config)
-        run.state["rows"] = human_rows(states, human_solution_sets(self.config.release_dir,
-                                                                         {s.problem_id for s in states}))
+        run.state["rows"] = human_rows(states, human_solution_sets({s.problem_id for s in states}))
 
     def items(self, run: Run) -> list:
         return []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..dataset.release import HUMAN_FILE, DatasetError, load_json
+from ..dataset.release import HUMAN_FILE, DatasetError, load_json, release_file
 from .detector import UnsupportedLanguage, detect, guess_language
 from .taxonomy import canonical
 
@@ -32,7 +32,7 @@ def agreement(labels_path: Path, release_dir: Path, min_support: int = 1, detect
     """
     labels_path = Path(labels_path)
     labels = load_json(labels_path)
-    solutions = load_json(Path(release_dir) / HUMAN_FILE)
+    solutions = load_json(release_file(release_dir, HUMAN_FILE))
     if not isinstance(labels, dict):
         raise DatasetError(labels_path, "-", "-", "expected an object problem_id -> list of label lists")
     counts: dict[str, dict[str, list[int]]] = {}

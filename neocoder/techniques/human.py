@@ -1,8 +1,9 @@
 """Human technique sets: what a problem's accepted solutions use (NeoCoder Eq. 3, 5, 6).
 
-Detecting every accepted solution of the release takes about a minute on 2 cores, so
-``human_solution_sets`` keeps the per-solution sets in one on-disk cache that every
-reader (the HTML report's Table 2) goes through.
+Every reader (evals, the human baselines, the report's Table 2, the server) takes them
+from the shipped dataset (``human_solution_sets``).  ``detected_solution_sets`` makes them
+from a release with the detector (about a minute on 2 cores, cached on disk): that is
+how ``neocoder build-dataset`` writes the shipped file.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import json
 import os
 from pathlib import Path
 
-from ..dataset.release import HUMAN_FILE, DatasetError, load_json
+from ..dataset import shipped
+from ..dataset.release import HUMAN_FILE, DatasetError, load_json, release_file
 from ..paths import cache_root, fingerprint, package_files
 from .detector import detect, guess_language
 
@@ -20,7 +22,7 @@ SUPPORTED = ("python", "cpp")
 
 def solutions_by_language(release_dir: Path, problem_ids=None) -> dict[str, list[tuple[str, str]]]:
     """problem_id -> [(language, source)] from ``human_solutions.json``; DatasetError if malformed."""
-    path = Path(release_dir) / HUMAN_FILE
+    path = release_file(release_dir, HUMAN_FILE)
     data = load_json(path)
     if not isinstance(data, dict):
         raise DatasetError(path, "-", "-", "expected an object problem_id -> list of solutions")
@@ -47,35 +49,51 @@ def human_solution_techniques(release_dir: Path, problem_ids=None) -> dict[str, 
             for pid, sols in solutions_by_language(release_dir, problem_ids).items()}
 
 
-def human_technique_sets(release_dir: Path, problem_ids) -> dict[str, dict]:
-    """H(p) for each problem of ``problem_ids`` (NeoCoder Eq. 3), found by the same
-    detector as model code: the union of its solutions' sets, read through the one cache
-    (``human_solution_sets``).
+def human_technique_sets(problem_ids) -> dict[str, dict]:
+    """H(p) for each problem of ``problem_ids`` (NeoCoder Eq. 3): the union of the shipped
+    technique sets of its accepted solutions (``human_solution_sets``).
 
-    Returns ``{problem_id: {"techniques": set[str] | None}}``; solutions in a language
-    the detector does not support (not Python or C/C++) are not used, and ``techniques``
-    is None for a problem with no usable solution (its divergent score is then
-    undefined).  Raises DatasetError for a malformed file.
+    Returns ``{problem_id: {"techniques": set[str] | None}}`` for the problems the shipped
+    dataset has solutions for; ``techniques`` is None for a problem with no solution in a
+    language the detector supports (Python, C/C++): its divergent score is then undefined.
     """
     return {pid: {"techniques": set().union(*sets) if sets else None}
-            for pid, sets in human_solution_sets(release_dir, problem_ids).items()}
+            for pid, sets in human_solution_sets(problem_ids).items()}
 
 
-def human_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[str]]]:
-    """Technique set of every accepted human solution (Python and C/C++), per problem:
-    ``human_solution_techniques``, cached on disk (the one cache of human technique sets).
+def human_solution_sets(problem_ids) -> dict[str, list[set[str]]]:
+    """Technique set of every accepted human solution (Python and C/C++) of each problem of
+    ``problem_ids``, as shipped with neocoder (neocoder/dataset/shipped.py; the detector's
+    sets, made by ``detected_solution_sets`` when the dataset was built): the one source
+    of human technique sets for evals, the human baselines, the report and the server.
+    Raises ShippedDataError for a broken install."""
+    return shipped.human_solution_sets(problem_ids)
+
+
+def detector_fingerprint() -> str:
+    """SHA-256 (``paths.fingerprint``) of the detector's sources (rules and queries): the
+    shipped human sets name the one they were made with."""
+    return fingerprint(_detector_files())
+
+
+def _detector_files() -> list:
+    return package_files("neocoder.techniques", suffixes=(".py", ".scm"))
+
+
+def detected_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[str]]]:
+    """``human_solution_techniques`` of the release at ``release_dir``, cached on disk:
+    how the shipped human sets are made (``neocoder build-dataset``).
 
     Detecting the 5,910 solutions of the 199 problems takes about a minute on 2 cores,
     so the sets are kept in ``paths.cache_root()`` in a file named after the fingerprint
-    (``paths.fingerprint``) of the release's ``human_solutions.json`` and of the detector's
-    sources (a changed release or detector gets a new file); problems missing
-    from it are detected and added.  A cache that cannot be written is skipped.  Raises
-    DatasetError (a NeocoderError) for a malformed or missing solutions file.
+    of the release's ``human_solutions.json`` and of the detector's sources (a changed
+    release or detector gets a new file); problems missing from it are detected and
+    added.  A cache that cannot be written is skipped.  Raises DatasetError (a
+    NeocoderError) for a malformed or missing solutions file.
     """
     wanted = sorted(set(problem_ids))
-    source = Path(release_dir) / HUMAN_FILE
-    digest = fingerprint(([source] if source.is_file() else [])
-                         + package_files("neocoder.techniques", suffixes=(".py", ".scm")))
+    source = release_file(release_dir, HUMAN_FILE)
+    digest = fingerprint(([source] if source.is_file() else []) + _detector_files())
     cache = cache_root() / f"human-techniques-{digest[:24]}.json"
     try:
         known = json.loads(cache.read_text(encoding="utf-8"))

@@ -23,12 +23,12 @@ Definitions (documented in ``docs/report.md``):
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from pathlib import Path
 
 from markupsafe import Markup
 
+from ...dataset import shipped
 from ...errors import NeocoderError
 from ...records import Sample
 from ...tasks import EVAL, HUMAN
@@ -79,24 +79,20 @@ def technique_table(samples: list[Sample], human: dict[str, list[set[str]]] | No
 
 
 def human_sets_for(models: list[Run]) -> tuple[dict | None, str]:
-    """The human solution sets for every problem of the model runs (from the release the
-    first model run's manifest names; ``techniques.human.human_solution_sets``, cached
-    there), and a note for the page (how they were found, or why they are missing)."""
+    """The human solution sets for every problem of the model runs (the shipped ones,
+    ``techniques.human.human_solution_sets``), and a note for the page (where they come
+    from, or why they are missing)."""
     from ...techniques.human import human_solution_sets
 
     if not models:
         return None, ""
-    release = models[0].manifest.config.get("release_dir")
     problems = {s.problem_id for r in models for s in r.samples}
-    if not release:
-        return None, "humans' techniques unavailable: the run's manifest names no release folder"
-    started = time.monotonic()
     try:
-        sets = human_solution_sets(Path(release), problems)
+        sets = human_solution_sets(problems)
     except NeocoderError as exc:
         return None, f"humans' techniques unavailable: {exc}"
     return sets, (f"humans: {sum(len(v) for v in sets.values())} accepted solutions of {len(sets)} problems "
-                  f"from {release} ({time.monotonic() - started:.1f}s, cached)")
+                  f"(the technique sets shipped with the {shipped.version()} dataset)")
 
 
 class NeoCoderSection(Section):
