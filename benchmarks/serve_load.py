@@ -160,7 +160,7 @@ def main() -> int:
 
     work = programs(release_dir, args.problems)
     human = {pid: v["techniques"]
-             for pid, v in human_technique_sets(release_dir, {s.problem_id for s, _ in work}).items()}
+             for pid, v in human_technique_sets({s.problem_id for s, _ in work}).items()}
     print(f"{len(work)} programs (GPT-4, state 0, release examples); {args.clients} clients; {args.workers} sandbox "
           f"workers; {args.seconds:.0f} s per timed run; load average {os.getloadavg()[0]:.1f}", flush=True)
 

@@ -13,8 +13,8 @@ from neocoder.dataset import build_from_release, default_release_dir
 
 @pytest.fixture(scope="session", autouse=True)
 def dataset_cache(tmp_path_factory):
-    """A cache folder of this test session's own for the default validated dataset
-    (neocoder/validated.py), so no test reads a dataset another run built."""
+    """A cache folder of this test session's own (neocoder/paths.py: the human technique
+    sets detected from the release), so no test reads a cache another run made."""
     import os
     path = tmp_path_factory.mktemp("neocoder-cache")
     os.environ["NEOCODER_CACHE"] = str(path)

@@ -1,9 +1,9 @@
 """The one cache root and the one fingerprint helper (neocoder/paths.py).
 
-The validated dataset's cache folder is named by two fingerprints; if their values changed,
-every existing cache would be rebuilt (about ten minutes), so the helper is checked
-against the code it replaced, kept here verbatim as the reference, and against a digest
-written down before the change.
+The shipped dataset's manifest names the release and the builder by two fingerprints (and
+the human runs' cache is named by the first); if their values changed, every existing cache
+would be rebuilt (about ten minutes), so the helper is checked against the code it replaced,
+kept here verbatim as the reference, and against a digest written down before the change.
 """
 
 import hashlib
@@ -11,11 +11,11 @@ from importlib import resources
 from pathlib import Path
 
 import neocoder
-from neocoder import validated
+from neocoder.dataset import shipped
 from neocoder.dataset.release import ANNOTATED_FILE, HUMAN_FILE, NEOCODER_FILE
 from neocoder.paths import cache_root, fingerprint, package_files
 
-# neocoder/validated.py before neocoder/paths.py existed (commit 946a308).
+# the validated dataset's fingerprints before neocoder/paths.py existed (neocoder/validated.py, commit 946a308).
 
 
 def _old_sha256_files(paths):
@@ -28,7 +28,7 @@ def _old_sha256_files(paths):
 def _old_builder_fingerprint():
     here = Path(neocoder.__file__).resolve().parent
     special = here / "judge" / "special"
-    files = [here / name for name in validated.BUILDER_MODULES]
+    files = [here / name for name in shipped.BUILDER_MODULES]
     files += sorted(special.rglob("*.py")) if special.is_dir() else [here / "judge" / "special.py"]
     # the in-container runner: runner.py until it became the runner package, whose every module counts now
     files += sorted(Path(str(resources.files("neocoder.sandbox_recipe").joinpath("runner"))).rglob("*.py"))
@@ -49,9 +49,9 @@ def test_fingerprint_is_the_old_digest(tmp_path):
 
 def test_dataset_fingerprints_unchanged(release_dir):
     """The old hasher's digests: the same release and builder files give the same cache folder."""
-    assert validated.builder_fingerprint() == _old_builder_fingerprint()
+    assert shipped.builder_fingerprint() == _old_builder_fingerprint()
     release = [Path(release_dir) / name for name in (NEOCODER_FILE, ANNOTATED_FILE, HUMAN_FILE)]
-    assert validated.release_fingerprint(release_dir) == _old_sha256_files(release)
+    assert shipped.release_fingerprint(release_dir) == _old_sha256_files(release)
 
 
 def test_package_files_in_rglob_order():
@@ -65,11 +65,13 @@ def test_package_files_in_rglob_order():
 
 
 def test_cache_root_read_at_call_time(monkeypatch, tmp_path, release_dir):
+    from neocoder.techniques.human import detected_solution_sets
     monkeypatch.setenv("NEOCODER_CACHE", str(tmp_path / "one"))
     assert cache_root() == tmp_path / "one"
-    assert validated.dataset_folder(release_dir).parent.parent == tmp_path / "one"
+    detected_solution_sets(release_dir, ["1899A"])
+    assert [p.name[:17] for p in (tmp_path / "one").iterdir()] == ["human-techniques-"]
     monkeypatch.setenv("NEOCODER_CACHE", str(tmp_path / "two"))
-    assert validated.dataset_folder(release_dir).parent.parent == tmp_path / "two"
+    assert cache_root() == tmp_path / "two"
     monkeypatch.delenv("NEOCODER_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # not read: one variable decides
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

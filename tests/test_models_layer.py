@@ -19,7 +19,7 @@ from neocoder.solve import solve_prompt
 ALLOWED = {"config", "errors", "resources", "records", "store", "dataset"}
 RIGHT_OF_MODELS = ("neocoder.solve", "neocoder.program", "neocoder.strategies", "neocoder.pipeline",
                    "neocoder.judge", "neocoder.techniques", "neocoder.metrics", "neocoder.report", "neocoder.api",
-                   "neocoder.aidanbench", "neocoder.ideas", "neocoder.denial", "neocoder.validated")
+                   "neocoder.aidanbench", "neocoder.ideas", "neocoder.denial")
 # config.py (the bottom layer) reads the strategies' option declarations; those modules hold
 # declarations only, and importing them loads no solver (strategies/__init__ is lazy)
 DECLARATIONS = ("neocoder.strategies", "neocoder.strategies.options")

@@ -36,6 +36,6 @@ def test_the_headline_of_a_release_run_names_the_release_examples(tmp_path, rele
 def test_the_headline_of_a_validated_run_keeps_the_validated_examples(tmp_path):
     states = {"0": {"n": 2, "excluded": 0, "pass@1": 0.5, "neogauge": 0.25, "cumulative_neogauge": 0.25}}
     metrics = {"model": "replay/gpt-4-1106-preview", "states": states,
-               "dataset": f"validated (default): {tmp_path / 'dataset'}"}
+               "dataset": "validated (shipped codeforces-1.0)"}
     assert VALIDATED in headline(eval_table(metrics))
     assert VALIDATED in headline(eval_table({"model": "m", "states": states}))  # a run from before the field

@@ -209,7 +209,7 @@ def test_score_equals_the_in_process_judge(server, release_dir, sandbox):
     reply = get_model("replay/gpt-4-1106-preview", release_dir=release_dir).generate(prompt)
     local = Sample(problem_id=state.problem_id, state=state.state, sample=0, model="api",
                    constraints=list(state.constraints), prompt_sha256=prompt.sha256())
-    judge_reply(local, state, reply, sandbox, human_technique_sets(release_dir, {"1899A"})["1899A"]["techniques"])
+    judge_reply(local, state, reply, sandbox, human_technique_sets({"1899A"})["1899A"]["techniques"])
 
     fenced = server.call("POST", "/v1/score", json={"problem_id": "1899A", "state": 1,
                                                      "reply": f"Here:\n```python\n{reply.text}\n```\n"}).json()

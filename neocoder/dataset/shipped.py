@@ -18,8 +18,10 @@ evaluation needs, so ``neocoder eval`` works with no release on the machine:
 
 ``neocoder build-dataset`` (the validated build, default settings) writes the same files
 into ``<out>/package/``; ``scripts/ship_dataset.sh`` rebuilds and copies them here.  The
-files are written deterministically (sorted keys, gzip without a name or time stamp), so a
-build from the same release with the same builder is byte-identical.
+files are written deterministically (sorted keys, gzip without a name or time stamp), and
+hold no measurement of the machine that built them (the humans' CPU seconds stay in the
+build's own records.jsonl and metrics.json), so a build from the same release with the same
+builder is byte-identical on any machine.
 """
 
 from __future__ import annotations
@@ -175,6 +177,18 @@ def _gzip(text: str) -> bytes:
     return buffer.getvalue()
 
 
+MEASURED = ("human_cpu_max_s",)  # keys of a state's ``oracle`` provenance that vary from machine to machine
+
+
+def shipped_state(state: ProblemState) -> dict:
+    """``state`` as a line of the shipped file: its record without the measured keys of
+    its ``oracle`` provenance (``MEASURED``)."""
+    row = state.to_dict()
+    if isinstance(row.get("oracle"), dict):
+        row["oracle"] = {k: v for k, v in row["oracle"].items() if k not in MEASURED}
+    return row
+
+
 def _jsonl(rows) -> str:
     return "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
 
@@ -191,7 +205,7 @@ def write_package(folder: Path, states: list[ProblemState], human: dict[str, lis
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     files = {
-        STATES_FILE: _gzip(_jsonl(s.to_dict() for s in states)),
+        STATES_FILE: _gzip(_jsonl(shipped_state(s) for s in states)),
         HUMAN_FILE: _gzip(json.dumps({pid: [sorted(s) for s in sets] for pid, sets in human.items()},
                                      ensure_ascii=False, sort_keys=True)),
         REPLY_FILES["gpt-4-1106-preview"]: _gzip(_jsonl({"problem_id": pid, "codes": c} for pid, c in codes.items())),
