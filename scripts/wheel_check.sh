@@ -5,20 +5,23 @@
 # package, a missing data file or a path computed from the checkout layout.  This
 # script builds a plain wheel, installs it into a fresh virtualenv outside the
 # checkout and, from a folder outside the checkout, checks that
-#   - every file of neocoder/, prompts/ and sandbox/ is in the wheel (a new subpackage
-#     must also be listed in pyproject.toml's `packages`),
+#   - every file of neocoder/, prompts/, sandbox/ and data/codeforces/ is in the wheel (a
+#     new subpackage must also be listed in pyproject.toml's `packages`),
 #   - the prompts and the sandbox recipe are found through neocoder.resources,
 #   - `neocoder sandbox build` works and reuses an up-to-date image (same recipe bytes,
 #     same label, same image), and
-#   - `neocoder eval` judges 5 problems and writes metrics.json.
-# The heavy extras (local, aidanbench) are not installed: the eval needs neither.
+#   - with no NeoCoder release anywhere it would look, `neocoder eval --model
+#     replay/gpt-4-1106-preview` judges all 199 problems on the shipped dataset and prints
+#     the headline, `neocoder eval --model human` works, and `neocoder serve` starts and
+#     scores a program.
+# The heavy extras (local, aidanbench) are not installed: the eval needs neither; serve's is.
 #
 # Usage: bash scripts/wheel_check.sh   (needs Docker with the sandbox base image, as
-# left by scripts/setup.sh; NEOCODER_RELEASE defaults to ../shared/neocoder)
+# left by scripts/setup.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$(pwd)
-export NEOCODER_RELEASE="${NEOCODER_RELEASE:-$(cd .. && pwd)/shared/neocoder}"
+unset NEOCODER_RELEASE  # the wheel must work without a release
 PYTHON="${PYTHON:-python3}"
 image="${NEOCODER_SANDBOX_IMAGE:-neocoder-sandbox:latest}"
 unset PYTHONPATH  # nothing may reach into the checkout
@@ -50,13 +53,14 @@ step "building the wheel"
 wheel=$(ls "$work"/dist/neocoder-*.whl)
 echo "$(basename "$wheel")"
 
-step "checking the wheel holds every file of neocoder/, prompts/ and sandbox/"
+step "checking the wheel holds every file of neocoder/, prompts/, sandbox/ and data/codeforces/"
 "$PYTHON" - "$work/src" "$wheel" <<'EOF'
 import pathlib, sys, zipfile
 
 src, wheel = pathlib.Path(sys.argv[1]), sys.argv[2]
 # Where pyproject.toml's package-dir puts each checkout folder inside the wheel.
-layout = {"neocoder": "neocoder", "prompts": "neocoder/prompts", "sandbox": "neocoder/sandbox_recipe"}
+layout = {"neocoder": "neocoder", "prompts": "neocoder/prompts", "sandbox": "neocoder/sandbox_recipe",
+          "data/codeforces": "neocoder/codeforces"}
 shipped = set(zipfile.ZipFile(wheel).namelist())
 missing = [f"{folder}/{path.relative_to(src / folder).as_posix()}"
            for folder, inside in layout.items()
@@ -68,8 +72,8 @@ if missing:
 print(f"{len(shipped)} files, none missing")
 EOF
 
-step "installing the wheel (without the local and aidanbench extras)"
-"${pip[@]}" install "$wheel"
+step "installing the wheel with the serve extra (without the local and aidanbench extras)"
+"${pip[@]}" install "$wheel[serve]"
 neocoder="$work/venv/bin/neocoder"
 
 # Everything below runs from a folder that is neither the checkout nor inside it.
@@ -137,11 +141,46 @@ else
     echo "image built (there was none): $id_after"
 fi
 
-step "neocoder eval --model replay/gpt-4-1106-preview --limit 5 (from the wheel)"
-"$neocoder" eval --model replay/gpt-4-1106-preview --limit 5 --out "$work/run"
-"$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/run/metrics.json" || {
-    echo "wheel check: the eval wrote no readable metrics.json" >&2
+# No release beside this folder, none in $NEOCODER_RELEASE: only the shipped dataset.
+if [ -e ../shared/neocoder ]; then
+    echo "wheel check: a release is reachable from $PWD" >&2
+    exit 1
+fi
+
+step "neocoder eval --model replay/gpt-4-1106-preview (from the wheel, no release: all 199 problems)"
+"$neocoder" eval --model replay/gpt-4-1106-preview --out "$work/run" --quiet | tee "$work/eval.txt"
+grep -q "^headline: cumulative NeoGauge@5 = 10.7% ±5.0 " "$work/eval.txt" || {
+    echo "wheel check: the headline is not the shipped dataset's 10.7% ±5.0" >&2
     exit 1
 }
+[ "$(wc -l < "$work/run/records.jsonl")" = 1063 ] || {
+    echo "wheel check: the eval did not judge the 1063 problem states" >&2
+    exit 1
+}
+
+step "neocoder eval --model human (from the wheel, no release)"
+"$neocoder" eval --model human --out "$work/human" --quiet | tail -3
+
+step "neocoder serve (from the wheel, no release): start, then score a program"
+port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$neocoder" serve --no-auth --port "$port" --workers 1 --data-dir "$work/serve" > "$work/serve.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+"$PYTHON" - "$port" <<'EOF' || { echo "wheel check: serve failed:" >&2; cat "$work/serve.log" >&2; exit 1; }
+import json, sys, time, urllib.request
+base = f"http://127.0.0.1:{sys.argv[1]}"
+for _ in range(120):  # the server starts its sandbox pool first
+    try:
+        urllib.request.urlopen(base + "/healthz", timeout=5)
+        break
+    except OSError:
+        time.sleep(1)
+body = {"problem_id": "1901A", "state": 0, "program": "def solve():\n    print(1)\n"}
+request = urllib.request.Request(base + "/v1/score", json.dumps(body).encode(), {"content-type": "application/json"})
+answer = json.load(urllib.request.urlopen(request, timeout=120))
+assert answer["sample"]["problem_id"] == "1901A" and answer["scores"]["correct"] is False, answer
+print("scored:", answer["scores"])
+EOF
+kill $server
 
 step "passed"
