@@ -17,12 +17,28 @@ from .options import bootstrap_options
 @click.option("--published", "published", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               multiple=True, help="Published reference figures (JSON, see neocoder/report/compare.py), shown as "
               "published and not re-measured.")
+@click.option("--no-published", "no_paper", is_flag=True,
+              help="Leave out the paper's figures (Table 4 beside a GPT-4 run, Table 5 beside a strategy run), "
+              "which are shown by default.")
+@click.option("--allow-dataset-mismatch", is_flag=True,
+              help="Compare runs scored on different dataset versions (manifest dataset_version) instead of refusing.")
 @bootstrap_options("shared problem")
-def compare_command(runs, fmt, published, bootstrap, bootstrap_seed):
-    """NeoCoder runs side by side per state and metric, with paired differences against the first."""
+def compare_command(runs, fmt, published, no_paper, allow_dataset_mismatch, bootstrap, bootstrap_seed):
+    """NeoCoder runs side by side per state and metric, with paired differences against the first.
+
+    Beside a GPT-4 run the paper's Table 4 is shown, beside a strategy run the paper's
+    Table 5 row of that strategy (Lu et al., NAACL 2025), marked published; --no-published
+    leaves them out."""
+    from ..report import published as paper
     from ..report.compare import compare, load_published, load_run, render
-    scores = [load_run(r) for r in runs] + [load_published(p) for p in published]
-    click.echo(render(compare(scores, bootstrap, bootstrap_seed), fmt))
+    measured = [load_run(r) for r in runs]
+    shipped = [] if no_paper else paper.beside(measured)
+    scores = measured + shipped + [load_published(p) for p in published]
+    result = compare(scores, bootstrap, bootstrap_seed, allow_dataset_mismatch=allow_dataset_mismatch)
+    if fmt == "csv":
+        for note in result["notes"]:
+            click.echo(note, err=True)
+    click.echo(render(result, fmt))
 
 
 @main.command("report")

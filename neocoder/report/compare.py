@@ -7,9 +7,16 @@ first over the problems both runs scored at that state, with a bootstrap interva
 resamples those shared problems with one set of weights for both (neocoder/bootstrap.py).
 A difference whose interval excludes 0 is marked ``*``.
 
-``--published FILE`` adds reference rows (a JSON file of published figures, e.g. a
-paper's table), shown as published and never re-measured: ``{"label": "...", "source":
-"...", "states": {"0": {"convergent": 0.xx, ...}}}`` with rates as fractions.
+Published figures are reference columns, shown as published with their source and never
+re-measured or paired: the paper's Table 4 (GPT-4) is added beside a GPT-4 run and Table 5's
+row of a strategy beside a run of that strategy (``published.py``); ``--published FILE``
+adds the user's own: ``{"label": "...", "source": "...", "states": {"0": {"convergent":
+0.xx, ...}}}`` with rates as fractions.
+
+Dataset versions: a run's manifest names the dataset version it was scored on
+(``extra["dataset_version"]``, e.g. ``codeforces-1.0``).  Runs whose versions are both
+known and differ are not compared (``check_datasets``) unless the caller allows it; a run
+without a version (older runs) is compared with anything, with a note.
 """
 
 from __future__ import annotations
@@ -43,6 +50,9 @@ class RunScores:
     metrics: dict
     ratios: dict[int, dict[str, Ratio]] = field(default_factory=dict)
     published: str | None = None  # the source, for published reference rows
+    model: str = ""  # metrics.json "model" (or the manifest's model spec); "human" for the baseline
+    dataset_version: str | None = None  # manifest extra["dataset_version"]; None: not recorded
+    table5: dict | None = None  # the paper's Table 5 row of this run's strategy (published.table5_for)
 
     def value(self, t: int, metric: str) -> tuple[float | None, dict | None]:
         """(value, interval) of ``metric`` at state t from the run's metrics."""
@@ -76,10 +86,12 @@ def load_run(path: Path) -> RunScores:
         ratios = human_ratios(rows)
     else:
         raise NeocoderError(f"{path}: a {manifest.kind!r} run; compare takes NeoCoder runs (eval, human)")
-    label = metrics.get("model") or str(path)
+    model = metrics.get("model") or manifest.config.get("model", {}).get("spec") or ""
+    label = model or str(path)
     if metrics.get("strategy", "direct") != "direct":
         label += f" [{metrics['strategy']}]"
-    return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios)
+    return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios, model=model,
+                     dataset_version=manifest.extra.get("dataset_version"))
 
 
 def load_published(path: Path) -> RunScores:
@@ -95,14 +107,47 @@ def load_published(path: Path) -> RunScores:
                      published=data["source"])
 
 
-def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict:
-    """The comparison as plain data: ``{"runs": [{label, path, published}], "rows": [{"state",
-    "metric", "values": [{value, low, high} or None per run], "diffs": [{diff, low, high,
-    se, units} or None per run after the first]}]}``.  Differences are paired over the
-    problems both runs scored at the state (published rows have no differences)."""
+def check_datasets(runs: list[RunScores], allow_mismatch: bool = False) -> list[str]:
+    """Whether the measured ``runs`` may be paired, by their dataset versions; returns the
+    note lines to show.  Raises NeocoderError naming both runs and both versions when two
+    runs' versions are both known and differ, unless ``allow_mismatch`` (then a note says
+    so).  A run without a version pairs with anything, noted when another run has one;
+    published rows are exempt."""
+    measured = [r for r in runs if not r.published]
+    notes = []
+    for i, a in enumerate(measured):
+        for b in measured[i + 1:]:
+            if a.dataset_version and b.dataset_version and a.dataset_version != b.dataset_version:
+                what = (f"{a.label} ({a.path}) was scored on dataset {a.dataset_version}, {b.label} ({b.path}) "
+                        f"on {b.dataset_version}")
+                if not allow_mismatch:
+                    raise NeocoderError(f"{what}: their differences would mix two datasets; rerun one of them, or "
+                                        "pass --allow-dataset-mismatch to compare them anyway")
+                notes.append(f"note: {what}; compared anyway (--allow-dataset-mismatch)")
+    known = [r for r in measured if r.dataset_version]
+    for r in measured:
+        if not r.dataset_version and known:
+            notes.append(f"note: {r.label} ({r.path}) records no dataset version (an older run); compared with "
+                         + ", ".join(f"{k.label} ({k.dataset_version})" for k in known) + " unchecked")
+    return notes
+
+
+def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+            allow_dataset_mismatch: bool = False) -> dict:
+    """The comparison as plain data: ``{"runs": [{label, path, published, strategy, cost,
+    dataset_version, table5}], "rows": [{"state", "metric", "values": [{value, low, high}
+    or None per run], "diffs": [{diff, low, high, se, units} or None per run after the
+    first]}], "notes": [str], "bootstrap": {...}}``.  Differences are paired over the
+    problems both runs scored at the state (published rows have no differences, and
+    show only the states some measured run has).
+
+    Raises NeocoderError without runs, or for two runs scored on different dataset
+    versions unless ``allow_dataset_mismatch`` (``check_datasets``)."""
     if not runs:
         raise NeocoderError("give at least one run folder")
-    states = sorted({int(t) for r in runs for t in r.metrics.get("states", {})})
+    notes = check_datasets(runs, allow_dataset_mismatch)
+    measured = [r for r in runs if not r.published] or runs  # published figures only beside measured states
+    states = sorted({int(t) for r in measured for t in r.metrics.get("states", {})})
     base = runs[0]
     rows = []
     for t in states:
@@ -117,8 +162,9 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
             diffs = [_paired(run, base, t, metric, resamples, seed) for run in runs[1:]]
             rows.append({"state": t, "metric": metric, "values": values, "diffs": diffs})
     return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
-                      "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics)} for r in runs],
-            "rows": rows,
+                      "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics),
+                      "dataset_version": r.dataset_version, "table5": r.table5} for r in runs],
+            "rows": rows, "notes": notes,
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}
 
 
@@ -154,39 +200,74 @@ def _diff(d: dict | None, metric: str = "") -> str:
     return f"{scale * d['diff']:+.{digits}f} [{scale * d['low']:+.{digits}f}, {scale * d['high']:+.{digits}f}]{star}"
 
 
+def _shown(run: dict) -> str:
+    """A run's column label: published rows say so (once)."""
+    return run["label"] if not run["published"] or "published" in run["label"] else run["label"] + " (published)"
+
+
 def _table_rows(result: dict) -> tuple[list[str], list[list[str]]]:
-    labels = [r["label"] + (" (published)" if r["published"] else "") for r in result["runs"]]
-    header = ["state", "metric"] + labels + [f"{lab} - {labels[0]}" for lab in labels[1:]]
-    body = [[str(row["state"]), row["metric"]] + [_cell(v, row["metric"]) for v in row["values"]]
-            + [_diff(d, row["metric"]) for d in row["diffs"]] for row in result["rows"]]
+    """Header and body of the table: measured runs, their differences against the first,
+    then the published reference columns (never paired, so no difference columns)."""
+    runs = result["runs"]
+    measured = [i for i, r in enumerate(runs) if not r["published"]]
+    published = [i for i, r in enumerate(runs) if r["published"]]
+    labels = [_shown(r) for r in runs]
+    header = (["state", "metric"] + [labels[i] for i in measured]
+              + [f"{labels[i]} - {labels[0]}" for i in measured if i > 0] + [labels[i] for i in published])
+    body = [[str(row["state"]), row["metric"]] + [_cell(row["values"][i], row["metric"]) for i in measured]
+            + [_diff(row["diffs"][i - 1], row["metric"]) for i in measured if i > 0]
+            + [_cell(row["values"][i], row["metric"]) for i in published] for row in result["rows"]]
     return header, body
 
 
+def _change(delta: float, old: float | None, new: float | None) -> str:
+    """A Table 5 cell, "+1.2 (22.6 -> 23.8)", in points."""
+    return f"{100 * delta:+.1f} ({100 * old:.1f} -> {100 * new:.1f})" if old is not None else f"{100 * delta:+.1f}"
+
+
+def _measured_change(row: dict | None, i: int) -> str:
+    """Run i's Table 5 cell for one state and metric: the paired difference against the
+    first run with base -> new and its interval, "-" where either is missing."""
+    base, new = (row["values"][0], row["values"][i]) if row else (None, None)
+    d = row["diffs"][i - 1] if row else None
+    if base is None or new is None or d is None:
+        return "-"
+    star = "*" if d["low"] > 0 or d["high"] < 0 else ""
+    return (_change(d["diff"], base["value"], new["value"])
+            + f" [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]{star}")
+
+
 def table5(result: dict) -> list[list[str]]:
-    """The paper's Table 5 layout (NeoCoder Sec. 5.3): for each run after the first, per
-    state, the change in convergent, divergent and NeoGauge against the first run, as
-    "+1.2 (22.6 -> 23.8) [-0.5, +3.0]": the paired difference in points, the base and new
-    values in brackets, and the difference's 95% paired-bootstrap interval (``*`` where it
-    excludes 0).  Returns rows, the first being the header."""
+    """The paper's Table 5 layout (NeoCoder Sec. 5.3): for each measured run after the
+    first, per state, the change in convergent, divergent and NeoGauge against the first
+    run, as "+1.2 (22.6 -> 23.8) [-0.5, +3.0]": the paired difference in points, the base
+    and new values in brackets, and the difference's 95% paired-bootstrap interval (``*``
+    where it excludes 0).  A strategy run whose strategy the paper ran is followed, per
+    state, by the paper's row (Lu et al., NAACL 2025, Table 5: GPT-4 with the strategy
+    against GPT-4 without it, "+10.6 (1.5 -> 12.1)"), labelled published.  Returns rows,
+    the first being the header."""
     runs = result["runs"]
-    header = ["run", "state"] + [f"delta {m}" for m in TABLE5]
-    rows = [header]
+    rows = [["run", "state"] + [f"delta {m}" for m in TABLE5]]
     by_key = {(row["state"], row["metric"]): row for row in result["rows"]}
     for i in range(1, len(runs)):
+        if runs[i]["published"]:
+            continue
+        paper = runs[i].get("table5")
         for t in sorted({row["state"] for row in result["rows"]}):
-            cells = [runs[i]["label"], str(t)]
-            for metric in TABLE5:
-                row = by_key.get((t, metric))
-                base, new = (row["values"][0], row["values"][i]) if row else (None, None)
-                d = row["diffs"][i - 1] if row else None
-                if base is None or new is None or d is None:
-                    cells.append("-")
-                    continue
-                star = "*" if d["low"] > 0 or d["high"] < 0 else ""
-                cells.append(f"{100 * d['diff']:+.1f} ({100 * base['value']:.1f} -> {100 * new['value']:.1f}) "
-                             f"[{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]{star}")
-            rows.append(cells)
+            rows.append([runs[i]["label"], str(t)] + [_measured_change(by_key.get((t, m)), i) for m in TABLE5])
+            cells = (paper or {}).get("states", {}).get(str(t))
+            if cells:
+                rows.append([f"paper: GPT-4 + {paper['strategy']} (published)", str(t)]
+                            + [_change(cells[m]["delta"], cells[m].get("old"), cells[m].get("new"))
+                               if m in cells else "-" for m in TABLE5])
     return rows
+
+
+def _sources(result: dict) -> list[str]:
+    """One line per published figure shown: its label and source."""
+    lines = [f"published (not re-measured): {_shown(r)}: {r['published']}" for r in result["runs"] if r["published"]]
+    papers = {r["table5"]["source"] for r in result["runs"] if not r["published"] and r.get("table5")}
+    return lines + [f"published (not re-measured): paper rows of Table 5 layout: {s}" for s in sorted(papers)]
 
 
 def render(result: dict, fmt: str = "table") -> str:
@@ -194,33 +275,39 @@ def render(result: dict, fmt: str = "table") -> str:
     ``table5`` (the paper's strategy layout alone, ``table5``).
 
     Cells: value with ± half its 95% interval (points; entropies in nats); differences in
-    points with their 95% paired-bootstrap interval, ``*`` where it excludes 0.  When the
-    runs used different strategies, the table and markdown forms end with the Table 5
-    layout and each run's model calls and tokens per sample.
+    points with their 95% paired-bootstrap interval, ``*`` where it excludes 0; published
+    columns last, with their sources below the table.  When the runs used different
+    strategies, the table and markdown forms end with the Table 5 layout (with the
+    paper's rows) and each run's model calls and tokens per sample.  The notes
+    (``check_datasets``) end every form but csv and json (json holds them as ``notes``).
     """
     if fmt == "json":
         return json.dumps(result, indent=2)
+    notes = result.get("notes", [])
     strategies = {r["strategy"] for r in result["runs"] if not r["published"]}
     if fmt == "table5" or (fmt in ("table", "markdown") and len(strategies) > 1):
         paper = _aligned(table5(result)) + ["", "cost per sample:"] + [
             f"  {r['label']}: " + (f"{r['cost']['calls']:.1f} calls, {r['cost']['tokens']:,.0f} tokens"
-                                   if r["cost"] else "not recorded") for r in result["runs"]]
+                                   if r["cost"] else "not recorded") for r in result["runs"] if not r["published"]]
         if fmt == "table5":
-            return "\n".join(paper)
-        return render(result, fmt + "-only") + "\n\nTable 5 layout (delta in points, base -> new):\n" + "\n".join(paper)
+            return "\n".join(paper + _sources(result) + notes)
+        return (render(result, fmt + "-only") + "\n\nTable 5 layout (delta in points, base -> new):\n"
+                + "\n".join(paper + _sources(result) + notes))
+    only = fmt.endswith("-only")
     fmt = fmt.removesuffix("-only")
     header, body = _table_rows(result)
     if fmt == "csv":
         out = io.StringIO()
         csv.writer(out).writerows([header] + body)
         return out.getvalue()
+    tail = [] if only else _sources(result) + notes
     note = (f"values: ± half the 95% interval; differences: paired bootstrap over shared problems "
             f"({result['bootstrap']['resamples']} resamples, seed {result['bootstrap']['seed']}), * excludes 0")
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in body]
-        return "\n".join(lines + ["", note])
-    return "\n".join(_aligned([header] + body) + [note])
+        return "\n".join(lines + ["", note] + tail)
+    return "\n".join(_aligned([header] + body) + [note] + tail)
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:

@@ -22,6 +22,11 @@ Which paper figure each one follows:
   (McLaughlin et al.) totals with intervals, answers per question, and Fig. 3's
   novelty (and coherence) against the answer number, one panel per question.
 
+Published figures (the paper's Table 4 and Table 5, ``published.py``) are passed as
+ordinary series whose labels are in ``published``: drawn dotted with hollow markers (lines)
+or hatched and pale (bars), never with bands, so they read as references beside the
+measured runs.
+
 Intervals follow the ``metrics.json`` schema ``states[t]["intervals"][rate] = {"low",
 "high", "se"}`` (fractions, like the rates); a run without them is drawn without bands.
 """
@@ -88,7 +93,11 @@ def _series(states: dict, rate: str) -> tuple[list[int], list[float], list[tuple
     return ts, values, bands
 
 
-def _line_with_band(ax, ts, values, bands, color, label, linestyle="-") -> None:
+def _line_with_band(ax, ts, values, bands, color, label, linestyle="-", published=False) -> None:
+    if published:  # a reference: dotted, hollow markers, no band
+        ax.plot(ts, [100 * v for v in values], marker="D", markersize=4, color=color, label=label, linestyle=":",
+                fillstyle="none")
+        return
     ax.plot(ts, [100 * v for v in values], marker="o", markersize=3.5, color=color, label=label,
             linestyle=linestyle)
     if bands and all(b is not None for b in bands):
@@ -103,24 +112,25 @@ def _state_axis(ax, ylabel: str) -> None:
     ax.grid(axis="y", alpha=0.3)
 
 
-def _pair(runs: list[tuple[str, dict]], colors: dict[str, str], panels, draw, salt: str) -> str:
+def _pair(runs: list[tuple[str, dict]], colors: dict[str, str], panels, draw, salt: str,
+          published=frozenset()) -> str:
     """Two per-state panels side by side: ``panels`` holds (rate, title) for each, and
-    ``draw(ax, runs, rate, colors)`` draws one."""
+    ``draw(ax, runs, rate, colors, published)`` draws one."""
     with rc_context(_RC):
         fig, axes = _figure(9.5, 3.4, 1, 2)
         for ax, (rate, title) in zip(axes, panels):
-            draw(ax, runs, rate, colors)
+            draw(ax, runs, rate, colors, published)
             ax.set_title(title)
             _state_axis(ax, "%")
         axes[0].legend(loc="best")
         return _svg(fig, salt)
 
 
-def _lines(ax, runs, rate: str, colors) -> None:
-    """A line per run, with its interval band."""
+def _lines(ax, runs, rate: str, colors, published=frozenset()) -> None:
+    """A line per run, with its interval band (published series: dotted, no band)."""
     for label, states in runs:
         ts, values, bands = _series(states, rate)
-        _line_with_band(ax, ts, values, bands, colors[label], label)
+        _line_with_band(ax, ts, values, bands, colors[label], label, published=label in published)
 
 
 def _error_bars(values: list[float], bands: list) -> list | None:
@@ -131,45 +141,54 @@ def _error_bars(values: list[float], bands: list) -> list | None:
     return [[max(0.0, v - b[0]) for v, b in zip(values, bands)], [max(0.0, b[1] - v) for v, b in zip(values, bands)]]
 
 
-def _grouped_bars(ax, runs, rate: str, colors) -> None:
-    """One group of bars per state, a bar per run, error bars from the intervals."""
+def _grouped_bars(ax, runs, rate: str, colors, published=frozenset()) -> None:
+    """One group of bars per state, a bar per run, error bars from the intervals
+    (published series: pale, hatched, outlined, no error bars)."""
     width = 0.8 / max(1, len(runs))
     for i, (label, states) in enumerate(runs):
         ts, values, bands = _series(states, rate)
         xs = [t - 0.4 + width * (i + 0.5) for t in ts]
+        if label in published:
+            ax.bar(xs, [100 * v for v in values], width=width, color="white", edgecolor=colors[label], hatch="///",
+                   linewidth=0.8, label=label)
+            continue
         err = _error_bars([100 * v for v in values], [b and (100 * b[0], 100 * b[1]) for b in bands])
         ax.bar(xs, [100 * v for v in values], width=width, color=colors[label], label=label, yerr=err,
                error_kw={"elinewidth": 0.8, "capsize": 1.5, "ecolor": "#555555"})
 
 
-def neogauge_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str:
+def neogauge_svg(runs: list[tuple[str, dict]], colors: dict[str, str], published=frozenset()) -> str:
     """NeoCoder Fig. 4: NeoGauge@t (left) and cumulative NeoGauge (right) per state, in %.
 
     ``runs``: (label, ``metrics["states"]``) per run, humans included; ``colors``: label
-    -> colour (``palette``).  Bands are the runs' bootstrap intervals where present.
+    -> colour (``palette``); ``published``: the labels of published series (drawn dotted).
+    Bands are the runs' bootstrap intervals where present.
     """
     return _pair(runs, colors, (("neogauge", "NeoGauge@t"), ("cumulative_neogauge", "cumulative NeoGauge")),
-                 _lines, "neogauge")
+                 _lines, "neogauge", published)
 
 
-def creativity_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str:
+def creativity_svg(runs: list[tuple[str, dict]], colors: dict[str, str], published=frozenset()) -> str:
     """NeoCoder Fig. 6 / Fig. 8: convergent (left) and divergent (right) creativity per
-    state, in %, a bar per run (humans: Eq. 5 and Eq. 6) with interval error bars."""
+    state, in %, a bar per run (humans: Eq. 5 and Eq. 6) with interval error bars;
+    ``published`` labels are drawn as hatched outline bars."""
     return _pair(runs, colors, (("convergent", "convergent creativity (correct and following)"),
                                 ("divergent", "divergent creativity (share of techniques no human used)")),
-                 _grouped_bars, "creativity")
+                 _grouped_bars, "creativity", published)
 
 
-def pass_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str:
+def pass_svg(runs: list[tuple[str, dict]], colors: dict[str, str], published=frozenset()) -> str:
     """pass@1 on the example tests (solid) against pass@1 with the extended tests (dashed,
-    where the run has them), per state, in %, with interval bands."""
+    where the run has them), per state, in %, with interval bands; ``published`` labels'
+    pass@1 is drawn dotted."""
     with rc_context(_RC):
         fig, (ax,) = _figure(8.0, 3.2)
         for label, states in runs:
             for rate, style, suffix in (("pass@1", "-", ""), ("pass@1_plus", "--", " +ext")):
                 ts, values, bands = _series(states, rate)
                 if ts:
-                    _line_with_band(ax, ts, values, bands, colors[label], label + suffix, linestyle=style)
+                    _line_with_band(ax, ts, values, bands, colors[label], label + suffix, linestyle=style,
+                                    published=label in published)
         ax.set_title("pass@1: example tests (solid) and with extended tests (dashed)")
         _state_axis(ax, "%")
         ax.set_ylim(0, max(5.0, ax.get_ylim()[1]))

@@ -26,3 +26,49 @@ def metrics_view(run: Run) -> dict:
             "rates": [(k, name) for k, name in RATES if any(m.get(k) is not None for m in present)],
             "numbers": [(k, name) for k, name in ENTROPIES if any(m.get(k) is not None for m in present)],
             "costs": any(m.get("cost") for m in present), "strategy": run.metrics.get("strategy")}
+
+
+TABLE4_RATES = (("pass@1", "pass@1"), ("constraint_following", "follow"), ("convergent", "convergent"),
+                ("divergent", "divergent"), ("neogauge", "NeoGauge@t"))
+TABLE5_RATES = (("convergent", "convergent"), ("divergent", "divergent"), ("neogauge", "NeoGauge@t"))
+
+
+def published_view(run: Run) -> dict | None:
+    """The paper's figures beside one NeoCoder model run (``published.for_run``), for
+    ``metrics_table.html``'s ``published_table``: ``{"table": 4 or 5, "title", "source",
+    "file", "rates": [(key, name)], "rows": [(t, measured state dict, published cells)]}``
+    over the states the run has.  Table 4 cells are fractions; Table 5 cells are
+    ``{"delta", "old", "new"}`` fractions.  None when no published figure belongs beside it
+    (a run of another model without a strategy, the human baseline)."""
+    from .. import published
+
+    which = published.for_run(run.metrics.get("model") or run.model_label(), run.metrics.get("strategy"))
+    states = run.metrics.get("states", {})
+    if which["table5"]:
+        paper = which["table5"]
+        return {"table": 5, "title": f"GPT-4 + {paper['strategy']} (Lu et al., NAACL 2025, Table 5)",
+                "source": paper["source"], "file": paper["file"], "rates": list(TABLE5_RATES),
+                "rows": [(t, states[t], paper["states"].get(t, {})) for t in sorted(states, key=int)]}
+    if which["table4"]:
+        paper = published.table4_states()
+        return {"table": 4, "title": "GPT-4 (Lu et al., NAACL 2025, Table 4)", "source": published.table4_source(),
+                "file": published.source_path(published.TABLE4_FILE), "rates": list(TABLE4_RATES),
+                "rows": [(t, states[t], paper.get(t, {})) for t in sorted(states, key=int)]}
+    return None
+
+
+def published_series(views: list[tuple[str, dict | None]]) -> list[tuple[str, dict]]:
+    """The published series the figures draw beside the runs: ``(label, {"t": {rate:
+    fraction}})`` once per published table among ``views`` ((run label, ``published_view``)
+    pairs), over the states those runs have; Table 5's values are its ``new`` ones (GPT-4
+    with the strategy).  Labels end in "(published)"."""
+    series: dict[str, dict] = {}
+    for _, view in views:
+        if view is None:
+            continue
+        label = view["title"].replace("(Lu et al., NAACL 2025, ", "(published, ")
+        states = series.setdefault(label, {})
+        for t, _, cells in view["rows"]:
+            if cells:
+                states[t] = {k: (c["new"] if isinstance(c, dict) else c) for k, c in cells.items()}
+    return [(label, states) for label, states in series.items() if states]

@@ -5,7 +5,9 @@ The index shows the metrics per state with their bootstrap intervals, NeoGauge@t
 cumulative NeoGauge (NeoCoder Fig. 4), convergent and divergent creativity against the
 humans (Fig. 6, Fig. 8), the top-5 techniques per state against the humans' (Table 2),
 sample verdicts per state, and pass@1 against pass@1 with the extended tests; each model
-run also gets a drill-down page (``drilldown.py``).
+run also gets a drill-down page (``drilldown.py``).  Beside a GPT-4 run the figures and a
+table show the paper's Table 4, beside a strategy run Table 5's row of its strategy
+(``published.py``), marked published with their source.
 
 Definitions (documented in ``docs/report.md``):
 
@@ -38,7 +40,7 @@ from ..runs import Run
 from ..verdicts import verdict_counts
 from .base import Section
 from .drilldown import write_drilldowns
-from .metrics_view import metrics_view
+from .metrics_view import metrics_view, published_series, published_view
 
 
 def top_techniques(groups: list[list[set[str]]], k: int = 5) -> list[tuple[str, float]]:
@@ -121,16 +123,21 @@ class NeoCoderSection(Section):
     def index_html(self, runs: list[Run]) -> str:
         models = [r for r in runs if r.kind == EVAL]
         human_sets, human_note = human_sets_for(models)
-        colors = plots.palette([r.label for r in runs])
-        series = [(r.label, r.metrics.get("states", {})) for r in runs]
+        papers = [(r.label, published_view(r) if r.kind == EVAL else None) for r in runs]
+        paper_series = published_series(papers)
+        shown = frozenset(label for label, _ in paper_series)
+        colors = plots.palette([r.label for r in runs] + list(shown))
+        series = [(r.label, r.metrics.get("states", {})) for r in runs] + paper_series
         counts = [(r.label, verdict_counts(r.samples)) for r in models]
-        figures = {"neogauge": plots.neogauge_svg(series, colors), "creativity": plots.creativity_svg(series, colors)}
+        figures = {"neogauge": plots.neogauge_svg(series, colors, shown),
+                   "creativity": plots.creativity_svg(series, colors, shown)}
         if models:
             figures["verdicts"] = plots.verdicts_svg(counts)
-            figures["pass"] = plots.pass_svg([(r.label, r.metrics.get("states", {})) for r in models], colors)
+            figures["pass"] = plots.pass_svg([(r.label, r.metrics.get("states", {})) for r in models]
+                                             + paper_series, colors, shown)
         return render(
             "neocoder.html", runs=runs, models=models, views=[metrics_view(r) for r in runs], human_note=human_note,
-            figures={k: Markup(v) for k, v in figures.items()}, counts=counts,
+            figures={k: Markup(v) for k, v in figures.items()}, counts=counts, papers=[v for _, v in papers],
             techniques=[(r.label, technique_table(r.samples, human_sets)) for r in models],
             verdicts=[v for v in plots.VERDICT_COLORS if any(v in c for _, per in counts for c in per.values())],
             has_plus=any(m.get("pass@1_plus") is not None for r in models for m in r.metrics.get("states", {}).values()))
