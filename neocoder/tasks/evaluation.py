@@ -174,7 +174,13 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         from ..metrics import human_rows
         from ..techniques.human import human_solution_sets
         states = select_states(self.config)
+        run.state["dataset"] = describe_dataset(self.config)
         run.state["rows"] = human_rows(states, human_solution_sets({s.problem_id for s in states}))
+
+    def manifest(self, run: Run) -> dict:
+        dataset = run.state["dataset"]
+        return dict(dataset=dataset.name, dataset_path=str(dataset.path) if dataset.path else None,
+                    dataset_version=dataset.version)
 
     def items(self, run: Run) -> list:
         return []
