@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..config import DOCKER, LOCAL, PROCESS, RAY
+from ..serve.config import ServeConfig
 from . import main
 from .options import release_option
 
@@ -45,16 +46,28 @@ from .options import release_option
               help="Judge requests waiting for a slot, all tokens together, before 429.")
 @click.option("--max-jobs", type=click.IntRange(min=1), default=32, show_default=True,
               help="Eval jobs queued or running before POST /v1/evals answers 429.")
-@click.option("--jobs-per-token", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--jobs-per-token", type=click.IntRange(min=1), default=ServeConfig.jobs_per_token, show_default=True,
+              help="Eval and task jobs of one token queued or running before 429.")
+@click.option("--programs-per-minute", type=click.IntRange(min=1), default=ServeConfig.programs_per_minute,
+              show_default=True, help="Programs one token may judge a minute (/v1/run, /v1/score) before 429.")
+@click.option("--allow-endpoint", multiple=True, metavar="HOST_OR_CIDR",
+              help="A host name, IP address or CIDR network the jobs' model endpoints may reach besides public "
+                   "addresses (repeatable; loopback, private and link-local addresses are refused otherwise).")
+@click.option("--allow-provider", "allow_provider", default=",".join(ServeConfig.allow_provider),
+              show_default=True, callback=lambda _ctx, _param, text: tuple(p for p in text.split(",") if p),
+              help="Model providers callers may use, comma-separated (local starts a model server on this machine).")
 @click.option("--shutdown-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="Seconds SIGTERM waits for requests and jobs in flight.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
 def serve_command(host, port, workers, jobs, data_dir, database_url, dataset, release, sandbox_kind, executor,
                   ray_address, tokens_file, no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue,
-                  max_jobs, jobs_per_token, shutdown_timeout, log_level):
+                  max_jobs, jobs_per_token, programs_per_minute, allow_endpoint, allow_provider, shutdown_timeout,
+                  log_level):
     """Serve NeoCoder over HTTP: judge programs, score replies, run evals as jobs (docs/serve.md)."""
-    from ..serve import ServeConfig, serve
+    from ..serve import serve
     serve(ServeConfig(release, host, port, workers, jobs, data_dir, database_url, dataset, sandbox_kind, tokens_file,
                       no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs,
-                      jobs_per_token, shutdown_timeout, log_level, executor=executor, ray_address=ray_address))
+                      jobs_per_token, shutdown_timeout=shutdown_timeout, log_level=log_level, executor=executor,
+                      ray_address=ray_address, programs_per_minute=programs_per_minute,
+                      allow_endpoint=list(allow_endpoint), allow_provider=allow_provider))

@@ -3,7 +3,8 @@
 The CLI builds a ``ServeConfig`` from its options (``neocoder serve --help``) and hands it
 to ``neocoder.serve.serve``; a test or another harness builds it directly.  ``check()``
 refuses what must never run: a server without tokens unless it is bound to a loopback
-address with ``no_auth`` set explicitly.
+address with ``no_auth`` set explicitly, an allow-list entry that is neither a host, an
+address nor a network, a provider neocoder does not have.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from ..config import DOCKER, LOCAL, PROCESS, RAY
 from ..errors import NeocoderError
+from ..netpolicy import EndpointPolicy
 
 TOKENS_ENV = "NEOCODER_SERVE_TOKENS"  # tokens separated by whitespace or commas
 
@@ -69,6 +71,12 @@ class ServeConfig:
     release's statement examples (at ``release_dir``), or a problem-states file or folder.  ``executor`` "ray"
     sends every judge job (of /v1/run, /v1/score and the eval jobs) to sandbox-pool actors
     on the Ray cluster at ``ray_address`` (docs/scale-out.md).
+
+    What callers may make the server do (docs/serve.md, "Sharing a server safely"): their
+    jobs' model endpoints reach public addresses and the hosts, addresses and CIDR networks
+    of ``allow_endpoint`` only (neocoder/netpolicy.py); their models' providers are those of
+    ``allow_provider``; one token judges at most ``programs_per_minute`` programs a minute
+    (/v1/run, /v1/score) and has at most ``jobs_per_token`` jobs queued or running.
     """
 
     release_dir: Path
@@ -89,6 +97,9 @@ class ServeConfig:
     queue: int = 64  # requests waiting for a judge slot, all tokens together
     max_jobs: int = 32  # eval jobs queued or running before POST /v1/evals answers 429
     jobs_per_token: int = 8  # of them, one token's
+    programs_per_minute: int = 600  # programs one token may judge a minute (/v1/run, /v1/score) before 429
+    allow_endpoint: list = field(default_factory=list)  # hosts, IPs, CIDR networks endpoints may reach besides public
+    allow_provider: tuple = ("openai", "replay")  # model providers callers may use (local starts a process here)
     shutdown_timeout: float = 60.0  # seconds SIGTERM waits for requests and jobs in flight
     log_level: str = "info"
     executor: str = LOCAL  # LOCAL or RAY: sandbox-pool actors on a Ray cluster (docs/scale-out.md)
@@ -100,9 +111,15 @@ class ServeConfig:
         """The job store's SQLAlchemy URL (default: SQLite in ``data_dir``)."""
         return self.database_url or f"sqlite:///{Path(self.data_dir).resolve() / 'jobs.sqlite'}"
 
+    def endpoint_policy(self) -> EndpointPolicy:
+        """The policy of the jobs' model endpoints (``allow_endpoint``); NeocoderError for
+        an entry that is not a host name, an IP address or a CIDR network."""
+        return EndpointPolicy.from_entries(self.allow_endpoint)
+
     def check(self) -> "ServeConfig":
         """Read the tokens and refuse an unsafe or impossible setting (NeocoderError):
-        no token without ``no_auth``, ``no_auth`` on a non-loopback host, limits below 1."""
+        no token without ``no_auth``, ``no_auth`` on a non-loopback host, limits below 1,
+        an allow-list entry or a provider that does not exist."""
         self.tokens = read_tokens(self.tokens_file)
         if self.no_auth:
             if self.tokens:
@@ -113,7 +130,7 @@ class ServeConfig:
             raise NeocoderError(f"no tokens: give --tokens-file FILE or ${TOKENS_ENV}, or bind to 127.0.0.1 "
                                 "with an explicit --no-auth")
         for name in ("workers", "jobs", "max_body_bytes", "max_program_bytes", "max_tests", "per_token",
-                     "max_jobs", "jobs_per_token"):
+                     "max_jobs", "jobs_per_token", "programs_per_minute"):
             if int(getattr(self, name)) < 1:
                 raise NeocoderError(f"{name} must be at least 1")
         if self.queue < 0:
@@ -122,4 +139,9 @@ class ServeConfig:
             raise NeocoderError(f"sandbox must be docker or process, not {self.sandbox!r}")
         if self.executor not in (LOCAL, RAY):
             raise NeocoderError(f"executor must be local or ray, not {self.executor!r}")
+        self.endpoint_policy()
+        from ..models import PROVIDERS
+        unknown = sorted(set(self.allow_provider) - set(PROVIDERS))
+        if unknown:
+            raise NeocoderError(f"--allow-provider {','.join(unknown)}: no such provider (known: {', '.join(PROVIDERS)})")
         return self
