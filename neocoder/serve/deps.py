@@ -47,7 +47,8 @@ def job_slot(who: str = Depends(caller), s: Services = Depends(services)) -> str
         raise Unavailable("the server is shutting down")
     counts, mine = s.store.counts(), s.store.counts(who)
     if counts[QUEUED] + counts[RUNNING] >= s.config.max_jobs:
-        raise Busy("jobs", f"{s.config.max_jobs} jobs are queued or running (the limit)", 60)
+        raise Busy("max-jobs", f"limit --max-jobs reached: {s.config.max_jobs} jobs are queued or running", 60)
     if mine[QUEUED] + mine[RUNNING] >= s.config.jobs_per_token:
-        raise Busy("jobs", f"this token has {s.config.jobs_per_token} jobs queued or running (the limit)", 60)
+        raise Busy("jobs-per-token", f"quota --jobs-per-token reached: this token has {s.config.jobs_per_token} "
+                   "jobs queued or running", 60)
     return who

@@ -7,7 +7,11 @@ past it (announced by Content-Length or streamed in chunks) is a 413 and never p
 at most ``per_token`` requests of one token are admitted at once, and at most ``slots +
 queue`` of all tokens together (``slots`` being judged, the rest waiting).  A refused
 request gets 429 with ``Retry-After``, the seconds the admitted requests ahead of it are
-expected to take (from the recent judging time).
+expected to take (from the recent judging time).  ``Admission`` also keeps each token's
+quota of programs a minute (``per_minute``, over the last 60 seconds): past it the answer
+is 429 with ``Retry-After`` the seconds until the oldest program counted leaves the window.
+A 429 names what was hit (``Busy.reason``: the option's name) in its detail and in the
+``X-NeoCoder-Quota`` header.
 """
 
 from __future__ import annotations
@@ -16,12 +20,16 @@ import json
 import math
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
+
+WINDOW = 60.0  # seconds over which programs_per_minute counts
 
 
 class Busy(Exception):
-    """A request refused by ``Admission``: ``reason`` ("per-token" or "queue") and the
-    suggested ``retry_after`` in whole seconds."""
+    """A request refused by a limit: ``reason``, the limit's option name
+    ("per-token-concurrency", "queue", "programs-per-minute", "max-jobs", "jobs-per-token"),
+    and the suggested ``retry_after`` in whole seconds."""
 
     def __init__(self, reason: str, message: str, retry_after: int):
         super().__init__(message)
@@ -29,11 +37,15 @@ class Busy(Exception):
 
 
 class Admission:
-    """Per-token concurrency and a bounded queue in front of ``slots`` judge slots.
-    Thread-safe; ``ticket(caller)`` is the one way in (a context manager)."""
+    """Per-token concurrency, per-token programs a minute (``per_minute``; None: no quota)
+    and a bounded queue in front of ``slots`` judge slots.  Thread-safe; ``ticket(caller)``
+    is the one way in (a context manager)."""
 
-    def __init__(self, slots: int, queue: int, per_token: int):
-        self.slots, self.queue, self.per_token = slots, queue, per_token
+    def __init__(self, slots: int, queue: int, per_token: int, per_minute: int | None = None,
+                 clock=time.monotonic):
+        self.slots, self.queue, self.per_token, self.per_minute = slots, queue, per_token, per_minute
+        self.clock = clock
+        self.programs: dict[str, deque] = {}  # caller -> times (clock seconds) of the programs in the window
         self.admitted = 0
         self.judging = 0
         self.by_caller: dict[str, int] = {}
@@ -49,17 +61,35 @@ class Admission:
         """Seconds until a slot is likely free: the admitted requests' expected judging time."""
         return max(1, math.ceil(self.mean_seconds * max(1, self.admitted - self.slots + 1) / self.slots))
 
+    def _spend(self, caller: str, programs: int) -> None:
+        """Count ``programs`` against ``caller``'s quota of the last minute (under the lock);
+        Busy when they do not fit."""
+        if self.per_minute is None:
+            return
+        now = self.clock()
+        times = self.programs.setdefault(caller, deque())
+        while times and times[0] <= now - WINDOW:
+            times.popleft()
+        over = len(times) + programs - self.per_minute  # programs that must leave the window first
+        if over > 0:
+            wait = times[over - 1] + WINDOW - now if over <= len(times) else WINDOW
+            raise Busy("programs-per-minute", f"quota --programs-per-minute reached: this token may judge "
+                       f"{self.per_minute} programs a minute", max(1, math.ceil(wait)))
+        times.extend([now] * programs)
+
     @contextmanager
-    def ticket(self, caller: str):
-        """Admit one request of ``caller`` for the ``with`` block; raises Busy when the
-        caller has ``per_token`` requests in already, or the queue is full."""
+    def ticket(self, caller: str, programs: int = 1):
+        """Admit one request of ``caller`` judging ``programs`` programs for the ``with``
+        block; raises Busy when the caller has ``per_token`` requests in already, the queue
+        is full, or the programs would pass the caller's quota of the minute."""
         with self._lock:
             mine = self.by_caller.get(caller, 0)
             if mine >= self.per_token:
-                raise Busy("per-token", f"this token already has {mine} requests in flight (the limit)",
-                           self.retry_after())
+                raise Busy("per-token-concurrency", f"quota --per-token-concurrency reached: this token already "
+                           f"has {mine} requests in flight (the limit)", self.retry_after())
             if self.admitted >= self.slots + self.queue:
                 raise Busy("queue", f"the judge queue is full ({self.queue} waiting)", self.retry_after())
+            self._spend(caller, programs)
             self.admitted += 1
             self.by_caller[caller] = mine + 1
         try:
