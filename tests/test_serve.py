@@ -105,7 +105,7 @@ def server(tmp_path_factory, release_dir):
     SIGTERM at the end must be graceful (exit 0, its containers removed)."""
     root = tmp_path_factory.mktemp("serve")
     srv = Server(root / "data", release_dir, "--workers", "2", "--dataset", "release", "--max-body-bytes", "200000",
-                 "--max-program-bytes", "20000", "--max-tests", "5").start()
+                 "--max-program-bytes", "20000", "--max-tests", "5", "--allow-endpoint", "127.0.0.1").start()
     yield srv
     assert srv.stop(), srv.log.read_text()
     assert srv.containers() == []

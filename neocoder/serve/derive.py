@@ -15,6 +15,7 @@ validated request back into the config field by field.
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Annotated, Any, Literal
 
@@ -46,6 +47,21 @@ def _annotation(hint, opt: Option, model_schema: type[BaseModel]):
     else:
         kind = Annotated[inner, Field(**_bounds(opt))] if _bounds(opt) else inner
     return kind | None if optional else kind
+
+
+def model_fields(config_type) -> list[tuple[str, bool]]:
+    """``(name, is_list)`` of every field of ``config_type`` a caller may send that holds a
+    ``ModelConfig`` (``model``, an optional ``judge``) or a list of them (a ``judges``
+    panel): the models whose provider and endpoint a server checks."""
+    hints = typing.get_type_hints(config_type, include_extras=False)
+    found = []
+    for f, _opt in sent(config_type):
+        hint = hints[f.name]
+        union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+        for kind in [a for a in typing.get_args(hint) if a is not type(None)] if union else [hint]:
+            if kind is ModelConfig or (typing.get_origin(kind) is list and typing.get_args(kind) == (ModelConfig,)):
+                found.append((f.name, kind is not ModelConfig))
+    return found
 
 
 def unsendable(config_type) -> list[str]:

@@ -1,9 +1,11 @@
 """What the routes of ``neocoder serve`` work with, opened once by the app's lifespan.
 
 ``Services`` holds the server's config, the job store, the judge service, the job
-runner, the admission to the judge (429) and the telemetry; ``open_services`` opens them
-(the sandbox on a worker thread) and ``close_services`` stops the jobs after their items
-in flight and removes the sandbox's containers.  The routes reach them through the
+runner, the admission to the judge (429), the telemetry and the operator's policy on
+what callers' models may reach (policy.py); ``open_services`` opens them (the sandbox on
+a worker thread) and installs the endpoint policy for the process (netpolicy.install:
+the model layer's HTTP clients obey it), and ``close_services`` stops the jobs after
+their items in flight, removes the sandbox's containers and restores the policy.  The routes reach them through the
 dependencies of deps.py, never through a closure.
 """
 
@@ -16,7 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import anyio
+from fastapi.exceptions import RequestValidationError
 
+from .. import netpolicy
 from ..config import EvalConfig, SandboxConfig
 from ..errors import NeocoderError
 from ..store import RunFolder
@@ -25,6 +29,7 @@ from .derive import to_config
 from .jobs import JobConflict, JobRunner
 from .judging import JudgeService, Unavailable
 from .limits import Admission
+from .policy import CallerPolicy
 from ..tasks import get_task
 from .schemas import EvalJob, EvalRequest, Progress, config_request
 from .store import SUCCEEDED, Job, JobStore
@@ -44,8 +49,23 @@ class Services:
     admission: Admission
     limiter: anyio.CapacityLimiter
     telemetry: Telemetry
+    policy: CallerPolicy
     draining: bool = False
     report_lock: threading.Lock = field(default_factory=threading.Lock)
+    replaced_policy: netpolicy.EndpointPolicy | None = None  # the process's policy before this server's
+
+    def refused_models(self, stored: dict) -> list[tuple[tuple, str]]:
+        """``(loc, message)`` for each model of a stored job request (an eval's, or a task's
+        ``{"task", "config"}``) that the operator's policy refuses (policy.py)."""
+        config_type = get_task(stored["task"]).config_type if "task" in stored else EvalConfig
+        return self.policy.problems(stored, config_type)
+
+    def check_models(self, stored: dict) -> None:
+        """Refuse a job request whose models' provider or endpoint the operator does not
+        allow: RequestValidationError (422) naming each field, e.g. ``body.model.base_url``."""
+        refused = self.refused_models(stored)
+        if refused:
+            raise RequestValidationError([{"loc": loc, "msg": msg, "type": "value_error"} for loc, msg in refused])
 
     def view(self, job: Job, metrics: bool = True) -> EvalJob:
         """A job as the API shows it (with its run's metrics once it has succeeded)."""
@@ -80,7 +100,12 @@ class Services:
     def execute(self, job: Job, api_key: str | None, run_dir: Path, stop: threading.Event) -> None:
         """Run a stored job into ``run_dir``: an eval job through ``api.evaluate``, a task's
         job (``POST /v1/runs``) through ``runner.run``.  Raises Stopped when ``stop`` is set
-        first, NeocoderError for what the library refuses."""
+        first, NeocoderError for what the library refuses, or for a model this server's
+        policy refuses (it may have changed since the job was queued)."""
+        refused = self.refused_models(job.request)
+        if refused:
+            raise NeocoderError("refused by this server's policy: " + "; ".join(
+                f"{'.'.join(map(str, loc))}: {message}" for loc, message in refused))
         if "task" in job.request:
             from ..runner import run
             run(self.task_of(job.request["task"], job.request["config"], api_key, run_dir), stop=stop)
@@ -98,15 +123,16 @@ class Services:
         return task(to_config(task.config_type, request, api_key=api_key,
                               **{k: v for k, v in own.items() if k in names}))
 
-    async def judge_call(self, caller: str, endpoint: str, work):
-        """Run ``work()`` on a judge thread once ``caller`` is admitted (Busy otherwise)."""
+    async def judge_call(self, caller: str, endpoint: str, work, programs: int = 1):
+        """Run ``work()``, which judges ``programs`` programs, on a judge thread once
+        ``caller`` is admitted (Busy otherwise: concurrency, queue, programs a minute)."""
         def timed():
             with self.admission.judging_slot(), self.telemetry.judge_seconds.labels(endpoint).time():
                 return work()
 
         if self.draining:
             raise Unavailable("the server is shutting down")
-        with self.admission.ticket(caller):
+        with self.admission.ticket(caller, programs):
             return await anyio.to_thread.run_sync(timed, limiter=self.limiter)
 
     def report(self, job: Job) -> Path:
@@ -132,6 +158,7 @@ async def open_services(config: ServeConfig, telemetry: Telemetry) -> Services:
     the job threads; the unfinished jobs of an earlier server are queued again."""
     data_dir = Path(config.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
+    policy = CallerPolicy(config.endpoint_policy(), tuple(config.allow_provider))
     store = JobStore(config.db_url)
     judge = await anyio.to_thread.run_sync(lambda: JudgeService(
         config.release_dir, config.dataset, config.sandbox, config.workers, config.max_program_bytes,
@@ -141,11 +168,15 @@ async def open_services(config: ServeConfig, telemetry: Telemetry) -> Services:
     holder: dict = {}
     runner = JobRunner(store, data_dir / "runs", lambda *job: holder["s"].execute(*job),
                        config.jobs)
-    s = holder["s"] = Services(config, store, judge, runner, Admission(config.workers, config.queue, config.per_token),
-                               anyio.CapacityLimiter(config.workers), telemetry)
+    admission = Admission(config.workers, config.queue, config.per_token, config.programs_per_minute)
+    s = holder["s"] = Services(config, store, judge, runner, admission, anyio.CapacityLimiter(config.workers),
+                               telemetry, policy)
+    s.replaced_policy = netpolicy.install(policy.endpoints)
     runner.start()
     log.info("serving the %s dataset with %d sandbox workers; job store %s; data in %s", judge.dataset_name,
              config.workers, JobStore.safe_url(config.db_url), data_dir)
+    log.info("callers' models: providers %s; endpoints on public addresses%s", ", ".join(policy.providers) or "none",
+             "".join(f", {e}" for e in config.allow_endpoint))
     return s
 
 
@@ -159,4 +190,5 @@ async def close_services(s: Services) -> None:
         log.warning("a job did not stop within %ss; it is resumed at the next start", s.config.shutdown_timeout)
     s.judge.close()
     s.store.close()
+    netpolicy.install(s.replaced_policy)
     log.info("sandbox containers removed; bye")

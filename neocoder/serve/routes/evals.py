@@ -23,6 +23,7 @@ router = APIRouter(tags=["evals"], **SECURED)
 def submit(body: EvalRequest, response: Response, who: str = Depends(job_slot), s: Services = Depends(services)):
     """Queue `neocoder eval` as a job; its run folder is written on the server."""
     key = body.model.api_key.get_secret_value() if body.model.api_key else None
+    s.check_models(body.public())  # the operator's providers and endpoints (422 naming the field)
     job = s.runner.submit(who, body.public(), key)
     response.headers["Location"] = f"/v1/evals/{job.id}"
     return s.view(job)

@@ -80,6 +80,7 @@ def submit_run(body: TaskRunRequest, response: Response, who: str = Depends(job_
                s: Services = Depends(services)):
     """Queue a run of a registered task; its run folder is written on the server."""
     request, key = stored_request(body)
+    s.check_models(request)  # the operator's providers and endpoints (422 naming the field)
     job = s.runner.submit(who, request, key)
     response.headers["Location"] = f"/v1/runs/{job.id}"
     return s.view(job)
