@@ -182,10 +182,10 @@ class EndpointPolicy:
             try:
                 infos = self.resolve(unquote(host).rstrip("."), port, type=socket.SOCK_STREAM)
             except (OSError, UnicodeError) as exc:
-                raise EndpointRefused(field, f"cannot resolve {host!r}: {exc}") from exc
+                raise EndpointRefused(field, f"endpoint refused: cannot resolve {host!r} ({exc})") from exc
             found = list(dict.fromkeys((info[0], info[4][:2]) for info in infos))
             if not found:
-                raise EndpointRefused(field, f"{host!r} resolves to no address")
+                raise EndpointRefused(field, f"endpoint refused: {host!r} resolves to no address")
         for _family, sockaddr in found:
             why = self.address_refusal(ipaddress.ip_address(sockaddr[0].split("%")[0]))
             if why:
@@ -219,7 +219,7 @@ class EndpointPolicy:
         try:
             parsed = httpx2.URL(url)
         except (httpx2.InvalidURL, TypeError) as exc:
-            raise EndpointRefused(field, f"not a URL: {exc}") from exc
+            raise EndpointRefused(field, f"endpoint refused: not a URL ({exc})") from exc
         if parsed.scheme not in ("http", "https") or not parsed.host:
             self._refuse(field, "an http:// or https:// URL with a host")
         if parsed.userinfo:
