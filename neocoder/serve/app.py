@@ -5,9 +5,10 @@ Middleware, outermost first: ``RequestCounter`` (telemetry.py), ``BearerAuth`` (
 nothing but /healthz without a token), ``BodyLimit`` (limits.py: 413 before parsing).
 Routes validate their input with the models of schemas.py (422 naming the field), take
 what they need through the dependencies of deps.py, and the library's errors become
-answers in one place (``install_error_handlers``); a job's model is checked against the
-operator's endpoint and provider policy before it is queued (services.py ``check_models``).  Judging runs on worker threads, at
-most ``workers`` at once, behind ``Admission`` (429 with Retry-After).  The lifespan
+answers in one place (``install_error_handlers``); a job's models are checked against the
+operator's endpoint and provider policy before it is queued (services.py ``check_models``).
+Judging runs on worker threads, at most ``workers`` at once, behind ``Admission`` (429
+with Retry-After and the limit's name).  The lifespan
 opens the job store, the sandbox and the job threads, and on shutdown (SIGTERM: uvicorn
 first stops accepting and lets requests in flight end) stops the jobs after their items
 in flight and removes the sandbox's containers.

@@ -143,5 +143,6 @@ class ServeConfig:
         from ..models import PROVIDERS
         unknown = sorted(set(self.allow_provider) - set(PROVIDERS))
         if unknown:
-            raise NeocoderError(f"--allow-provider {','.join(unknown)}: no such provider (known: {', '.join(PROVIDERS)})")
+            raise NeocoderError(f"--allow-provider {','.join(unknown)}: no such provider "
+                                f"(known: {', '.join(PROVIDERS)})")
         return self
