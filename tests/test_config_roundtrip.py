@@ -69,7 +69,8 @@ def local_config(args: list[str], monkeypatch) -> EvalConfig:
 @pytest.mark.docker
 def test_every_eval_option_reaches_the_server_job_unchanged(tmp_path, release_dir, monkeypatch):
     endpoint = ScriptedServer(["```python\ndef solve():\n    print(1)\n```"] * 20)
-    server = Server(tmp_path / "data", release_dir, "--workers", "1", "--dataset", "release").start()
+    server = Server(tmp_path / "data", release_dir, "--workers", "1", "--dataset", "release",
+                    "--allow-endpoint", "127.0.0.1").start()  # the scripted endpoint is on loopback
     try:
         args = eval_args(endpoint.url, release_dir)
         local = local_config(args + ["--out", str(tmp_path / "local")], monkeypatch)
