@@ -24,17 +24,19 @@ from ..judge import Limits, Sandbox, SubmissionResult
 from ..models import Reply
 from ..program import program_from_reply
 from ..records import ProblemState, Sample
-from ..rewards.scoring import NotFound, ProblemBank, score_state
+from ..rewards.scoring import NotFound, ProblemBank, score_state  # noqa: F401 - NotFound: app.py, deps.py map it to 404
 
 RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
 
 
 class TooLarge(NeocoderError):
-    """A program over the server's size limit (HTTP 413); ``field`` names the request field."""
+    """Something over one of the server's limits (HTTP 413): a program past its size in
+    bytes, a request with too many tests or items; ``field`` names the request field."""
 
-    def __init__(self, field_name: str, size: int, limit: int):
+    def __init__(self, field_name: str, size: int, limit: int, unit: str = "bytes"):
         self.field = field_name
-        super().__init__(f"{field_name}: the program is {size} bytes, over the limit of {limit} bytes")
+        what = "the program is" if unit == "bytes" else "the request has"
+        super().__init__(f"{field_name}: {what} {size} {unit}, over the limit of {limit} {unit}")
 
 
 class Unavailable(NeocoderError):
