@@ -179,6 +179,8 @@ class ArchiveStore:
         self._owns_engine = self.engine is not where
         self._locks: dict[tuple, threading.Lock] = {}
         self._lock = threading.Lock()
+        # one statement at a time: an in-memory database is one connection shared by every thread
+        self._db = threading.Lock()
 
     def _key_lock(self, key: tuple) -> threading.Lock:
         with self._lock:
@@ -195,11 +197,11 @@ class ArchiveStore:
         from sqlalchemy import insert, select
         t = self.table
         with self._key_lock((owner, archive, problem_id)):
-            with self.engine.connect() as conn:
+            with self._db, self.engine.connect() as conn:
                 rows = conn.execute(select(t.c.code, t.c.techniques).where(
                     self._where(owner, check_name(archive)) & (t.c.problem_id == problem_id)).order_by(t.c.id)).all()
             novelty = measure(code, set(techniques), [(c, set(json.loads(ts))) for c, ts in rows])
-            with self.engine.begin() as conn:
+            with self._db, self.engine.begin() as conn:
                 conn.execute(insert(t).values(owner=owner, archive=archive, problem_id=problem_id, state=int(state),
                                               code_sha256=hashlib.sha256(code.encode()).hexdigest(),
                                               techniques=json.dumps(sorted(techniques)), code=code,
@@ -213,19 +215,21 @@ class ArchiveStore:
         t = self.table
         query = select(t.c.archive, func.count(), func.count(distinct(t.c.problem_id)), func.min(t.c.added),
                        func.max(t.c.added)).where(t.c.owner == owner).group_by(t.c.archive).order_by(t.c.archive)
-        with self.engine.connect() as conn:
+        with self._db, self.engine.connect() as conn:
             return [{"name": name, "programs": int(n), "problems": int(p), "first_added": first, "last_added": last}
                     for name, n, p, first, last in conn.execute(query)]
 
     def export(self, owner: str, archive: str) -> list[dict]:
         """Every program of ``owner``'s ``archive`` in the order it joined: ``{"archive",
         "seq", "problem_id", "state", "code_sha256", "techniques", "code", "added"}``
-        (``seq`` from 0).  NotFound-free: an unknown archive is an empty list."""
+        (``seq`` from 0; programs of one problem in the order they were scored, of
+        different problems as their judging finished).  An unknown archive is an empty
+        list."""
         from sqlalchemy import select
         t = self.table
         query = select(t.c.problem_id, t.c.state, t.c.code_sha256, t.c.techniques, t.c.code, t.c.added).where(
             self._where(owner, check_name(archive))).order_by(t.c.id)
-        with self.engine.connect() as conn:
+        with self._db, self.engine.connect() as conn:
             return [{"archive": archive, "seq": i, "problem_id": pid, "state": state, "code_sha256": sha,
                      "techniques": json.loads(ts), "code": code, "added": added}
                     for i, (pid, state, sha, ts, code, added) in enumerate(conn.execute(query))]
@@ -233,7 +237,7 @@ class ArchiveStore:
     def reset(self, owner: str, archive: str) -> int:
         """Empty ``owner``'s ``archive``; returns how many programs it held."""
         from sqlalchemy import delete
-        with self._lock, self.engine.begin() as conn:
+        with self._db, self.engine.begin() as conn:
             return conn.execute(delete(self.table).where(self._where(owner, check_name(archive)))).rowcount
 
     def close(self) -> None:

@@ -167,7 +167,7 @@ class Scorer:
 
     @property
     def workers(self) -> int:
-        """Programs judged at once."""
+        """Programs judged at once (the sandbox's concurrency)."""
         return max(1, int(self.config.workers))
 
     def judge(self, item: ScoreItem) -> tuple[Sample, dict]:
@@ -214,7 +214,9 @@ class Scorer:
             finally:
                 done[i].set()
 
-        yield from _completed(work, len(items), self.workers, stop)
+        # twice the sandbox's workers: a thread waiting for its turn at the archive, or detecting
+        # techniques, does not keep the sandbox idle (the sandbox bounds its own concurrency)
+        yield from _completed(work, len(items), 2 * self.workers, stop)
 
 
 def _field(value, name: str):
@@ -247,32 +249,40 @@ def _completed(work, n: int, workers: int, stop: threading.Event) -> Iterator[Sc
 
 
 def score_batch(items: Iterable, *, archive: str | None = None, weights: RewardWeights = RewardWeights(),
-                scorer: Scorer | None = None, server: str | None = None, token: str | None = None) -> list[ScoreResult]:
+                scorer: Scorer | None = None, server: str | None = None, token: str | None = None,
+                judge_all_tests: bool | None = None) -> list[ScoreResult]:
     """Score a batch and return its results in index order.
 
     In process with ``scorer`` (an open Scorer), or a Scorer opened for this call (the
     local Docker sandbox, in-memory archives: an archive then lives only for the call);
     or against ``server`` (a ``neocoder serve`` URL; ``token`` defaults to
     ``$NEOCODER_TOKEN``): the batch is POSTed to ``/v1/score`` and its NDJSON stream read
-    (the server's archives, private to the token).  Raises ServerError for an answer that
-    is not a stream (401, 413 over ``max_batch``, 422, 429 after retries), NeocoderError
-    when the local sandbox cannot run."""
+    (the server's archives, private to the token).  ``judge_all_tests`` False stops each
+    tier at its first failing test (the same scores, often ten times faster); None is the
+    scorer's own setting (True for a Scorer opened here and for the server).  Raises
+    ServerError for an answer that is not a stream (401, 413 over ``max_batch``, 422, 429
+    after retries), NeocoderError when the local sandbox cannot run, ValueError for both
+    ``scorer`` and ``server``, or a ``judge_all_tests`` the given scorer does not have."""
     if server is not None and scorer is not None:
         raise ValueError("score_batch: give scorer or server, not both")
     if server is not None:
-        return sorted(_remote(list(items), archive, weights, server, token), key=lambda r: r.index)
+        every = True if judge_all_tests is None else judge_all_tests
+        return sorted(_remote(list(items), archive, weights, server, token, every), key=lambda r: r.index)
     if scorer is None:
-        with Scorer() as own:
+        with Scorer(judge_all_tests=True if judge_all_tests is None else judge_all_tests) as own:
             return sorted(own.score(items, archive, weights), key=lambda r: r.index)
+    if judge_all_tests is not None and judge_all_tests != scorer.judge_all_tests:
+        raise ValueError(f"score_batch: the scorer has judge_all_tests={scorer.judge_all_tests}")
     return sorted(scorer.score(items, archive, weights), key=lambda r: r.index)
 
 
-def _remote(items: list, archive: str | None, weights: RewardWeights, server: str,
-            token: str | None) -> Iterator[ScoreResult]:
+def _remote(items: list, archive: str | None, weights: RewardWeights, server: str, token: str | None,
+            judge_all_tests: bool) -> Iterator[ScoreResult]:
     import json
 
     from ..client import Client
-    body = {"items": [ScoreItem.of(x).to_dict() for x in items], "archive": archive, "weights": asdict(weights)}
+    body = {"items": [ScoreItem.of(x).to_dict() for x in items], "archive": archive, "weights": asdict(weights),
+            "judge_all_tests": judge_all_tests}
     answer = Client(server, token).request("POST", "/v1/score", json=body, stream=True)
     with answer:
         for line in answer.iter_lines():
