@@ -16,8 +16,8 @@ from neocoder.rewards.formula import novelty_value
 from test_serve import OTHER, TOKEN, Server
 
 SUM = "def solve():\n    n = int(input())\n    total = 0\n    for i in range(n):\n        total += i\n    print(total)\n"
-RENAMED = ("# the same loop, other names\ndef solve():\n    k = int(input())\n    acc = 0\n"
-           "    for j in range(k):\n        acc += j   # add\n    print(acc)\n")
+RENAMED = ("# the same loop, other names\ndef solve():\n"
+           "    k = int(input())\n    acc = 0\n    for j in range(k):\n        acc += j   # add\n    print(acc)\n")
 FORMULA = "def solve():\n    n = int(input())\n    print(n * (n - 1) // 2)\n"
 
 
@@ -83,7 +83,8 @@ def test_store_adds_lists_exports_resets_and_keeps_owners_and_archives_apart(tmp
     assert set(listed) == {"a", "b"} and listed["a"]["programs"] == 3 and listed["a"]["problems"] == 2
     assert [a["name"] for a in store.list("u2")] == ["a"] and store.list("nobody") == []
     rows = store.export("", "a")
-    assert [(r["seq"], r["problem_id"], r["state"]) for r in rows] == [(0, "1901A", 0), (1, "1901A", 2), (2, "1899A", 0)]
+    assert [(r["seq"], r["problem_id"], r["state"]) for r in rows] == [(0, "1901A", 0), (1, "1901A", 2),
+                                                                       (2, "1899A", 0)]
     assert rows[1]["code"] == RENAMED and rows[1]["techniques"] == ["for loop"] and len(rows[0]["code_sha256"]) == 64
     assert store.reset("", "a") == 3 and store.export("", "a") == [] and store.reset("", "a") == 0
     assert store.add("", "a", "1901A", 0, SUM, ["for loop"])["archive_size"] == 0  # novel again after the reset
@@ -143,8 +144,8 @@ def test_server_archives_are_private_isolated_exported_and_reset(server, recorde
 
     mine = server.call("GET", "/v1/archives").json()["archives"]
     assert {(x["name"], x["programs"], x["problems"]) for x in mine} == {("shared", 4, 2), ("other", 1, 1)}
-    assert [(x["name"], x["programs"]) for x in server.call("GET", "/v1/archives", token=OTHER).json()["archives"]] \
-        == [("shared", 1)]
+    theirs_listed = server.call("GET", "/v1/archives", token=OTHER).json()["archives"]
+    assert [(x["name"], x["programs"]) for x in theirs_listed] == [("shared", 1)]
     export = server.call("GET", "/v1/archives/shared")
     assert export.status_code == 200 and export.headers["content-type"].startswith("application/x-ndjson")
     rows = [json.loads(line) for line in export.text.splitlines()]

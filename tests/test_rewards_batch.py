@@ -73,7 +73,8 @@ def test_scorer_batch_in_index_order_with_bad_items(scorer, recorded):
         assert r.sample["problem_id"] == r.problem_id and r.sample["code"].strip() == recorded[r.problem_id].strip()
         assert "novelty" not in r.scores  # no archive named
     assert all(r.reward >= 1.0 for r in good[:4]) and all(r.reward == 0.0 for r in good[4:])
-    assert bad[0].error.startswith("problem_id:") and bad[1].error.startswith("state:") and "exactly one" in bad[2].error
+    assert bad[0].error.startswith("problem_id:") and bad[1].error.startswith("state:")
+    assert "exactly one" in bad[2].error
     assert all(r.reward == 0.0 and r.sample == {} for r in bad)
 
 

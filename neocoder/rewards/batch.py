@@ -145,14 +145,14 @@ class Scorer:
         else:
             self.bank = ProblemBank(states, "given")
         self._stack: ExitStack | None = None
-        self.box = self.archives = None
+        self.box = self._archives = None
+        self._archives_lock = threading.Lock()
 
     def __enter__(self) -> "Scorer":
         from ..executors import open_sandbox
         with ExitStack() as stack:
-            self.archives = ArchiveStore(self.archive_db)
-            stack.callback(self.archives.close)
             self.box = stack.enter_context(open_sandbox(self.config))
+            stack.callback(self._close_archives)
             self._stack = stack.pop_all()
         return self
 
@@ -164,6 +164,22 @@ class Scorer:
         if self._stack is not None:
             self._stack.close()
             self._stack = None
+            self.box = None
+
+    @property
+    def archives(self) -> ArchiveStore:
+        """The archive store (``archive_db``), opened on first use: a batch without an
+        archive never needs it (nor sqlalchemy).  ArchiveError when it cannot be opened."""
+        with self._archives_lock:
+            if self._archives is None:
+                self._archives = ArchiveStore(self.archive_db)
+            return self._archives
+
+    def _close_archives(self) -> None:
+        with self._archives_lock:
+            if self._archives is not None:
+                self._archives.close()
+                self._archives = None
 
     @property
     def workers(self) -> int:
@@ -187,8 +203,8 @@ class Scorer:
         if self.box is None:
             raise NeocoderError("Scorer: use it as a context manager (with Scorer() as scorer: ...)")
         items = list(items)
-        if archive is not None:
-            check_name(archive)
+        # opened now: a database that cannot open fails the call, not each item
+        store = self.archives if archive is not None and check_name(archive) else None
         parsed, problems = [], []
         for value in items:
             try:
@@ -208,7 +224,7 @@ class Scorer:
                 try:
                     record, scores = self.judge(item)
                     _wait(done, order[i], stop)
-                    return settle(i, record, scores, weights, self.archives, LOCAL_OWNER, archive)
+                    return settle(i, record, scores, weights, store, LOCAL_OWNER, archive)
                 except Exception as exc:  # noqa: BLE001 - one bad item must not lose the batch
                     return failed(i, item.problem_id, item.state, exc)
             finally:

@@ -4,7 +4,9 @@ states and the humans' technique sets, each loaded once and kept.
 ``/v1/score`` is the per-sample reward: a reply (or a program) for one problem state goes
 through ``pipeline.judge_reply``, the same stages ``neocoder eval`` runs after the model
 (program extraction, both test tiers, techniques, constraints, divergent), and comes
-back as the full ``Sample`` record with its scores.  ``/v1/run`` is ``neocoder sandbox
+back as the full ``Sample`` record with its scores: ``neocoder.rewards.scoring``'s
+``score_state``, which the in-process ``Scorer`` calls too.  A batch (batching.py) runs
+each of its programs through ``JudgeService.score``.  ``/v1/run`` is ``neocoder sandbox
 run``: a program on the given tests.
 
 Problem states come from the dataset the server was started with, read at start: the
