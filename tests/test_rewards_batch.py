@@ -147,3 +147,34 @@ def test_server_batch_limits_and_validation(server, recorded):
     schema = server.call("GET", "/openapi.json").json()
     assert {"ScoreRequest", "BatchScoreRequest", "RewardWeights", "ArchiveList"} <= set(schema["components"]["schemas"])
     assert {"/v1/archives", "/v1/archives/{name}"} <= set(schema["paths"])
+
+
+@pytest.mark.docker
+def test_a_batch_takes_a_judge_ticket_per_program_and_leaves_room_for_other_tokens(tmp_path, release_dir):
+    import threading
+
+    from test_serve import OTHER
+    srv = Server(tmp_path / "data", release_dir, "--workers", "2", "--per-token-concurrency", "2").start()
+    try:
+        item = {"problem_id": "1884A", "state": 0, "program": SLOW}
+        started, ends = time.monotonic(), {}
+
+        def other():
+            answer = srv.call("POST", "/v1/score", token=OTHER, json=dict(item, judge_all_tests=False))
+            ends["other"] = (answer.status_code, time.monotonic() - started)
+
+        answer = srv.call("POST", "/v1/score", json={"items": [item] * 6, "judge_all_tests": False}, stream=True)
+        lines = answer.iter_lines()
+        first = json.loads(next(line for line in lines if line))  # two programs judged: the batch is running
+        mine = srv.call("POST", "/v1/score", json=dict(item, judge_all_tests=False))
+        assert mine.status_code == 429  # the batch holds this token's two tickets
+        thread = threading.Thread(target=other)
+        thread.start()
+        rest = [json.loads(line) for line in lines if line]
+        ends["batch"] = time.monotonic() - started
+        thread.join(60)
+        assert sorted(r["index"] for r in [first, *rest]) == list(range(6))
+        assert ends["other"][0] == 200
+        assert ends["other"][1] < ends["batch"] - 2  # it waited behind at most this token's two programs
+    finally:
+        assert srv.stop(), srv.log.read_text()
