@@ -85,13 +85,12 @@ def test_scorer_yields_as_judged_and_archives_in_index_order(scorer, recorded):
              ScoreItem("1878A", 0, program=recorded["1878A"])]
     seen = [r.index for r in scorer.score(items)]
     assert seen[-1] == 0 and sorted(seen) == [0, 1, 2]  # completion order: the slow program last
-    ordered = [r.index for r in scorer.score(items + [ScoreItem("1884A", 0, program=fast)], archive="order")]
-    assert ordered.index(0) < ordered.index(1)  # item 1 waited for item 0's turn at the archive ...
-    assert ordered.index(2) < ordered.index(0)  # ... while another problem's item did not
-    results = sorted(scorer.score(items + [ScoreItem("1884A", 0, program=fast)], archive="again"),
-                     key=lambda r: r.index)
-    sizes = [r.scores["novelty"]["archive_size"] for r in results]
-    assert sizes == [0, 1, 0, 2]  # by index, whatever finished first
+    for archive in ("order", "again"):
+        arrived = list(scorer.score(items + [ScoreItem("1884A", 0, program=fast)], archive=archive))
+        assert [r.index for r in arrived].index(2) < [r.index for r in arrived].index(0)  # 1878A did not wait
+        results = sorted(arrived, key=lambda r: r.index)
+        sizes = [r.scores["novelty"]["archive_size"] for r in results]
+        assert sizes == [0, 1, 0, 2]  # by index: item 1, judged 3 s before item 0, waited for it
     assert results[3].scores["novelty"] == {"new_share": 0.0, "nearest_distance": 0.0, "archive_size": 2}
     assert results[1].scores["novelty"]["nearest_distance"] > 0.5  # unlike the slow program before it
     assert results[1].reward > results[3].reward  # the second copy earns no novelty
@@ -175,6 +174,6 @@ def test_a_batch_takes_a_judge_ticket_per_program_and_leaves_room_for_other_toke
         thread.join(60)
         assert sorted(r["index"] for r in [first, *rest]) == list(range(6))
         assert ends["other"][0] == 200
-        assert ends["other"][1] < ends["batch"] - 2  # it waited behind at most this token's two programs
+        assert ends["other"][1] < ends["batch"] - 1.5  # it waited behind at most this token's two programs
     finally:
         assert srv.stop(), srv.log.read_text()
