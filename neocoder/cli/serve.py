@@ -50,6 +50,8 @@ from .options import release_option
               help="Eval and task jobs of one token queued or running before 429.")
 @click.option("--programs-per-minute", type=click.IntRange(min=1), default=ServeConfig.programs_per_minute,
               show_default=True, help="Programs one token may judge a minute (/v1/run, /v1/score) before 429.")
+@click.option("--max-batch", type=click.IntRange(min=1), default=ServeConfig.max_batch, show_default=True,
+              help="Items in one /v1/score batch (docs/rewards.md); past it 413 naming the field items.")
 @click.option("--allow-endpoint", multiple=True, metavar="HOST_OR_CIDR",
               help="A host name, IP address or CIDR network the jobs' model endpoints may reach besides public "
                    "addresses (repeatable; loopback, private and link-local addresses are refused otherwise).")
@@ -62,12 +64,12 @@ from .options import release_option
               show_default=True)
 def serve_command(host, port, workers, jobs, data_dir, database_url, dataset, release, sandbox_kind, executor,
                   ray_address, tokens_file, no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue,
-                  max_jobs, jobs_per_token, programs_per_minute, allow_endpoint, allow_provider, shutdown_timeout,
+                  max_jobs, jobs_per_token, programs_per_minute, max_batch, allow_endpoint, allow_provider, shutdown_timeout,
                   log_level):
     """Serve NeoCoder over HTTP: judge programs, score replies, run evals as jobs (docs/serve.md)."""
     from ..serve import serve
     serve(ServeConfig(release, host, port, workers, jobs, data_dir, database_url, dataset, sandbox_kind, tokens_file,
                       no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs,
                       jobs_per_token, shutdown_timeout=shutdown_timeout, log_level=log_level, executor=executor,
-                      ray_address=ray_address, programs_per_minute=programs_per_minute,
+                      ray_address=ray_address, programs_per_minute=programs_per_minute, max_batch=max_batch,
                       allow_endpoint=list(allow_endpoint), allow_provider=allow_provider))
