@@ -289,6 +289,10 @@ def test_quotas_answer_429_naming_the_quota(serve):
     score = server.call("POST", "/v1/score", json={"problem_id": "1901A", "state": 0, "program": "print(1)"})
     assert score.status_code == 429 and score.headers["X-NeoCoder-Quota"] == "programs-per-minute"
     assert server.call("POST", "/v1/run", json=program, token=OTHER).status_code == 200  # a quota is a token's
+    # a batch counts every program it holds: 2 fit in OTHER's minute (1 spent), 3 never do
+    batch = {"items": [{"problem_id": "1901A", "state": 0, "program": "print(1)"}] * 3}
+    too_many = server.call("POST", "/v1/score", json=batch, token=OTHER)
+    assert too_many.status_code == 429 and too_many.headers["X-NeoCoder-Quota"] == "programs-per-minute"
 
     long_job = {"model": REPLAY, "limit": 50, "dataset": "release"}
     first = server.call("POST", "/v1/evals", json=long_job)
