@@ -27,7 +27,7 @@ from .config import ServeConfig
 from .jobs import JobConflict
 from .judging import NotFound, TooLarge, Unavailable
 from .limits import BodyLimit, Busy
-from .routes import evals, judge, problems, runs, service
+from .routes import archives, evals, judge, problems, runs, service
 from .services import close_services, open_services
 from .telemetry import RequestCounter, Telemetry
 
@@ -83,7 +83,8 @@ def create_app(config: ServeConfig) -> FastAPI:
                   description="NeoCoder as a service: judge programs, score replies per problem state, run "
                               "evaluations as jobs (docs/serve.md).")
     install_error_handlers(app)
-    for router in (judge.router, problems.router, evals.router, runs.router, service.router, service.open_router):
+    for router in (judge.router, archives.router, problems.router, evals.router, runs.router, service.router,
+                   service.open_router):
         app.include_router(router)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(BearerAuth, tokens=config.tokens)

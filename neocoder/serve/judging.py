@@ -4,7 +4,9 @@ states and the humans' technique sets, each loaded once and kept.
 ``/v1/score`` is the per-sample reward: a reply (or a program) for one problem state goes
 through ``pipeline.judge_reply``, the same stages ``neocoder eval`` runs after the model
 (program extraction, both test tiers, techniques, constraints, divergent), and comes
-back as the full ``Sample`` record with its scores.  ``/v1/run`` is ``neocoder sandbox
+back as the full ``Sample`` record with its scores: ``neocoder.rewards.scoring``'s
+``score_state``, which the in-process ``Scorer`` calls too.  A batch (batching.py) runs
+each of its programs through ``JudgeService.score``.  ``/v1/run`` is ``neocoder sandbox
 run``: a program on the given tests.
 
 Problem states come from the dataset the server was started with, read at start: the
@@ -15,38 +17,28 @@ techniques, comes from the shipped technique sets, read per problem on first use
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from ..config import DOCKER, LOCAL, RAY, SandboxConfig
 from ..dataset import build_from_release, load_states, shipped
 from ..errors import NeocoderError
 from ..judge import Limits, Sandbox, SubmissionResult
-from ..metrics import state_metrics
-from ..models import ReplayKey, Reply
-from ..pipeline import judge_reply
+from ..models import Reply
 from ..program import program_from_reply
 from ..records import ProblemState, Sample
-from ..solve import solve_prompt
+from ..rewards.scoring import NotFound, ProblemBank, score_state  # noqa: F401 - NotFound: app.py, deps.py map it to 404
 
 RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
 
 
-class NotFound(NeocoderError):
-    """Something the request names that the server does not have (HTTP 404): a problem, a
-    problem state, a job; ``field`` names the request field."""
-
-    def __init__(self, field_name: str, message: str):
-        self.field = field_name
-        super().__init__(f"{field_name}: {message}")
-
-
 class TooLarge(NeocoderError):
-    """A program over the server's size limit (HTTP 413); ``field`` names the request field."""
+    """Something over one of the server's limits (HTTP 413): a program past its size in
+    bytes, a request with too many tests or items; ``field`` names the request field."""
 
-    def __init__(self, field_name: str, size: int, limit: int):
+    def __init__(self, field_name: str, size: int, limit: int, unit: str = "bytes"):
         self.field = field_name
-        super().__init__(f"{field_name}: the program is {size} bytes, over the limit of {limit} bytes")
+        what = "the program is" if unit == "bytes" else "the request has"
+        super().__init__(f"{field_name}: {what} {size} {unit}, over the limit of {limit} {unit}")
 
 
 class Unavailable(NeocoderError):
@@ -73,16 +65,7 @@ class JudgeService:
             fixed = [ProblemState.from_dict(r) for r in build_from_release(Path(release_dir))[0]]
         else:
             fixed = load_states(Path(dataset))
-        self._states: dict[tuple, ProblemState] = {s.key: s for s in fixed}
-        self.index: dict[str, dict] = {}  # problem id -> what /v1/problems lists, in dataset order
-        for s in fixed:
-            entry = self.index.setdefault(s.problem_id, {"problem_id": s.problem_id, "states": [],
-                                                         "time_limit_s": s.time_limit_s,
-                                                         "memory_limit_mb": s.memory_limit_mb})
-            entry["states"].append(int(s.state))
-        self._human: dict[str, set | None] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()
+        self.bank = ProblemBank(fixed, self.dataset_name)
         from ..executors import EXECUTORS
         self.box: Sandbox = EXECUTORS[executor](
             SandboxConfig(sandbox, workers=workers, executor=executor, ray_address=ray_address), workers)
@@ -119,32 +102,15 @@ class JudgeService:
 
     def problems(self) -> list[dict]:
         """Every problem of the dataset: id, state numbers t, time and memory limits."""
-        return [dict(entry, states=sorted(set(entry["states"]))) for entry in self.index.values()]
+        return self.bank.problems()
 
     def state(self, problem_id: str, t: int) -> ProblemState:
         """The problem state.  Raises NotFound naming the states the problem has."""
-        if problem_id not in self.index:
-            raise NotFound("problem_id", f"no problem {problem_id!r} in the {self.dataset_name} dataset")
-        state = self._states.get((problem_id, int(t)))
-        if state is None:
-            have = sorted(s for p, s in self._states if p == problem_id)
-            raise NotFound("state", f"problem {problem_id} has no state {t} in the {self.dataset_name} dataset "
-                                    f"(states: {have or 'none: the oracle left no test'})")
-        return state
+        return self.bank.state(problem_id, t)
 
     def human(self, problem_id: str) -> set | None:
         """H(p): the union of the technique sets of the problem's accepted human solutions."""
-        if problem_id not in self._human:
-            with self._problem_lock(problem_id):
-                if problem_id not in self._human:
-                    from ..techniques.human import human_technique_sets
-                    sets = human_technique_sets({problem_id})
-                    self._human[problem_id] = (sets.get(problem_id) or {}).get("techniques")
-        return self._human[problem_id]
-
-    def _problem_lock(self, problem_id: str) -> threading.Lock:
-        with self._lock:
-            return self._locks.setdefault(problem_id, threading.Lock())
+        return self.bank.human(problem_id)
 
     # -- judging ---------------------------------------------------------------------
 
@@ -173,22 +139,14 @@ class JudgeService:
     def score(self, problem_id: str, t: int, text: str, model: str = "api", cpu_scale: float = 1.0,
               judge_all_tests: bool = True) -> tuple[Sample, dict]:
         """The sample record of reply (or program) ``text`` for problem state (problem_id, t),
-        and its scores: ``{"correct", "correct_plus", "follows", "convergent",
+        and its scores (neocoder.rewards.scoring.score_state, shared with the in-process
+        Scorer): ``{"correct", "correct_plus", "follows", "convergent",
         "divergent", "neogauge", "excluded"}`` as the run metrics define them (metrics.py
         on this one sample).  Raises NotFound, TooLarge, Unavailable."""
         state = self.state(problem_id, t)
         self._check_size("reply", program_from_reply(Reply(text=text)))
         self._check_sandbox()
-        prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, 0, state.source_index))
-        record = Sample(problem_id=state.problem_id, state=state.state, sample=0, model=model,
-                        constraints=list(state.constraints), prompt_sha256=prompt.sha256())
-        judge_reply(record, state, Reply(text=text), self.box, self.human(problem_id), cpu_scale, judge_all_tests)
-        rates = state_metrics([record])
-        scores = {"correct": record.correct, "correct_plus": record.correct_plus, "follows": record.follows,
-                  "convergent": rates.get("convergent"), "divergent": record.divergent,
-                  "neogauge": rates.get("neogauge"), "excluded": record.excluded,
-                  "infra": any(t is not None and t.infra for t in (record.examples, record.plus))}
-        return record, scores
+        return score_state(state, text, self.box, self.human(problem_id), model, cpu_scale, judge_all_tests)
 
     def _check_size(self, field_name: str, program: str) -> None:
         size = len(program.encode("utf-8", "replace"))

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Literal
+from dataclasses import fields as dataclass_fields
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SecretStr, Tag, create_model, field_validator,
+                      model_validator)
 
 from ..config import EvalConfig, ModelConfig
+from ..rewards.archive import ARCHIVE_NAME
+from ..rewards.formula import RewardWeights
 from .derive import request_model
 
 PROBLEM_ID = r"^[0-9]{1,6}[A-Z][0-9]?$"  # a Codeforces problem id, e.g. 1901A
@@ -76,8 +80,8 @@ class RunResponse(BaseModel):
     tests: list[Verdict]
 
 
-class ScoreRequest(Strict):
-    """POST /v1/score: a reply or a program for one problem state."""
+class BatchItem(Strict):
+    """One program of a batch: a reply or a program for one problem state."""
 
     problem_id: str = Field(pattern=PROBLEM_ID, description="Codeforces problem id, e.g. 1901A.")
     state: int = Field(ge=0, le=20, description="The state t of the problem's constraint chain.")
@@ -85,17 +89,62 @@ class ScoreRequest(Strict):
                                                               "(or the whole reply) is the program.")
     program: str | None = Field(None, min_length=1, description="A program, taken whole (unless it holds a "
                                                                 "``` fence).")
-    model: str = Field("api", min_length=1, max_length=200, pattern=r"^[\x20-\x7e]+$",
-                       description="The name recorded as the sample's model.")
-    judge_all_tests: bool = Field(True, description="False: each tier stops at its first failing test and the "
-                                                    "extended tests run only after every example passed "
-                                                    "(faster; the same scores).")
 
     @model_validator(mode="after")
     def _one_source(self):
         if (self.reply is None) == (self.program is None):
             raise ValueError("give exactly one of reply and program")
         return self
+
+    @property
+    def text(self) -> str:
+        """The reply or the program."""
+        return self.reply if self.reply is not None else self.program
+
+
+class JudgeOptions(Strict):
+    """How a /v1/score request's programs are recorded and judged."""
+
+    model: str = Field("api", min_length=1, max_length=200, pattern=r"^[\x20-\x7e]+$",
+                       description="The name recorded as the sample's model.")
+    judge_all_tests: bool = Field(True, description="False: each tier stops at its first failing test and the "
+                                                    "extended tests run only after every example passed "
+                                                    "(faster; the same scores).")
+
+
+class ScoreRequest(JudgeOptions, BatchItem):
+    """POST /v1/score: a reply or a program for one problem state."""
+
+
+RewardWeightsSpec = create_model(
+    "RewardWeights", __base__=Strict, __doc__="The reward's weights (neocoder/rewards/formula.py), each >= 0.",
+    **{f.name: (float, Field(f.default, ge=0, allow_inf_nan=False, description=f.metadata["help"]))
+       for f in dataclass_fields(RewardWeights)})
+
+
+class BatchScoreRequest(JudgeOptions):
+    """POST /v1/score with ``items``: a batch, answered as an NDJSON stream of ScoreResult
+    lines, one per item as it is judged (docs/rewards.md)."""
+
+    items: list[BatchItem] = Field(min_length=1, description="The programs, at most the server's max_batch "
+                                                             "(413 naming `items` past it).")
+    archive: str | None = Field(None, pattern=ARCHIVE_NAME, description="An archive of the caller's: novelty "
+                                "is measured against it and every program joins it, in item order per problem.")
+    weights: RewardWeightsSpec = Field(default_factory=RewardWeightsSpec, description="The reward's weights.")
+
+    def reward_weights(self) -> RewardWeights:
+        """The weights as the library's RewardWeights."""
+        return RewardWeights(**self.weights.model_dump())
+
+
+def _score_kind(body: Any) -> str:
+    return "batch" if isinstance(body, dict) and "items" in body else "single"
+
+
+# the body of POST /v1/score: a batch when it has ``items``, else the single request
+ScoreBody = Annotated[Union[Annotated[ScoreRequest, Tag("single")], Annotated[BatchScoreRequest, Tag("batch")]],
+                      Discriminator(_score_kind)]
+SCORE_TAGS = ("single", "batch")  # what a validation error's location carries after "body"
 
 
 class Scores(BaseModel):
@@ -116,6 +165,29 @@ class ScoreResponse(BaseModel):
 
     sample: dict[str, Any]
     scores: Scores
+
+
+class ArchiveSummary(BaseModel):
+    """One of the caller's archives."""
+
+    name: str
+    programs: int = Field(description="Programs scored into it.")
+    problems: int = Field(description="Distinct problems among them.")
+    first_added: float = Field(description="When its first program joined, seconds since the epoch (UTC).")
+    last_added: float = Field(description="When its last program joined.")
+
+
+class ArchiveList(BaseModel):
+    """GET /v1/archives: the caller's archives by name."""
+
+    archives: list[ArchiveSummary]
+
+
+class ArchiveReset(BaseModel):
+    """DELETE /v1/archives/{name}: the archive is empty now."""
+
+    name: str
+    deleted: int = Field(description="Programs it held.")
 
 
 class ModelChecks(Strict):

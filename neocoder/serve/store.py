@@ -1,7 +1,9 @@
 """The job store: every eval job and its state, in a database that outlives the server.
 
-One table, ``jobs``.  A row holds what a job was asked (the request without its API
-key: keys live only in the server's memory), who asked (the token's id, never the
+The table ``jobs``, and beside it the callers' archives of scored programs
+(``archive_programs``, neocoder/rewards/archive.py, as ``JobStore.archives``).  A row of
+``jobs`` holds what a job was asked (the request without its API key: keys live only in
+the server's memory), who asked (the token's id, never the
 token), its status and times, and the error that ended it.  The samples themselves are
 in the job's run folder (``store.RunFolder``), which ``api.evaluate`` resumes; the
 database only says which run folders exist and which are unfinished, so a restarted
@@ -24,6 +26,7 @@ from sqlalchemy import (Boolean, Column, Float, Integer, MetaData, String, Table
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import NeocoderError
+from ..rewards.archive import ArchiveError, ArchiveStore
 
 QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED, PAUSED = "queued", "running", "succeeded", "failed", "cancelled", \
     "paused"
@@ -80,6 +83,8 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 class JobStore:
     """The ``jobs`` table behind a few methods; thread-safe (one lock around writes).
+    ``archives`` is the ArchiveStore of the same database (archives are owned by the
+    caller's id, as jobs are).
 
     Raises NeocoderError when the database cannot be opened (a bad URL, a missing driver).
     """
@@ -92,7 +97,8 @@ class JobStore:
             if sqlite:
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             metadata.create_all(self.engine)
-        except (SQLAlchemyError, ImportError) as exc:
+            self.archives = ArchiveStore(self.engine)  # every caller's archives, in the same database
+        except (SQLAlchemyError, ImportError, ArchiveError) as exc:
             raise NeocoderError(f"cannot open the job store {self.safe_url(url)}: {exc}") from exc
         self.lock = threading.Lock()
 

@@ -1,0 +1,108 @@
+"""A batch of ``/v1/score`` as an NDJSON stream: each program judged on its own judge slot,
+each result sent as soon as it is ready.
+
+Admission: a batch is admitted like the requests it stands for, one ticket per program
+(``Services.judge_call``), never one ticket for the whole batch.  At most ``per_token``
+of its programs are in at once (the caller's per-token limit, shared with its other
+requests), so another caller's request waits behind at most that many of the batch's
+programs in the judge queue: a batch of 256 cannot take the judge from other tokens.  A
+program refused admission mid-batch (the caller's other requests or the queue are full)
+waits and tries again instead of failing; only the batch's first admission is a 429,
+before the stream starts (``admit_batch``).
+
+Archives: the programs of one problem are measured against the caller's archive and
+added to it in item order (``rewards.batch.predecessors``; the archive step runs after
+the judging, outside the judge slot, so waiting for an earlier item never holds a slot).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import AsyncIterator
+
+import anyio
+
+from ..errors import NeocoderError
+from ..rewards.batch import ScoreResult, failed, predecessors, settle
+from .judging import TooLarge, Unavailable
+from .limits import Busy
+from .schemas import BatchItem, BatchScoreRequest
+from .services import Services
+
+log = logging.getLogger("neocoder.serve")
+NDJSON = "application/x-ndjson"
+
+
+def admit_batch(s: Services, who: str, body: BatchScoreRequest) -> None:
+    """Refuse a batch before its stream starts: TooLarge (413, field ``items``) past
+    ``max_batch`` items, Unavailable (503) while draining or without a sandbox, Busy (429)
+    when not even one of its programs would be admitted now."""
+    if len(body.items) > s.config.max_batch:
+        raise TooLarge("items", len(body.items), s.config.max_batch, unit="items")
+    if s.draining:
+        raise Unavailable("the server is shutting down")
+    if s.judge.box.unavailable:
+        raise Unavailable(s.judge.box.unavailable)
+    with s.admission.ticket(who):
+        pass
+
+
+async def _admitted(s: Services, who: str, work):
+    """``s.judge_call(who, "score", work)``, waiting (up to a second between tries) while
+    the caller's per-token limit or the judge queue is full."""
+    delay = 0.05
+    while True:
+        try:
+            return await s.judge_call(who, "score", work)
+        except Busy:
+            await anyio.sleep(delay)
+            delay = min(1.0, delay * 2)
+
+
+async def _score_one(s: Services, who: str, body: BatchScoreRequest, i: int, before: int | None,
+                     done: list[anyio.Event]) -> ScoreResult:
+    item: BatchItem = body.items[i]
+    try:
+        record, scores = await _admitted(s, who, lambda: s.judge.score(
+            item.problem_id, item.state, item.text, body.model, judge_all_tests=body.judge_all_tests))
+        for tier in (record.examples, record.plus):
+            if tier is not None:
+                s.telemetry.count_verdicts("score", tier.verdicts)
+        if before is not None:
+            await done[before].wait()
+        return await anyio.to_thread.run_sync(lambda: settle(i, record, scores, body.reward_weights(),
+                                                             s.store.archives, who, body.archive))
+    except Exception as exc:  # noqa: BLE001 - one bad item must not lose the batch
+        if not isinstance(exc, NeocoderError):
+            log.warning("batch item %d failed: %s", i, exc)
+        return failed(i, item.problem_id, item.state, exc)
+    finally:
+        done[i].set()
+
+
+async def stream_batch(s: Services, who: str, body: BatchScoreRequest) -> AsyncIterator[bytes]:
+    """The batch's results as NDJSON lines (one ScoreResult JSON each), in the order they
+    are judged; at most ``per_token`` programs of the batch are in the judge at once."""
+    n = len(body.items)
+    order = predecessors([item.problem_id for item in body.items], body.archive)
+    done = [anyio.Event() for _ in range(n)]
+    send, receive = anyio.create_memory_object_stream(math.inf)
+    indices = iter(range(n))  # shared by the workers: each takes the next item in index order
+
+    async def worker():
+        for i in indices:
+            await send.send(await _score_one(s, who, body, i, order[i], done))
+
+    async def run_all():
+        async with send:
+            async with anyio.create_task_group() as workers:
+                for _ in range(min(n, s.config.per_token)):
+                    workers.start_soon(worker)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run_all)
+        async with receive:
+            async for result in receive:
+                yield (json.dumps(result.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
