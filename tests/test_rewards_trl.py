@@ -148,3 +148,27 @@ def test_reward_calling_conventions_and_unscored_rows():
         assert copy.__name__ == "neo" and copy._scorer is None
     assert reward._scorer is None  # closed at the end of the with block
     assert all(not math.isnan(x) for x in got[:3])
+
+
+def test_reward_functions_through_a_server_equal_in_process(tmp_path, release_dir):
+    """The TRL and verl reward functions with ``server=``: the batch goes to a real ``neocoder
+    serve`` (its shipped dataset, POST /v1/score with items) and the rewards are the in-process ones."""
+    from test_serve import TOKEN, Server
+
+    import neocoder.rewards.verl as neo_verl
+    states = shipped_states(STATES)
+    replies = [with_program("", recorded_program(s)) for s in states] + ["print(", "no code"]
+    columns = {"problem_id": [s.problem_id for s in states] * 2, "state": [s.state for s in states] * 2}
+    call = {"prompts": ["p"] * 4, "completions": replies, "completion_ids": [[1]] * 4, **columns}
+    with neocoder_reward(weights={"novelty": 0.0}) as local:
+        want = local(**call)
+    assert want[0] >= 1.0 and want[1] >= 1.0 and want[2:] == [0.0, 0.0]
+    server = Server(tmp_path / "data", release_dir, "--workers", "2").start()
+    try:
+        remote = neocoder_reward(weights={"novelty": 0.0}, server=server.url, token=TOKEN)
+        assert remote(**call) == pytest.approx(want) and remote._scorer is None
+        got = neo_verl.compute_score_batch(["neocoder"] * 4, replies, [f"{p}/{t}" for p, t in zip(*columns.values())],
+                                           [{}] * 4, weights={"novelty": 0.0}, server=server.url, token=TOKEN)
+        assert [g["score"] for g in got] == pytest.approx(want) and neo_verl._shared == {}
+    finally:
+        assert server.stop(), server.log.read_text()

@@ -22,6 +22,8 @@ path) and ``custom_reward_function.name=compute_score`` (or ``compute_score_batc
 ``reward_model.reward_manager=batch``).  In both, ``custom_reward_function.reward_kwargs`` from the config are merged into the call's
 keywords (``verl/trainer/ppo/reward.py``, ``_call_with_kwargs``); the options here come that
 way: ``weights`` (a mapping of ``RewardWeights`` fields), ``archive`` (an archive name),
+``judge_all_tests`` (default False: each test tier stops at its first failure; the same
+rewards, about ten times faster),
 ``server`` and ``token`` (a ``neocoder serve`` URL; the token defaults to
 ``$NEOCODER_TOKEN``, so it need not sit in a config file).  Without ``server`` the score is
 computed in process by one ``Scorer`` shared by every call of the process (opened on first
@@ -59,7 +61,7 @@ VERL_VERSION = "0.9.1"  # the verl whose reward managers this follows
 COMPONENTS = ("correct", "correct_plus", "follows", "convergent", "divergent", "neogauge", "excluded", "infra")
 _GROUND_TRUTH = re.compile(r"^\s*([^/\s]+)\s*/\s*(\d+)\s*$")
 
-_shared: Scorer | None = None
+_shared: dict[bool, Scorer] = {}  # the process's in-process Scorers, by judge_all_tests
 _shared_lock = threading.Lock()
 
 
@@ -83,22 +85,23 @@ def problem_state(ground_truth=None, extra_info=None) -> tuple[str, int]:
     return found[0]
 
 
-def shared_scorer() -> Scorer:
-    """The process's in-process Scorer for verl's calls (opened on first use, closed at exit)."""
-    global _shared
+def shared_scorer(judge_all_tests: bool = False) -> Scorer:
+    """The process's in-process Scorer for verl's calls with this ``judge_all_tests`` (opened
+    on first use, shared by every thread, closed at exit)."""
     with _shared_lock:
-        if _shared is None:
-            _shared = Scorer().__enter__()
+        if not _shared:
             atexit.register(close_shared_scorer)
-        return _shared
+        if judge_all_tests not in _shared:
+            _shared[judge_all_tests] = Scorer(judge_all_tests=judge_all_tests).__enter__()
+        return _shared[judge_all_tests]
 
 
 def close_shared_scorer() -> None:
-    """Close the shared Scorer (its sandbox); the next call opens a new one."""
-    global _shared
+    """Close the shared Scorers (their sandboxes); the next call opens a new one."""
     with _shared_lock:
-        scorer, _shared = _shared, None
-    if scorer is not None:
+        scorers = list(_shared.values())
+        _shared.clear()
+    for scorer in scorers:
         scorer.__exit__(None, None, None)
 
 
@@ -120,26 +123,28 @@ def as_verl(result: ScoreResult) -> dict:
     return out
 
 
-def _score(items: list[ScoreItem], weights, archive, server, token) -> list[dict]:
-    results = score_batch(items, archive=archive, weights=_weights(weights),
-                          scorer=None if server else shared_scorer(), server=server, token=token)
+def _score(items: list[ScoreItem], weights, archive, server, token, judge_all_tests) -> list[dict]:
+    every = bool(judge_all_tests)
+    scorer = None if server else shared_scorer(every)
+    results = score_batch(items, archive=archive, weights=_weights(weights), scorer=scorer, server=server,
+                          token=token, judge_all_tests=None if scorer else every)
     return [as_verl(r) for r in results]
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, *, weights=None,
                   archive: str | None = None, server: str | None = None, token: str | None = None,
-                  **kwargs) -> dict:
+                  judge_all_tests: bool = False, **kwargs) -> dict:
     """verl's per-sample custom reward: the NeoCoder reward of ``solution_str`` as a reply to
     the problem state the row names (module docstring).  Returns ``{"score", "scored",
     <components>}``.  Other keywords verl passes (``reward_router_address``, ...) are ignored."""
     problem_id, state = problem_state(ground_truth, extra_info)
     return _score([ScoreItem(problem_id=problem_id, state=state, reply=solution_str or "")],
-                  weights, archive, server, token)[0]
+                  weights, archive, server, token, judge_all_tests)[0]
 
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, *, weights=None,
                         archive: str | None = None, server: str | None = None, token: str | None = None,
-                        **kwargs) -> list[dict]:
+                        judge_all_tests: bool = False, **kwargs) -> list[dict]:
     """verl's batched custom reward (``reward_manager=batch``): lists (or numpy object arrays)
     in, one ``compute_score`` dict per sample out, in order; the whole batch is scored by one
     ``score_batch`` call."""
@@ -153,4 +158,4 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     for text, truth, extra in zip(solution_strs, ground_truths, extra_infos):
         problem_id, state = problem_state(truth, extra)
         items.append(ScoreItem(problem_id=problem_id, state=state, reply=text or ""))
-    return _score(items, weights, archive, server, token) if items else []
+    return _score(items, weights, archive, server, token, judge_all_tests) if items else []
