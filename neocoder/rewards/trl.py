@@ -93,8 +93,8 @@ class NeocoderReward:
     Options: ``weights`` (a ``RewardWeights`` or a mapping of its fields), ``archive`` (the
     archive name ``score_batch`` takes), ``judge_all_tests`` (default False: each test tier
     stops at its first failure, the same rewards and on GPT-4's programs about ten times
-    faster; True judges every test, for samples to keep), ``server`` + ``token`` (score through a ``neocoder
-    serve``; ``token`` defaults to ``$NEOCODER_TOKEN``) or else in process: one ``Scorer``
+    faster; True judges every test, for samples to keep), ``server`` + ``token`` (score
+    through a ``neocoder serve``; ``token`` defaults to ``$NEOCODER_TOKEN``) or else in process: one ``Scorer``
     opened on the first call and kept open across calls, closed by ``close()``, at the end
     of a ``with`` block, or at interpreter exit.  ``name`` is the ``__name__`` TRL logs under;
     ``problem_id_column`` / ``state_column`` name the dataset columns.  ``last_results``
@@ -110,7 +110,7 @@ class NeocoderReward:
         self.judge_all_tests = bool(scorer.judge_all_tests if scorer is not None else judge_all_tests)
         self.problem_id_column, self.state_column = problem_id_column, state_column
         self._scorer, self._own_scorer = scorer, False
-        self._lock = threading.Lock()
+        self._lock, self._at_exit = threading.Lock(), False
         self.last_results: list[ScoreResult | None] = []
 
     def __repr__(self) -> str:
@@ -125,7 +125,9 @@ class NeocoderReward:
             if self._scorer is None:
                 self._scorer = Scorer(judge_all_tests=self.judge_all_tests).__enter__()
                 self._own_scorer = True
-                atexit.register(self.close)
+                if not self._at_exit:
+                    atexit.register(self.close)
+                    self._at_exit = True
             return self._scorer
 
     def close(self) -> None:
@@ -144,7 +146,7 @@ class NeocoderReward:
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()  # a copy sent to another process opens its own Scorer
-        state.update(_scorer=None, _own_scorer=False, _lock=None, last_results=[])
+        state.update(_scorer=None, _own_scorer=False, _lock=None, _at_exit=False, last_results=[])
         return state
 
     def __setstate__(self, state: dict) -> None:
