@@ -36,8 +36,10 @@ echo "== installing neocoder into .venv"
 .venv/bin/pip install -q -e '.[local,test,aidanbench,serve,ray,rl]'
 # verl's reward managers, for tests/test_rewards_verl.py (neocoder/rewards/verl.py follows verl 0.9.1):
 # without its dependencies, whose pins (transformers < 5.11, vllm, ...) clash with trl's; these
-# modules import only tensordict, pyvers and omegaconf beyond what the extras bring (ray, torch).
-.venv/bin/pip install -q --no-deps 'verl==0.9.1' 'tensordict==0.10.0' 'pyvers==0.1.0' 'omegaconf==2.4.0'
+# modules import only tensordict (with its cloudpickle and pyvers) and omegaconf beyond what the
+# extras bring (ray, torch); checked in a fresh virtualenv.
+.venv/bin/pip install -q --no-deps 'verl==0.9.1' 'tensordict==0.10.0' 'pyvers==0.1.0' 'omegaconf==2.4.0' \
+    'cloudpickle>=3'
 
 echo "== building the sandbox image (offline)"
 .venv/bin/neocoder sandbox build
