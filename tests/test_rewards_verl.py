@@ -5,8 +5,8 @@ config (``pkg://`` and file paths, ``reward_kwargs`` merged as an OmegaConf mapp
 ``BatchRewardManager`` (``reward_manager=batch``) and the legacy ``NaiveRewardManager`` score a
 real ``DataProto``: they decode the responses with a tokenizer and call the function with
 their own keywords.  scripts/setup.sh installs verl with ``--no-deps`` and only the few
-packages these modules import (tensordict, pyvers, omegaconf; ray comes with the ``ray``
-extra), since verl's own pins (transformers < 5.11, vllm, ...) clash with trl's.
+packages these modules import (tensordict with cloudpickle and pyvers, omegaconf; ray comes
+with the ``ray`` extra), since verl's own pins (transformers < 5.11, vllm, ...) clash with trl's.
 
 The reward loop's ``NaiveRewardManager`` (``verl/experimental/reward_loop``, 0.9.1's default)
 cannot be imported without its heavy dependencies (aiohttp, its Ray resource pools, the
