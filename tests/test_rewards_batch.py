@@ -85,13 +85,12 @@ def test_scorer_yields_as_judged_and_archives_in_index_order(scorer, recorded):
              ScoreItem("1878A", 0, program=recorded["1878A"])]
     seen = [r.index for r in scorer.score(items)]
     assert seen[-1] == 0 and sorted(seen) == [0, 1, 2]  # completion order: the slow program last
-    ordered = [r.index for r in scorer.score(items + [ScoreItem("1884A", 0, program=fast)], archive="order")]
-    assert ordered.index(0) < ordered.index(1)  # item 1 waited for item 0's turn at the archive ...
-    assert ordered.index(2) < ordered.index(0)  # ... while another problem's item did not
-    results = sorted(scorer.score(items + [ScoreItem("1884A", 0, program=fast)], archive="again"),
-                     key=lambda r: r.index)
-    sizes = [r.scores["novelty"]["archive_size"] for r in results]
-    assert sizes == [0, 1, 0, 2]  # by index, whatever finished first
+    for archive in ("order", "again"):
+        arrived = list(scorer.score(items + [ScoreItem("1884A", 0, program=fast)], archive=archive))
+        assert [r.index for r in arrived].index(2) < [r.index for r in arrived].index(0)  # 1878A did not wait
+        results = sorted(arrived, key=lambda r: r.index)
+        sizes = [r.scores["novelty"]["archive_size"] for r in results]
+        assert sizes == [0, 1, 0, 2]  # by index: item 1, judged 3 s before item 0, waited for it
     assert results[3].scores["novelty"] == {"new_share": 0.0, "nearest_distance": 0.0, "archive_size": 2}
     assert results[1].scores["novelty"]["nearest_distance"] > 0.5  # unlike the slow program before it
     assert results[1].reward > results[3].reward  # the second copy earns no novelty
@@ -147,3 +146,34 @@ def test_server_batch_limits_and_validation(server, recorded):
     schema = server.call("GET", "/openapi.json").json()
     assert {"ScoreRequest", "BatchScoreRequest", "RewardWeights", "ArchiveList"} <= set(schema["components"]["schemas"])
     assert {"/v1/archives", "/v1/archives/{name}"} <= set(schema["paths"])
+
+
+@pytest.mark.docker
+def test_a_batch_takes_a_judge_ticket_per_program_and_leaves_room_for_other_tokens(tmp_path, release_dir):
+    import threading
+
+    from test_serve import OTHER
+    srv = Server(tmp_path / "data", release_dir, "--workers", "2", "--per-token-concurrency", "2").start()
+    try:
+        item = {"problem_id": "1884A", "state": 0, "program": SLOW}
+        started, ends = time.monotonic(), {}
+
+        def other():
+            answer = srv.call("POST", "/v1/score", token=OTHER, json=dict(item, judge_all_tests=False))
+            ends["other"] = (answer.status_code, time.monotonic() - started)
+
+        answer = srv.call("POST", "/v1/score", json={"items": [item] * 6, "judge_all_tests": False}, stream=True)
+        lines = answer.iter_lines()
+        first = json.loads(next(line for line in lines if line))  # two programs judged: the batch is running
+        mine = srv.call("POST", "/v1/score", json=dict(item, judge_all_tests=False))
+        assert mine.status_code == 429  # the batch holds this token's two tickets
+        thread = threading.Thread(target=other)
+        thread.start()
+        rest = [json.loads(line) for line in lines if line]
+        ends["batch"] = time.monotonic() - started
+        thread.join(60)
+        assert sorted(r["index"] for r in [first, *rest]) == list(range(6))
+        assert ends["other"][0] == 200
+        assert ends["other"][1] < ends["batch"] - 1.5  # it waited behind at most this token's two programs
+    finally:
+        assert srv.stop(), srv.log.read_text()

@@ -293,14 +293,23 @@ def score_batch(items: Iterable, *, archive: str | None = None, weights: RewardW
 
 
 def _remote(items: list, archive: str | None, weights: RewardWeights, server: str, token: str | None,
-            judge_all_tests: bool) -> Iterator[ScoreResult]:
+            judge_all_tests: bool) -> list[ScoreResult]:
+    """POST the batch to ``server``'s /v1/score and read every NDJSON line; ServerError when
+    the stream breaks or ends before every item has its result."""
     import json
 
-    from ..client import Client
+    import requests
+
+    from ..client import Client, ServerError
     body = {"items": [ScoreItem.of(x).to_dict() for x in items], "archive": archive, "weights": asdict(weights),
             "judge_all_tests": judge_all_tests}
     answer = Client(server, token).request("POST", "/v1/score", json=body, stream=True)
-    with answer:
-        for line in answer.iter_lines():
-            if line:
-                yield ScoreResult.from_dict(json.loads(line))
+    try:
+        with answer:
+            results = [ScoreResult.from_dict(json.loads(line)) for line in answer.iter_lines() if line]
+    except (requests.RequestException, ValueError) as exc:
+        raise ServerError(None, f"POST /v1/score: the stream of results broke: {exc}") from exc
+    if len(results) != len(items):
+        raise ServerError(answer.status_code, f"POST /v1/score: the stream ended after {len(results)} of "
+                                              f"{len(items)} results")
+    return results

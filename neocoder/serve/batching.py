@@ -49,6 +49,13 @@ def admit_batch(s: Services, who: str, body: BatchScoreRequest) -> None:
         pass
 
 
+def count_verdicts(s: Services, record) -> None:
+    """Count a scored sample's verdicts of both tiers under the ``score`` endpoint."""
+    for tier in (record.examples, record.plus):
+        if tier is not None:
+            s.telemetry.count_verdicts("score", tier.verdicts)
+
+
 async def _admitted(s: Services, who: str, work):
     """``s.judge_call(who, "score", work)``, waiting (up to a second between tries) while
     the caller's per-token limit or the judge queue is full."""
@@ -67,9 +74,7 @@ async def _score_one(s: Services, who: str, body: BatchScoreRequest, i: int, bef
     try:
         record, scores = await _admitted(s, who, lambda: s.judge.score(
             item.problem_id, item.state, item.text, body.model, judge_all_tests=body.judge_all_tests))
-        for tier in (record.examples, record.plus):
-            if tier is not None:
-                s.telemetry.count_verdicts("score", tier.verdicts)
+        count_verdicts(s, record)
         if before is not None:
             await done[before].wait()
         return await anyio.to_thread.run_sync(lambda: settle(i, record, scores, body.reward_weights(),

@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from pydantic import TypeAdapter
 
 from ...rewards.batch import ScoreResult
-from ..batching import NDJSON, admit_batch, stream_batch
+from ..batching import NDJSON, admit_batch, count_verdicts, stream_batch
 from ..deps import caller, services
 from ..judging import TooLarge
 from ..schemas import (SCORE_TAGS, BatchScoreRequest, RunRequest, RunResponse, ScoreBody, ScoreResponse,
@@ -80,9 +80,7 @@ async def score(body: ScoreBody, who: str = Depends(caller), s: Services = Depen
         return StreamingResponse(stream_batch(s, who, body), media_type=NDJSON)
     record, scores = await s.judge_call(who, "score", lambda: s.judge.score(
         body.problem_id, body.state, body.text, body.model, judge_all_tests=body.judge_all_tests))
-    for tier in (record.examples, record.plus):
-        if tier is not None:
-            s.telemetry.count_verdicts("score", tier.verdicts)
+    count_verdicts(s, record)
     return ScoreResponse(sample=record.to_dict(), scores=scores)
 
 
