@@ -33,7 +33,13 @@ fi
 # which crash on CPUs that report AMX without granting it to the process.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}"
 echo "== installing neocoder into .venv"
-.venv/bin/pip install -q -e '.[local,test,aidanbench,serve,ray]'
+.venv/bin/pip install -q -e '.[local,test,aidanbench,serve,ray,rl]'
+# verl's reward managers, for tests/test_rewards_verl.py (neocoder/rewards/verl.py follows verl 0.9.1):
+# without its dependencies, whose pins (transformers < 5.11, vllm, ...) clash with trl's; these
+# modules import only tensordict (with its cloudpickle and pyvers) and omegaconf beyond what the
+# extras bring (ray, torch); checked in a fresh virtualenv.
+.venv/bin/pip install -q --no-deps 'verl==0.9.1' 'tensordict==0.10.0' 'pyvers==0.1.0' 'omegaconf==2.4.0' \
+    'cloudpickle>=3'
 
 echo "== building the sandbox image (offline)"
 .venv/bin/neocoder sandbox build
