@@ -62,8 +62,9 @@ class ModelConfig(Config):
     """A model and how to call it (``--model`` and the shared model options).
 
     ``spec`` is ``PROVIDER/NAME`` (models/__init__.py lists the providers).  ``timeout``
-    is seconds per call (None: the provider's default); ``max_retries`` are the openai
-    SDK's retries with backoff on 429, 5xx and timeouts; ``seed`` is sent to endpoints
+    is seconds per call (None: the provider's default); ``max_retries`` are retries with
+    backoff on 429, 5xx and timeouts; ``max_connections`` bounds the calls in flight to the
+    model (None: the provider's default; models/limiter.py); ``seed`` is sent to endpoints
     that accept one.  ``release_dir`` is where ``replay/gpt-4-1106-preview`` finds the
     recorded codes.
     """
@@ -77,8 +78,11 @@ class ModelConfig(Config):
     temperature: float = option(0.0, "Sampling temperature.", ge=0, cap=2)
     max_tokens: int = option(1024, "Tokens per reply at most.", ge=1, cap=32768)
     timeout: float | None = option(None, "Seconds per model call.", gt=0, cap=3600)
-    max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (the openai SDK's own).",
-                              ge=0, cap=10)
+    max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (each call's own; see "
+                              "--max-connections for the run-wide slowdown).", ge=0, cap=10)
+    max_connections: int | None = option(
+        None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local/ "
+        "llama.cpp server); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=256)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
     release_dir: Path | None = option(None, "Where replay/gpt-4-1106-preview finds the recorded codes.",
                                       local=True, flag="")
