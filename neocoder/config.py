@@ -82,7 +82,7 @@ class ModelConfig(Config):
                               "--max-connections for the run-wide slowdown).", ge=0, cap=10)
     max_connections: int | None = option(
         None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local/ "
-        "llama.cpp server); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=256)
+        "llama.cpp server); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=64)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
     release_dir: Path | None = option(None, "Where replay/gpt-4-1106-preview finds the recorded codes.",
                                       local=True, flag="")
