@@ -81,8 +81,8 @@ class ModelConfig(Config):
     max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (each call's own; see "
                               "--max-connections for the run-wide slowdown).", ge=0, cap=10)
     max_connections: int | None = option(
-        None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local/ "
-        "llama.cpp server); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=64)
+        None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local "
+        "llama.cpp model); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=64)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
     release_dir: Path | None = option(None, "Where replay/gpt-4-1106-preview finds the recorded codes.",
                                       local=True, flag="")
@@ -193,7 +193,8 @@ class ChainConfig(Config):
     seed: int = option(0, "Seed of the input mutations / chains.")
     detector: str = option("treesitter", "Technique detector: tree-sitter rules, or the augmentation model (llm).",
                            choices=("treesitter", "llm"))
-    concurrency: int = option(2, "Problems in flight at once (--model; at least --max-connections).", ge=1)
+    concurrency: int = option(2, "Problems judged at once (--model); --max-connections more wait on the model.",
+                              ge=1)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
@@ -221,7 +222,7 @@ class AidanConfig(Config):
                                   "(1 - max similarity/100 <= --novelty-stop).")
     judge_retries: int = option(2, "Asks again after an unparseable judge reply, then records an error.", ge=0,
                                 cap=10)
-    concurrency: int = option(1, "Questions in flight at once (at least --max-connections).", ge=1, cap=32)
+    concurrency: int = option(1, "Questions in flight at once.", ge=1, cap=32)
     bootstrap: int = option(2000, "Bootstrap resamples of questions for the 95% intervals.", ge=2, cap=100000)
     bootstrap_seed: int = option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).",
                                  flag="--seed")
@@ -285,7 +286,7 @@ class IdeasConfig(Config):
     judge_retries: int = option(2, "Asks again after an unparseable judge reply, then records an error.", ge=0,
                                 cap=10)
     seed: int = option(0, "Seed of the judge draws.")
-    concurrency: int = option(1, "Keywords in flight at once (at least --max-connections).", ge=1, cap=32)
+    concurrency: int = option(1, "Keywords in flight at once.", ge=1, cap=32)
     bootstrap: int = option(2000, "Bootstrap resamples of keywords for the 95% intervals.", ge=2, cap=100000)
     bootstrap_seed: int = option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).")
     judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",

@@ -18,10 +18,10 @@ AidanBench, LiveIdeaBench, an AidanBench re-score, or one of your own) declares
 
 ``run(task)`` owns everything else, once for every task: checking the config before
 anything is written, the run folder and its manifest, the call cache (``run.cached``),
-resume, ``concurrency`` items in flight on a thread pool (enough for the model calls
-its models may have in flight, ``--max-connections``, each model's own limiter bounding
-them, models/limiter.py; the sandbox bounds judging to ``--workers``), the progress bar
-(with the calls in flight and retried), the stop
+resume, ``concurrency`` items in flight on a thread pool (where items wait on the
+sandbox too, enough for the model calls of ``--max-connections`` besides those judged:
+each model's limiter bounds its calls, models/limiter.py, and the sandbox bounds judging
+to ``--workers``), the progress bar (with the calls in flight and retried), the stop
 event (``neocoder serve`` cancelling: items in flight finish, the rest never start,
 ``Stopped`` is raised and a rerun resumes), stopping at the first exception that is
 not the item's own (an unreachable endpoint: every item would fail), and writing
@@ -189,9 +189,11 @@ class Task(ABC):
         """Do one item; yield the records to append, as they are made."""
 
     def concurrency(self, run: Run) -> int:
-        """Items in flight at once (default: the task's ``concurrency`` option, or the
-        calls its models may have in flight, ``run.connections``, whichever is more)."""
-        return max(getattr(self.config, "concurrency", 1), run.connections)
+        """Items in flight at once (default: the task's ``concurrency`` option; each model
+        still has at most its ``--max-connections`` calls in flight).  A task whose items
+        also wait on the sandbox adds ``run.connections``, so the model calls do not wait
+        on the sandbox's workers (EvalTask, ChainTask)."""
+        return getattr(self.config, "concurrency", 1)
 
     def label(self, run: Run) -> str:
         """The progress bar's description."""

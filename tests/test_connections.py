@@ -79,17 +79,24 @@ def states(tmp_path_factory, release_dir):
     return write_states(release_dir, tmp_path_factory.mktemp("states") / "states.jsonl", 40)
 
 
+def judged(out) -> list[tuple]:
+    """What each sample of the run folder ``out`` says, in key order (no timings)."""
+    return [(s.key, s.seed, s.prompt_sha256, s.code, [t["verdict"] for t in s.examples.tests], s.techniques,
+             s.follows, s.divergent) for s in sorted(RunFolder(out).read(Sample), key=lambda s: s.key)]
+
+
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory, states, release_dir):
-    """The metrics of one call at a time (--max-connections 1) on an endpoint with no
-    latency: the replies depend on the prompt only, so any N must give these."""
+    """The metrics and samples of one call at a time (--max-connections 1) on an endpoint
+    with no latency: the replies depend on the prompt only, so any N must give these."""
     server = PacedServer(reply, delay=0.0)
+    out = tmp_path_factory.mktemp("n1") / "run"
     try:
-        metrics, _ = timed_eval(eval_config(server.url, states, tmp_path_factory.mktemp("n1") / "run", release_dir, 1))
+        metrics, _ = timed_eval(eval_config(server.url, states, out, release_dir, 1))
     finally:
         server.close()
     assert server.most_active == 1
-    return metrics
+    return metrics, judged(out)
 
 
 @pytest.mark.docker
@@ -104,7 +111,7 @@ def test_32_connections_finish_40_slow_calls_fast_with_2_containers_and_the_same
     assert seconds <= 12, f"40 calls of 1 s with 32 connections took {seconds:.1f} s"
     assert server.most_active > 2  # calls in flight beyond the 2 sandbox workers
     assert 1 <= containers.most <= 2, f"{containers.most} sandbox containers at once with --workers 2"
-    assert metrics == baseline
+    assert (metrics, judged(tmp_path / "run")) == baseline
 
 
 @pytest.mark.docker
@@ -119,4 +126,4 @@ def test_an_endpoint_refusing_more_than_4_calls_loses_no_sample(tmp_path, states
     assert server.refused > 0 and server.most_active == 4  # it did refuse: the limiter had something to do
     twice = server.retried_more_than_once()
     assert twice < 0.1 * len(server.attempts), f"{twice} of {len(server.attempts)} calls retried more than once"
-    assert metrics == baseline
+    assert (metrics, judged(tmp_path / "run")) == baseline
