@@ -62,8 +62,9 @@ class ModelConfig(Config):
     """A model and how to call it (``--model`` and the shared model options).
 
     ``spec`` is ``PROVIDER/NAME`` (models/__init__.py lists the providers).  ``timeout``
-    is seconds per call (None: the provider's default); ``max_retries`` are the openai
-    SDK's retries with backoff on 429, 5xx and timeouts; ``seed`` is sent to endpoints
+    is seconds per call (None: the provider's default); ``max_retries`` are retries with
+    backoff on 429, 5xx and timeouts; ``max_connections`` bounds the calls in flight to the
+    model (None: the provider's default; models/limiter.py); ``seed`` is sent to endpoints
     that accept one.  ``release_dir``, when given, is a release whose recorded codes
     ``replay/gpt-4-1106-preview`` answers with (default: the codes shipped with neocoder).
     """
@@ -77,8 +78,11 @@ class ModelConfig(Config):
     temperature: float = option(0.0, "Sampling temperature.", ge=0, cap=2)
     max_tokens: int = option(1024, "Tokens per reply at most.", ge=1, cap=32768)
     timeout: float | None = option(None, "Seconds per model call.", gt=0, cap=3600)
-    max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (the openai SDK's own).",
-                              ge=0, cap=10)
+    max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (each call's own; see "
+                              "--max-connections for the run-wide slowdown).", ge=0, cap=10)
+    max_connections: int | None = option(
+        None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local "
+        "llama.cpp model); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=64)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
     release_dir: Path | None = option(None, "A release whose recorded codes replay/gpt-4-1106-preview answers with "
                                       "(default: the shipped ones).",
@@ -191,7 +195,8 @@ class ChainConfig(Config):
     seed: int = option(0, "Seed of the input mutations / chains.")
     detector: str = option("treesitter", "Technique detector: tree-sitter rules, or the augmentation model (llm).",
                            choices=("treesitter", "llm"))
-    concurrency: int = option(2, "Problems in flight at once (--model).", ge=1)
+    concurrency: int = option(2, "Problems judged at once (--model); --max-connections more wait on the model.",
+                              ge=1)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 

@@ -18,7 +18,10 @@ AidanBench, LiveIdeaBench, an AidanBench re-score, or one of your own) declares
 
 ``run(task)`` owns everything else, once for every task: checking the config before
 anything is written, the run folder and its manifest, the call cache (``run.cached``),
-resume, ``concurrency`` items in flight on a thread pool, the progress bar, the stop
+resume, ``concurrency`` items in flight on a thread pool (where items wait on the
+sandbox too, enough for the model calls of ``--max-connections`` besides those judged:
+each model's limiter bounds its calls, models/limiter.py, and the sandbox bounds judging
+to ``--workers``), the progress bar (with the calls in flight and retried), the stop
 event (``neocoder serve`` cancelling: items in flight finish, the rest never start,
 ``Stopped`` is raised and a rerun resumes), stopping at the first exception that is
 not the item's own (an unreachable endpoint: every item would fail), and writing
@@ -63,6 +66,7 @@ class Run:
         self.started = time.monotonic()
         self._folder = folder
         self._cache = None
+        self.models: list = []  # the models open_model opened, in order
         self.state: dict[str, Any] = {}  # what the task keeps between its steps
 
     @property
@@ -84,7 +88,29 @@ class Run:
         """The model ``config`` (a ModelConfig) names, closed when the run ends.  Raises
         ModelError when it cannot start."""
         from .models import get_model
-        return self.stack.enter_context(get_model(config))
+        model = self.stack.enter_context(get_model(config))
+        self.models.append(model)
+        return model
+
+    def limiters(self) -> list:
+        """The connection limiters of the models opened (models/limiter.py), one per
+        model that has one (replays have none)."""
+        return list({id(m.limiter): m.limiter for m in self.models if m.limiter is not None}.values())
+
+    @property
+    def connections(self) -> int:
+        """The most calls one of the run's models may have in flight (its
+        ``--max-connections``); 0 when no model makes calls."""
+        return max((limiter.most for limiter in self.limiters()), default=0)
+
+    def calls_status(self) -> str:
+        """The progress bar's note: model calls in flight and retries so far ("" with no
+        live model)."""
+        limiters = self.limiters()
+        if not limiters:
+            return ""
+        return (f"calls in flight {sum(x.in_flight for x in limiters)}, "
+                f"retries {sum(x.retries for x in limiters)}")
 
     def cached(self, model):
         """``model`` behind the run's call cache."""
@@ -163,7 +189,10 @@ class Task(ABC):
         """Do one item; yield the records to append, as they are made."""
 
     def concurrency(self, run: Run) -> int:
-        """Items in flight at once."""
+        """Items in flight at once (default: the task's ``concurrency`` option; each model
+        still has at most its ``--max-connections`` calls in flight).  A task whose items
+        also wait on the sandbox adds ``run.connections``, so the model calls do not wait
+        on the sandbox's workers (EvalTask, ChainTask)."""
         return getattr(self.config, "concurrency", 1)
 
     def label(self, run: Run) -> str:
@@ -265,6 +294,7 @@ def run_items(task: Task, run: Run, items: list) -> None:
                 if fut.result() is _SKIPPED:
                     skipped += 1
                     continue
+                bar.set_postfix_str(run.calls_status(), refresh=False)
                 bar.update(1)
         except BaseException:
             failed.set()

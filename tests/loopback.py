@@ -1,6 +1,7 @@
 """Real OpenAI-style HTTP endpoints on loopback, for the retry, timeout, cache and judge
 tests (a cloud API cannot run here; these servers do)."""
 
+import hashlib
 import json
 import threading
 import time
@@ -64,3 +65,69 @@ class ScriptedServer(FlakyServer):
 
     def next_reply(self) -> str:
         return self.replies.pop(0) if self.replies else "no idea"
+
+
+class PacedServer:
+    """A real OpenAI-style endpoint on loopback that answers each chat call after
+    ``delay`` seconds with ``respond(body) -> text``, taking at most ``capacity`` calls at
+    once (None: any number): a call beyond them is answered 429 at once, with a
+    ``Retry-After`` of ``retry_after`` seconds.  It counts what a rate-limit test needs:
+    ``attempts`` per distinct request body, ``refused`` (429s sent) and ``most_active``
+    (the most calls it held at once)."""
+
+    def __init__(self, respond, delay=1.0, capacity=None, retry_after=1.0):
+        self.respond, self.delay, self.capacity, self.retry_after = respond, delay, capacity, retry_after
+        self.attempts: dict[str, int] = {}
+        self.refused = self.active = self.most_active = 0
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as an API serves
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                body, code = outer.answer(raw)
+                try:
+                    self.send_response(code)
+                    self.send_header("content-type", "application/json")
+                    if code == 429:
+                        self.send_header("retry-after", str(outer.retry_after))
+                    self.send_header("content-length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def answer(self, raw: bytes) -> tuple[bytes, int]:
+        """The response body and status for the request body ``raw``."""
+        key = hashlib.sha256(raw).hexdigest()
+        with self.lock:
+            self.attempts[key] = self.attempts.get(key, 0) + 1
+            if self.capacity is not None and self.active >= self.capacity:
+                self.refused += 1
+                return b'{"error": {"message": "too many requests", "type": "rate_limit"}}', 429
+            self.active += 1
+            self.most_active = max(self.most_active, self.active)
+        try:
+            time.sleep(self.delay)
+            return _completion(self.respond(json.loads(raw))), 200
+        finally:
+            with self.lock:
+                self.active -= 1
+
+    def retried_more_than_once(self) -> int:
+        """Distinct requests that needed more than two attempts."""
+        return sum(1 for n in self.attempts.values() if n > 2)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

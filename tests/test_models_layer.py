@@ -16,7 +16,7 @@ from neocoder.models import Prompt, ReplayKey
 from neocoder.solve import solve_prompt
 
 # what neocoder/models may import: the shared bottom layer and the dataset stage to its left
-ALLOWED = {"config", "errors", "resources", "records", "store", "dataset"}
+ALLOWED = {"config", "errors", "resources", "records", "store", "dataset", "netpolicy"}
 RIGHT_OF_MODELS = ("neocoder.solve", "neocoder.program", "neocoder.strategies", "neocoder.pipeline",
                    "neocoder.judge", "neocoder.techniques", "neocoder.metrics", "neocoder.report", "neocoder.api",
                    "neocoder.aidanbench", "neocoder.ideas", "neocoder.denial")

@@ -76,7 +76,9 @@ class OpenAIEmbedder(Embedder):
         key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
         if not key:
             raise ModelError(f"openai/{model_name}: no API key (set OPENAI_API_KEY or pass --api-key)")
-        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries)
+        from .. import netpolicy  # a server's endpoint policy checks every connection (neocoder/netpolicy.py)
+        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries,
+                                    http_client=netpolicy.http_client(timeout) if netpolicy.current() else None)
         self.model_name, self.name = model_name, f"openai/{model_name}"
 
     def _embed(self, texts):

@@ -102,6 +102,9 @@ class Model:
 
     name: str = "?"
     api: str | None = None  # "chat" or "completion" where the model is behind an API; None for replays
+    # the calls in flight to its endpoint (a limiter.ConnectionLimiter); None where a reply
+    # costs no wait (replays)
+    limiter = None
 
     def generate(self, prompt: Prompt) -> Reply:  # pragma: no cover - interface
         """Answer ``prompt``.  Raises ModelError when no usable reply can be had."""

@@ -62,6 +62,7 @@ class CachedModel(Model):
 
     def __init__(self, inner: Model, cache: CallCache):
         self.inner, self.cache, self.name, self.api = inner, cache, inner.name, inner.api
+        self.limiter = inner.limiter  # a cached reply takes no connection: the inner call does
 
     def request(self, prompt: Prompt) -> dict | None:
         return self.inner.request(prompt)

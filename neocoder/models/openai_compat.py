@@ -7,9 +7,14 @@ import os
 import time
 
 import openai
+import tenacity
 
+from .. import netpolicy
 from ..config import ModelConfig
 from .base import Model, ModelError, Prompt, Reply
+from .limiter import ConnectionLimiter, retry_after
+
+API_CONNECTIONS = 16  # calls in flight to a hosted API when --max-connections is not given
 
 
 class EndpointError(ModelError):
@@ -26,14 +31,18 @@ class OpenAICompatModel(Model):
 
     ``api`` is "chat" (chat.completions with the prompt's messages) or "completion"
     (completions with the code-prefix prompt; the reply continues ``def solve():``).
-    Retries on 429/5xx/timeouts are the SDK's own (``max_retries``); ``timeout`` is in
-    seconds per call.  Raises ModelError when the endpoint fails after its retries.
+    At most ``max_connections`` calls are in flight at once (``limiter``, shared by the
+    ``with_temperature`` copies; fewer while the endpoint answers 429 or 5xx, see
+    limiter.py).  A call that gets no answer or a 408, 409, 429 or 5xx is tried again up to
+    ``max_retries`` times (tenacity, ``_attempts``; the SDK's own retries are off, so every
+    refusal reaches the limiter); ``timeout`` is in seconds per try.  Raises ModelError when
+    the endpoint fails after its retries.
     """
 
     def __init__(self, name: str, model_id: str, base_url: str | None = None,
                  api_key: str | None = None, api: str = "chat", temperature: float = 0.0,
                  max_tokens: int = 1024, timeout: float = 120.0, max_retries: int = 3,
-                 seed: int | None = 0):
+                 seed: int | None = 0, max_connections: int = API_CONNECTIONS, http_client=None):
         if api not in ("chat", "completion"):
             raise ModelError(f"--api must be chat or completion, not {api!r}")
         self.name, self.model_id, self.api = name, model_id, api
@@ -43,8 +52,10 @@ class OpenAICompatModel(Model):
             if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
                 raise ModelError(f"{name}: no API key (set OPENAI_API_KEY or pass --api-key)")
             key = "none"  # local endpoints accept any key
-        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
-                                    max_retries=max_retries)
+        self.max_retries = max_retries
+        self.limiter = ConnectionLimiter(max_connections)
+        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0,
+                                    http_client=http_client)
         self.endpoint = str(self.client.base_url)
 
     def with_temperature(self, temperature: float) -> "OpenAICompatModel":
@@ -72,31 +83,19 @@ class OpenAICompatModel(Model):
         return req
 
     def generate(self, prompt: Prompt) -> Reply:
+        """Answer ``prompt`` through the limiter, retrying as the class says.  Raises
+        EndpointError (unreachable, or the key or model refused) or ModelError."""
         start = time.monotonic()
-        params = self.sampling(prompt)
-        logprobs = None
         try:
-            if self.api == "chat":
-                extra = {"logprobs": True, "top_logprobs": prompt.logprobs} if prompt.logprobs else {}
-                resp = self.client.chat.completions.create(
-                    model=self.model_id, messages=list(prompt.messages), **params, **extra)
-                text = resp.choices[0].message.content or ""
-                prefix = ""
-                if prompt.logprobs and resp.choices[0].logprobs and resp.choices[0].logprobs.content:
-                    content = resp.choices[0].logprobs.content
-                    logprobs = {"tokens": [c.token for c in content], "token_logprobs": [c.logprob for c in content],
-                                "top": [{t.token: t.logprob for t in c.top_logprobs or []} for c in content]}
-            else:
-                extra = {"logprobs": prompt.logprobs} if prompt.logprobs else {}
-                resp = self.client.completions.create(
-                    model=self.model_id, prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP),
-                    **params, **extra)
-                text = resp.choices[0].text or ""
-                prefix = prompt.code_prefix
-                got = resp.choices[0].logprobs
-                if prompt.logprobs and got is not None:
-                    logprobs = {"tokens": list(got.tokens or []), "token_logprobs": list(got.token_logprobs or []),
-                                "top": [dict(t or {}) for t in got.top_logprobs or []]}
+            for attempt in self._attempts():
+                with attempt:
+                    with self.limiter.slot() as slot:
+                        try:
+                            resp, text, prefix, logprobs = self._create(prompt)
+                        except openai.APIStatusError as exc:
+                            if exc.status_code == 429 or exc.status_code >= 500:  # the endpoint is overloaded
+                                slot.overloaded(retry_after(exc.response.headers))
+                            raise
         except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
             raise EndpointError(f"{self.name}: the endpoint {self.endpoint} refused the request "
                                 f"({type(exc).__name__}: {exc}); check --api-key and the model name") from exc
@@ -104,7 +103,7 @@ class OpenAICompatModel(Model):
             raise ModelError(f"{self.name}: {type(exc).__name__}: no reply within the timeout after the client's "
                              f"retries: {exc}") from exc
         except openai.APIConnectionError as exc:
-            raise EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.client.max_retries} "
+            raise EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.max_retries} "
                                 f"retries ({exc}); check --base-url and that the server is running") from exc
         except openai.OpenAIError as exc:
             raise ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
@@ -117,8 +116,56 @@ class OpenAICompatModel(Model):
             extra={"finish_reason": resp.choices[0].finish_reason, **({"logprobs": logprobs} if logprobs else {})},
         )
 
+    def _attempts(self) -> tenacity.Retrying:
+        """The tries of one call: the first and ``max_retries`` more after a retryable
+        error, each after the endpoint's Retry-After or an exponential backoff with jitter
+        (0.5 s doubling up to 8 s, as the openai SDK's); the last error is re-raised."""
+        backoff = tenacity.wait_exponential_jitter(multiplier=0.5, max=8.0)
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            exc = state.outcome.exception()
+            given = retry_after(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
+            return backoff(state) if given is None else given
+
+        return tenacity.Retrying(stop=tenacity.stop_after_attempt(self.max_retries + 1), wait=wait,
+                                 retry=tenacity.retry_if_exception(retryable), reraise=True,
+                                 before_sleep=lambda _state: self.limiter.retried())
+
+    def _create(self, prompt: Prompt) -> tuple:
+        """One request to the endpoint: ``(response, text, code prefix, logprobs or None)``.
+        Raises the openai client's errors."""
+        params = self.sampling(prompt)
+        logprobs = None
+        if self.api == "chat":
+            extra = {"logprobs": True, "top_logprobs": prompt.logprobs} if prompt.logprobs else {}
+            resp = self.client.chat.completions.create(
+                model=self.model_id, messages=list(prompt.messages), **params, **extra)
+            text = resp.choices[0].message.content or ""
+            if prompt.logprobs and resp.choices[0].logprobs and resp.choices[0].logprobs.content:
+                content = resp.choices[0].logprobs.content
+                logprobs = {"tokens": [c.token for c in content], "token_logprobs": [c.logprob for c in content],
+                            "top": [{t.token: t.logprob for t in c.top_logprobs or []} for c in content]}
+            return resp, text, "", logprobs
+        extra = {"logprobs": prompt.logprobs} if prompt.logprobs else {}
+        resp = self.client.completions.create(
+            model=self.model_id, prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP),
+            **params, **extra)
+        got = resp.choices[0].logprobs
+        if prompt.logprobs and got is not None:
+            logprobs = {"tokens": list(got.tokens or []), "token_logprobs": list(got.token_logprobs or []),
+                        "top": [dict(t or {}) for t in got.top_logprobs or []]}
+        return resp, resp.choices[0].text or "", prompt.code_prefix, logprobs
+
     def close(self) -> None:
         self.client.close()
+
+
+def retryable(exc: BaseException) -> bool:
+    """Worth another try: no answer (a timeout, a lost connection), or 408, 409, 429 or
+    5xx (the statuses the openai SDK retries)."""
+    if isinstance(exc, openai.APIConnectionError):  # timeouts included
+        return True
+    return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 409, 429) or exc.status_code >= 500)
 
 
 def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
@@ -126,4 +173,7 @@ def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
     return OpenAICompatModel(config.spec, name, base_url=config.base_url, api_key=config.api_key,
                              api=config.api or "chat", temperature=config.temperature,
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
+                             max_connections=config.max_connections or API_CONNECTIONS,
+                             # a server's endpoint policy (neocoder/netpolicy.py) checks every connection
+                             http_client=netpolicy.http_client(config.timeout) if netpolicy.current() else None,
                              **({"timeout": config.timeout} if config.timeout else {}))

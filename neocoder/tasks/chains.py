@@ -60,6 +60,11 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
             s["failed"][problem["problem_id"]] = str(exc)
         return ()
 
+    def concurrency(self, run: Run) -> int:
+        """Problems in flight: ``concurrency`` judged (the sandbox's slots) plus those
+        waiting on the model (``--max-connections``, bounded by the model's limiter)."""
+        return self.config.concurrency + run.connections
+
     def manifest(self, run: Run) -> dict:
         return {"problems": len(run.state["problems"]),
                 "problems_sha256": hashlib.sha256(Path(run.state["path"]).read_bytes()).hexdigest()}

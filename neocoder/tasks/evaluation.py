@@ -135,10 +135,13 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
                            config.cpu_scale, judge_all_tests, config.strategy, s["options"], seed)
 
     def concurrency(self, run: Run) -> int:
+        """Samples in flight: those waiting on the model (``--max-connections``, bounded by
+        the model's limiter) plus those being judged (``--workers``, bounded by the sandbox
+        pool, which never judges more at once)."""
         workers = self.config.sandbox.workers
         if self.config.sandbox.executor == RAY:  # keep every node's slots busy: twice the cluster's slots in flight
             workers = max(workers, 2 * run.state["box"].capacity)
-        return workers
+        return workers + run.connections
 
     def label(self, run: Run) -> str:
         return f"eval {run.state['model'].name}"

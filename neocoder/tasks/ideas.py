@@ -21,13 +21,13 @@ from ..runner import Run, Task
 from . import IDEAS
 
 
-def _open_idea_model(config: IdeasConfig):
-    """The idea model: recorded ideas for ``replay/SOURCE``, else the provider's model."""
+def _open_idea_model(config: IdeasConfig, run: Run):
+    """The idea model, closed when the run ends: recorded ideas for ``replay/SOURCE``,
+    else the provider's model."""
     if config.model.spec.startswith("replay/"):
         from ..ideas.replay import load_recorded_ideas
-        return load_recorded_ideas(config.model.spec)
-    from ..models import get_model
-    return get_model(config.model)
+        return run.stack.enter_context(load_recorded_ideas(config.model.spec))
+    return run.open_model(config.model)
 
 
 class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", prompts=PROMPT_FILES):
@@ -53,7 +53,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         config = self.config
         replay = config.model.spec.startswith("replay/")
         keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
-        raw = run.stack.enter_context(_open_idea_model(config))
+        raw = _open_idea_model(config, run)
         variants = raw.variants()
         allowed = {}
         for variant in variants:
