@@ -42,9 +42,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -53,11 +50,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-import requests
 
 from neocoder.config import SandboxConfig
 from neocoder.dataset import shipped
 from neocoder.rewards import ScoreItem, Scorer, score_batch
+from serve_load import start_server, stop_server  # benchmarks/ is this script's folder, on sys.path
 
 MODEL = "gpt-4-1106-preview"
 
@@ -125,42 +122,6 @@ def unloaded(score, items: list[ScoreItem]) -> list[float]:
         score([item])
         out.append(time.monotonic() - t0)
     return out
-
-
-def start_server(data: Path, token: str, workers: int, clients: int) -> tuple:
-    """``neocoder serve`` on a free loopback port, on the shipped dataset (serve_load.py's
-    ``start_server`` judges the release's examples instead); (process, URL) once /healthz is 200."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    (data / "tokens").write_text(token + "\n")
-    log = (data / "server.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "neocoder.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--data-dir", str(data / "serve"), "--tokens-file", str(data / "tokens"),
-                             "--workers", str(workers), "--per-token-concurrency", str(clients),
-                             "--queue", str(clients), "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited:\n{(data / 'server.log').read_text()}")
-        try:
-            if requests.get(url + "/healthz", timeout=5).status_code == 200:
-                return proc, url
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("the server did not become healthy in 240 s")
-
-
-def stop_server(proc) -> None:
-    """SIGTERM, then SIGKILL after 120 s."""
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 @contextmanager

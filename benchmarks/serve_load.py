@@ -119,19 +119,19 @@ class Load:
                 "p99": float(np.percentile(lat, 99)), "cost": wall / max(1, len(self.latencies))}
 
 
-def start_server(release_dir: Path, data: Path, token: str, workers: int, clients: int) -> tuple:
-    """``neocoder serve`` on a free loopback port with its data in ``data``; (process, URL)
-    once /healthz answers 200."""
+def start_server(data: Path, token: str, workers: int, clients: int, extra: tuple = ()) -> tuple:
+    """``neocoder serve`` on a free loopback port with its data in ``data`` and the options
+    ``extra`` (e.g. the dataset); (process, URL) once /healthz answers 200.  Also used by
+    reward_throughput.py."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     (data / "tokens").write_text(token + "\n")
     log = (data / "server.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "neocoder.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--data-dir", str(data / "serve"), "--tokens-file", str(data / "tokens"), "--release",
-                             str(release_dir), "--dataset", "release", "--workers", str(workers),
-                             "--per-token-concurrency", str(clients), "--queue", str(clients),
-                             "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
+                             "--data-dir", str(data / "serve"), "--tokens-file", str(data / "tokens"),
+                             "--workers", str(workers), "--per-token-concurrency", str(clients), "--queue", str(clients),
+                             "--log-level", "warning", *extra], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
@@ -145,6 +145,15 @@ def start_server(release_dir: Path, data: Path, token: str, workers: int, client
         time.sleep(0.3)
     proc.kill()
     raise SystemExit("the server did not become healthy in 240 s")
+
+
+def stop_server(proc) -> None:
+    """SIGTERM, then SIGKILL after 120 s."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def main() -> int:
@@ -166,7 +175,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="serve-load-") as tmp:
         token = secrets.token_hex(24)
-        proc, url = start_server(release_dir, Path(tmp), token, args.workers, args.clients)
+        proc, url = start_server(Path(tmp), token, args.workers, args.clients,
+                                 ("--release", str(release_dir), "--dataset", "release"))
         try:
             box = DockerSandbox(concurrency=args.workers)
             if box.unavailable:
@@ -203,11 +213,7 @@ def main() -> int:
             server_sum = timed_server.summary(timed_server.run(served, args.seconds, args.max_requests))
             metrics = Client(url, token).metrics()
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
 
     print(f"\n{'way':<12}{'requests':>10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'ms/req':>9}")
     for name, s in (("in-process", local_sum), ("server", server_sum)):

@@ -22,6 +22,7 @@ from neocoder.cli import main
 from neocoder.errors import NeocoderError
 from neocoder.netpolicy import EndpointPolicy, EndpointRefused
 from neocoder.serve.limits import Admission, Busy
+from test_serve import wait_job
 
 TOKEN, OTHER = "policy-token-0123456789abcdef", "other-policy-token-0123456789"
 REPLAY = {"spec": "replay/gpt-4-1106-preview"}
@@ -61,13 +62,7 @@ class Served:
                                 **kwargs)
 
     def wait(self, job_id, timeout=300):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            job = self.call("GET", f"/v1/evals/{job_id}").json()
-            if job["status"] in ("succeeded", "failed", "cancelled", "paused"):
-                return job
-            time.sleep(0.2)
-        raise AssertionError(f"job {job_id} did not end: {job}")
+        return wait_job(self, job_id, timeout)
 
     def stop(self):
         self.server.should_exit = True
