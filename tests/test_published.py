@@ -165,7 +165,9 @@ def test_compare_refuses_runs_of_different_dataset_versions(runs, tmp_path):
     assert noted.exit_code == 0, noted.output
     note = [line for line in noted.output.splitlines() if line.startswith("note:")]
     assert len(note) == 1 and str(old) in note[0] and "no dataset version" in note[0] and "codeforces-1.0" in note[0]
-    assert "note:" not in cli(str(runs["gpt4"]), str(old)).output  # neither has one: nothing to say
+    assert '"dataset_version": "release-examples-' in runs["gpt4"].joinpath("manifest.json").read_text()
+    older = variant(runs["gpt4"], tmp_path / "older")
+    assert "note:" not in cli(str(older), str(old)).output  # neither has one: nothing to say
 
     with pytest.raises(NeocoderError, match="codeforces-1.0.*codeforces-1.1"):
         compare([load_run(a), load_run(b)], resamples=50)

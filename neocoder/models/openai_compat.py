@@ -9,7 +9,7 @@ import time
 import openai
 import tenacity
 
-from .. import netpolicy
+from ..netpolicy import current as endpoint_policy, http_client as guarded_http_client
 from ..config import ModelConfig
 from .base import Model, ModelError, Prompt, Reply
 from .limiter import ConnectionLimiter, retry_after
@@ -175,5 +175,5 @@ def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
                              max_connections=config.max_connections or API_CONNECTIONS,
                              # a server's endpoint policy (neocoder/netpolicy.py) checks every connection
-                             http_client=netpolicy.http_client(config.timeout) if netpolicy.current() else None,
+                             http_client=guarded_http_client(config.timeout) if endpoint_policy() else None,
                              **({"timeout": config.timeout} if config.timeout else {}))
