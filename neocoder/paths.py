@@ -1,15 +1,16 @@
 """Where neocoder keeps what it caches, and the fingerprints that name cached things.
 
-Two caches outlive a run: the validated dataset (``validated.py``: the human solutions'
-runs and the built problem states) and the human solutions' technique sets (the report).
-Both live under one folder, ``cache_root()``, read when it is asked for (never at import),
-so a test or a service can point it elsewhere for its own process:
+One cache outlives a run: the technique sets of a release's human solutions, detected
+when the dataset is built (``techniques/human.py`` ``detected_solution_sets``; the dataset
+itself ships with neocoder, ``dataset/shipped.py``).  It lives under one folder,
+``cache_root()``, read when it is asked for (never at import), so a test or a service can
+point it elsewhere for its own process:
 
 1. ``$NEOCODER_CACHE`` when it is set and not empty;
 2. otherwise ``~/.cache/neocoder``.
 
-``$XDG_CACHE_HOME`` is not read: one variable decides, and the default stays where the
-validated dataset has always been cached, so existing caches stay valid.
+``$XDG_CACHE_HOME`` is not read: one variable decides, and the default stays where
+neocoder's caches have always been, so existing caches stay valid.
 
 A cache entry is named after the files it was made from (a release, the sources of the
 code that built it), so a changed file makes a new entry instead of a stale hit.
@@ -44,7 +45,7 @@ def cache_root() -> Path:
 
 def fingerprint(files: Iterable[FileLike], names: Iterable[str] | None = None) -> str:
     """SHA-256 hex digest of ``files``, in the order given: the one hasher of sources
-    (the validated dataset's builder and release, the sandbox image's runner, the human
+    (the shipped dataset's builder and release, the sandbox image's runner, the human
     technique cache).
 
     Each file contributes its name (its base name, or the matching entry of ``names``,
