@@ -165,7 +165,7 @@ step "neocoder serve (from the wheel, no release): start, then score a program"
 port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$neocoder" serve --no-auth --port "$port" --workers 1 --data-dir "$work/serve" > "$work/serve.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
 "$PYTHON" - "$port" <<'EOF' || { echo "wheel check: serve failed:" >&2; cat "$work/serve.log" >&2; exit 1; }
 import json, sys, time, urllib.request
 base = f"http://127.0.0.1:{sys.argv[1]}"
@@ -182,5 +182,6 @@ assert answer["sample"]["problem_id"] == "1901A" and answer["scores"]["correct"]
 print("scored:", answer["scores"])
 EOF
 kill $server
+wait $server || true
 
 step "passed"

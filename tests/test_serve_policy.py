@@ -284,10 +284,12 @@ def test_quotas_answer_429_naming_the_quota(serve):
     score = server.call("POST", "/v1/score", json={"problem_id": "1901A", "state": 0, "program": "print(1)"})
     assert score.status_code == 429 and score.headers["X-NeoCoder-Quota"] == "programs-per-minute"
     assert server.call("POST", "/v1/run", json=program, token=OTHER).status_code == 200  # a quota is a token's
-    # a batch counts every program it holds: 2 fit in OTHER's minute (1 spent), 3 never do
-    batch = {"items": [{"problem_id": "1901A", "state": 0, "program": "print(1)"}] * 3}
-    too_many = server.call("POST", "/v1/score", json=batch, token=OTHER)
+    # a batch counts every program it holds: 2 do not fit in OTHER's minute (1 spent), 3 never fit (413)
+    item = {"problem_id": "1901A", "state": 0, "program": "print(1)"}
+    too_many = server.call("POST", "/v1/score", json={"items": [item] * 2}, token=OTHER)
     assert too_many.status_code == 429 and too_many.headers["X-NeoCoder-Quota"] == "programs-per-minute"
+    never = server.call("POST", "/v1/score", json={"items": [item] * 3}, token=OTHER)
+    assert never.status_code == 413 and never.json()["field"] == "items", never.text
 
     long_job = {"model": REPLAY, "limit": 50, "dataset": "release"}
     first = server.call("POST", "/v1/evals", json=long_job)

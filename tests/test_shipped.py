@@ -131,3 +131,36 @@ def test_eval_and_the_human_baseline_need_no_release(tmp_path, monkeypatch):
                                         "--out", "other", "--quiet"])
     assert refused.exit_code != 0
     assert "NeoCoder.json" in refused.output and "needed only to rebuild" in refused.output
+
+
+@pytest.mark.docker
+def test_a_run_folder_is_not_resumed_on_another_dataset(tmp_path, release_dir):
+    args = ["eval", "--model", "replay/gpt-4-1106-preview", "--limit", "1", "--states", "0", "--out",
+            str(tmp_path / "run"), "--quiet", "--workers", "1", "--release", str(release_dir)]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    other = CliRunner().invoke(main, args + ["--dataset", "release"])
+    assert other.exit_code != 0
+    assert "judged on dataset codeforces-1.0, not release-examples-" in " ".join(other.output.split())
+
+
+def test_release_examples_of_another_release_use_its_own_codes_and_humans(tmp_path, release_dir):
+    """--dataset release names a release: one that is not the shipped one (here a copy with
+    one recorded code changed) answers with its own codes and its own human sets."""
+    from neocoder.config import EvalConfig, ModelConfig
+    from neocoder.tasks.evaluation import own_release
+    copy = tmp_path / "release"
+    copy.mkdir()
+    for name in ("test_cases_annotated.json", HUMAN_FILE):
+        os.symlink(release_dir / name, copy / name)
+    problems = json.loads((release_dir / "NeoCoder.json").read_text())
+    problems[0]["codes"][0] = "def solve():\n    print('changed')\n"
+    (copy / "NeoCoder.json").write_text(json.dumps(problems))
+    config = lambda where: EvalConfig(ModelConfig("replay/gpt-4-1106-preview"), tmp_path / "out", where,  # noqa: E731
+                                      dataset="release")
+    assert own_release(config(release_dir)) is None  # the shipped release: the shipped codes and sets serve
+    assert own_release(config(copy)) == copy
+    assert own_release(EvalConfig(ModelConfig("replay/gpt-4-1106-preview"), tmp_path / "o", copy)) is None
+    codes = ReleaseReplay("replay/x", "gpt-4-1106-preview", own_release(config(copy))).codes
+    assert codes[problems[0]["problem_id"]][0] == "def solve():\n    print('changed')\n"
+    assert human_solution_sets(SLICE, copy) == human_solution_sets(SLICE)  # same humans, detected from the copy

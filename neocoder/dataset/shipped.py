@@ -21,7 +21,9 @@ into ``<out>/package/``; ``scripts/ship_dataset.sh`` rebuilds and copies them he
 files are written deterministically (sorted keys, gzip without a name or time stamp), and
 hold no measurement of the machine that built them (the humans' CPU seconds stay in the
 build's own records.jsonl and metrics.json), so a build from the same release with the same
-builder is byte-identical on any machine.
+builder is byte-identical on any machine whose zlib compresses alike (zlib-ng, used by some
+Python builds, may give other compressed bytes of the same text: compare the decompressed
+files before bumping the version).
 """
 
 from __future__ import annotations
@@ -130,7 +132,8 @@ def _human() -> dict:
 
 def human_solution_sets(problem_ids) -> dict[str, list[set[str]]]:
     """The shipped technique set of every accepted human solution (Python and C/C++) of
-    each problem of ``problem_ids`` that has any: ``{problem_id: [set, ...]}``."""
+    each problem of ``problem_ids`` the dataset holds: ``{problem_id: [set, ...]}`` (an
+    empty list for a problem with no such solution, e.g. 1773F)."""
     known = _human()
     return {pid: [set(s) for s in known[pid]] for pid in sorted(set(problem_ids)) if pid in known}
 

@@ -41,8 +41,9 @@ def admit_batch(s: Services, who: str, body: BatchScoreRequest) -> None:
     when not even one of its programs would be admitted now, or when its programs would pass
     the caller's quota of programs a minute (the whole batch is counted against the quota
     here, once; its programs' judge calls then count nothing more)."""
-    if len(body.items) > s.config.max_batch:
-        raise TooLarge("items", len(body.items), s.config.max_batch, unit="items")
+    limit = min(s.config.max_batch, s.config.programs_per_minute)  # a bigger batch would never fit the quota
+    if len(body.items) > limit:
+        raise TooLarge("items", len(body.items), limit, unit="items")
     if s.draining:
         raise Unavailable("the server is shutting down")
     if s.judge.box.unavailable:

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from ..config import RAY, EvalConfig
 from ..dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
+from ..dataset.release import ANNOTATED_FILE, NEOCODER_FILE, release_file
 from ..errors import NeocoderError
+from ..paths import fingerprint
 from ..records import ProblemState, Sample
 from ..store import RunFolder
 from ..runner import Run, Task
@@ -65,6 +67,39 @@ class DatasetInfo:
     path: Path | None
     version: str
 
+    def manifest(self) -> dict:
+        """The run manifest's fields naming this dataset: ``dataset``, ``dataset_path``, ``dataset_version``."""
+        return dict(dataset=self.name, dataset_path=str(self.path) if self.path else None,
+                    dataset_version=self.version)
+
+
+def own_release(config: EvalConfig) -> Path | None:
+    """The release whose recorded codes and human solutions an eval on ``--dataset release``
+    must use when it is not the release neocoder ships (its fingerprint differs from the
+    shipped manifest's); None otherwise (the shipped codes and technique sets serve)."""
+    if str(config.dataset) != "release":
+        return None
+    try:
+        same = shipped.release_fingerprint(config.release_dir) == shipped.manifest()["release_sha256"]
+    except OSError:
+        same = False  # a file the shipped release has is missing: another release
+    return None if same else Path(config.release_dir)
+
+
+def _check_resumed(folder, strategy: str, version: str) -> None:
+    """Refuse to resume a run folder whose samples are of another strategy or were judged
+    on another dataset version (its manifest's): they would be scored together."""
+    if not (folder.path / folder.MANIFEST).is_file():
+        return
+    manifest = folder.read_manifest()
+    before = manifest.config.get("strategy", "direct")
+    if before != strategy:
+        raise NeocoderError(f"{folder.path} holds samples of --strategy {before}, not {strategy}: give another --out")
+    recorded = manifest.extra.get("dataset_version")
+    if recorded and recorded != version:
+        raise NeocoderError(f"{folder.path} holds samples judged on dataset {recorded}, not {version}: give "
+                            "another --out (or the --dataset it was started with)")
+
 
 def describe_dataset(config: EvalConfig) -> DatasetInfo:
     """``DatasetInfo`` of ``config.dataset`` (see ``select_states``).  Raises OSError
@@ -72,8 +107,8 @@ def describe_dataset(config: EvalConfig) -> DatasetInfo:
     if config.dataset is None:
         return DatasetInfo(f"validated (shipped {shipped.version()})", None, shipped.version())
     if str(config.dataset) == "release":
-        return DatasetInfo(RELEASE_DATASET, None,
-                           f"release-examples-{shipped.release_fingerprint(config.release_dir)[:12]}")
+        read = [release_file(config.release_dir, name) for name in (NEOCODER_FILE, ANNOTATED_FILE)]
+        return DatasetInfo(RELEASE_DATASET, None, f"release-examples-{fingerprint(read)[:12]}")
     path = Path(config.dataset)
     file = path / RunFolder.RECORDS if path.is_dir() else path
     return DatasetInfo(str(path), path, f"file-{hashlib.sha256(file.read_bytes()).hexdigest()[:12]}")
@@ -103,17 +138,15 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         config = self.config
         states = select_states(config)
         problems = list(dict.fromkeys(s.problem_id for s in states))
-        folder = run.folder
-        if (folder.path / folder.MANIFEST).is_file():  # resuming: the samples already there must be of this strategy
-            before = folder.read_manifest().config.get("strategy", "direct")
-            if before != config.strategy:
-                raise NeocoderError(f"{folder.path} holds samples of --strategy {before}, not {config.strategy}: "
-                                    "give another --out")
-        human = human_technique_sets(set(problems))
+        dataset = describe_dataset(config)
+        _check_resumed(run.folder, config.strategy, dataset.version)
+        release = own_release(config)
+        human = human_technique_sets(set(problems), release)
         box = run.open_sandbox(config.sandbox)
-        raw = run.open_model(config.model)
+        raw = run.open_model(config.model if release is None or config.model.release_dir
+                             else config.model.with_(release_dir=release))
         run.state.update(
-            states=states, problems=problems, human=human, dataset=describe_dataset(config), box=box,
+            states=states, problems=problems, human=human, dataset=dataset, box=box,
             model=run.cached(raw),
             options=StrategyOptions(**{f.name: getattr(config, f.name) for f in dataclasses.fields(StrategyOptions)}))
 
@@ -148,10 +181,8 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
 
     def manifest(self, run: Run) -> dict:
         s = run.state
-        dataset = s["dataset"]
         return dict(problems=len(s["problems"]), problem_states=len(s["states"]), sandbox_image=s["box"].image,
-                    dataset=dataset.name, dataset_path=str(dataset.path) if dataset.path else None,
-                    dataset_version=dataset.version)
+                    **s["dataset"].manifest())
 
     def score(self, run: Run) -> dict:
         from ..metrics import score_samples
@@ -178,12 +209,11 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         from ..techniques.human import human_solution_sets
         states = select_states(self.config)
         run.state["dataset"] = describe_dataset(self.config)
-        run.state["rows"] = human_rows(states, human_solution_sets({s.problem_id for s in states}))
+        run.state["rows"] = human_rows(states, human_solution_sets({s.problem_id for s in states},
+                                                                   own_release(self.config)))
 
     def manifest(self, run: Run) -> dict:
-        dataset = run.state["dataset"]
-        return dict(dataset=dataset.name, dataset_path=str(dataset.path) if dataset.path else None,
-                    dataset_version=dataset.version)
+        return run.state["dataset"].manifest()
 
     def items(self, run: Run) -> list:
         return []

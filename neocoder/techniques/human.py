@@ -49,24 +49,28 @@ def human_solution_techniques(release_dir: Path, problem_ids=None) -> dict[str, 
             for pid, sols in solutions_by_language(release_dir, problem_ids).items()}
 
 
-def human_technique_sets(problem_ids) -> dict[str, dict]:
-    """H(p) for each problem of ``problem_ids`` (NeoCoder Eq. 3): the union of the shipped
+def human_technique_sets(problem_ids, release_dir: Path | None = None) -> dict[str, dict]:
+    """H(p) for each problem of ``problem_ids`` (NeoCoder Eq. 3): the union of the
     technique sets of its accepted solutions (``human_solution_sets``).
 
-    Returns ``{problem_id: {"techniques": set[str] | None}}`` for the problems the shipped
-    dataset has solutions for; ``techniques`` is None for a problem with no solution in a
-    language the detector supports (Python, C/C++): its divergent score is then undefined.
+    Returns ``{problem_id: {"techniques": set[str] | None}}`` for the problems the source
+    has (the shipped sets, or those of the release at ``release_dir``); ``techniques`` is
+    None for a problem with no solution in a language the detector supports (Python,
+    C/C++): its divergent score is then undefined.
     """
     return {pid: {"techniques": set().union(*sets) if sets else None}
-            for pid, sets in human_solution_sets(problem_ids).items()}
+            for pid, sets in human_solution_sets(problem_ids, release_dir).items()}
 
 
-def human_solution_sets(problem_ids) -> dict[str, list[set[str]]]:
+def human_solution_sets(problem_ids, release_dir: Path | None = None) -> dict[str, list[set[str]]]:
     """Technique set of every accepted human solution (Python and C/C++) of each problem of
-    ``problem_ids``, as shipped with neocoder (neocoder/dataset/shipped.py; the detector's
-    sets, made by ``detected_solution_sets`` when the dataset was built): the one source
-    of human technique sets for evals, the human baselines, the report and the server.
-    Raises ShippedDataError for a broken install."""
+    ``problem_ids``: as shipped with neocoder (neocoder/dataset/shipped.py; the detector's
+    sets, made by ``detected_solution_sets`` when the dataset was built), the one source for
+    evals, the human baselines, the report and the server; or, given ``release_dir`` (an
+    eval on another release's examples), detected from that release.  Raises
+    ShippedDataError for a broken install, DatasetError for a malformed release."""
+    if release_dir is not None:
+        return detected_solution_sets(release_dir, problem_ids)
     return shipped.human_solution_sets(problem_ids)
 
 
