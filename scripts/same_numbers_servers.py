@@ -14,9 +14,8 @@ scripts are served:
 - ``ideas_panel``: LiveIdeaBench ideas per keyword and seed, judge scores per (judge, idea)
   and fluency grades, all from hashes.
 
-The servers mirror the loopback endpoints of tests/ (`ScriptedEndpoint`, `PanelServer`);
-they are written again here because this script must run against any checkout, whose tests
-may have moved.
+The HTTP server is tests/loopback.py's ``RespondingServer`` of this checkout (the one the
+script runs from, whatever checkout it measures).
 """
 
 from __future__ import annotations
@@ -24,9 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from loopback import RespondingServer  # noqa: E402
 
 Reply = tuple[str, "dict | None"]  # (text, completion logprobs or None)
 
@@ -145,50 +147,6 @@ def ideas_panel(kind: str, body: dict) -> Reply:
     return f"Idea: study {keyword} with method {num} ({digest_int(keyword, num) % 997}) against a control.", None
 
 
-def _payload(kind: str, model: str, text: str, logprobs: dict | None) -> bytes:
-    usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-    choice: dict = {"index": 0, "finish_reason": "stop"}
-    if kind == "chat":
-        choice["message"] = {"role": "assistant", "content": text}
-    else:
-        choice.update(text=text, logprobs=logprobs)
-    return json.dumps({"id": "x", "object": "chat.completion" if kind == "chat" else "text_completion",
-                       "created": 0, "model": model, "usage": usage, "choices": [choice]}).encode()
-
-
-class ScriptedServer:
-    """A real OpenAI-compatible HTTP server on 127.0.0.1 (a free port) answering chat and
-    completion requests with ``respond(kind, body) -> (text, logprobs)``; ``url`` ends in
-    ``/v1``.  Use as a context manager; ``requests`` counts the requests answered."""
-
-    def __init__(self, respond: Callable[[str, dict], Reply]):
-        self.requests = 0
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                kind = "chat" if self.path.endswith("/chat/completions") else "completion"
-                outer.requests += 1
-                text, logprobs = respond(kind, body)
-                data = _payload(kind, body.get("model", "m"), text, logprobs)
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "ScriptedServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+# The server itself is the tests' (tests/loopback.py ``RespondingServer``, from this
+# checkout's own tests/, whatever checkout is measured): only the scripts above are this file's.
+ScriptedServer = RespondingServer

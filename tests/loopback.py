@@ -131,3 +131,67 @@ class PacedServer:
     def close(self):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+
+def completion_payload(kind: str, model: str, text: str, logprobs: dict | None = None, usage: dict = USAGE) -> bytes:
+    """The body of a 200 answer: a chat completion (``kind`` "chat") or a text completion
+    with its ``logprobs``, reporting ``usage``."""
+    choice: dict = {"index": 0, "finish_reason": "stop"}
+    if kind == "chat":
+        choice["message"] = {"role": "assistant", "content": text}
+    else:
+        choice.update(text=text, logprobs=logprobs)
+    return json.dumps({"id": "x", "object": "chat.completion" if kind == "chat" else "text_completion",
+                       "created": 0, "model": model, "usage": usage, "choices": [choice]}).encode()
+
+
+class RespondingServer:
+    """A real OpenAI-compatible endpoint on 127.0.0.1 answering chat and completion requests
+    with ``respond(kind, body) -> (text, logprobs | None)`` (``kind`` "chat" or
+    "completion"), reporting ``usage``; ``log(kind, body)`` keeps each request in
+    ``requests`` (as ``(kind, body)``; a subclass may keep something else).  ``url`` ends in
+    ``/v1``; ``close()`` or a ``with`` block stops it."""
+
+    def __init__(self, respond, usage: dict = USAGE):
+        self.requests: list = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                kind = "chat" if self.path.endswith("/chat/completions") else "completion"
+                outer.log(kind, body)
+                text, logprobs = respond(kind, body)
+                data = completion_payload(kind, body.get("model", "m"), text, logprobs, usage)
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def log(self, kind: str, body: dict) -> None:
+        self.requests.append((kind, body))
+
+    def prompts_text(self) -> str:
+        """Everything the model was shown, as one string (requests kept as ``(kind, body)``)."""
+        return json.dumps([body.get("messages") or body.get("prompt") for _, body in self.requests])
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

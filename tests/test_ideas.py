@@ -9,13 +9,13 @@ servers on loopback (``PanelServer``) whose replies a test scripts per model and
 import json
 import shutil
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+
+from loopback import RespondingServer
 
 from neocoder.cli import main
 from neocoder.config import IdeasConfig, ModelConfig
@@ -34,47 +34,25 @@ from neocoder.store import RunFolder
 FALLBACK_MARK = "brainstorming exercise"  # in prompts/ideas_fallback_user.txt, not in the first prompt
 
 
-class PanelServer:
+class PanelServer(RespondingServer):
     """A real OpenAI-style endpoint on loopback for several models at once: each request
     (chat or completions) is answered by ``answer(model_id, prompt_text, body)``; every
     request is kept in ``requests`` as (model_id, prompt_text, body)."""
 
     def __init__(self, answer):
-        self.answer, self.requests = answer, []
-        outer = self
+        super().__init__(lambda kind, body: (answer(body.get("model"), self.text(body), body), None),
+                         usage={"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29})
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
+    @staticmethod
+    def text(body: dict) -> str:
+        return "\n".join(m["content"] for m in body["messages"]) if "messages" in body else body["prompt"]
 
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                chat = "messages" in body
-                text = "\n".join(m["content"] for m in body["messages"]) if chat else body["prompt"]
-                outer.requests.append((body.get("model"), text, body))
-                reply = outer.answer(body.get("model"), text, body)
-                choice = {"index": 0, "finish_reason": "stop"}
-                choice.update({"message": {"role": "assistant", "content": reply}} if chat else
-                              {"text": reply, "logprobs": None})
-                raw = json.dumps({"id": "x", "object": "chat.completion" if chat else "text_completion",
-                                  "created": 0, "model": body.get("model"), "choices": [choice],
-                                  "usage": {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29}}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def log(self, kind: str, body: dict) -> None:
+        self.requests.append((body.get("model"), self.text(body), body))
 
     def of(self, model: str) -> list[str]:
         """The prompts ``model`` was sent."""
         return [text for m, text, _ in self.requests if m == model]
-
-    def close(self):
-        self.httpd.shutdown()
 
 
 JUDGE_REPLIES = {"j1": "originality: 8\nfeasibility: 6\nclarity: 7",

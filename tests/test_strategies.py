@@ -8,13 +8,12 @@ ever reaches a prompt.
 
 from __future__ import annotations
 
-import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from click.testing import CliRunner
+
+from loopback import RespondingServer
 
 from neocoder.cli import main
 from neocoder.metrics import best_of_k, state_metrics
@@ -48,50 +47,7 @@ RIGHT_RECURSIVE = ("def add(a, b):\n    return a if b == 0 else add(a + 1, b - 1
                    "def solve():\n    a, b = map(int, input().split())\n    print(add(a, b) if b < 50 else a + b)\n")
 
 
-class ScriptedEndpoint:
-    """A real OpenAI-compatible HTTP server on 127.0.0.1 answering chat and completion
-    requests with ``respond(kind, body) -> (text, logprobs | None)``; every request body
-    is kept in ``requests``."""
-
-    def __init__(self, respond):
-        self.requests: list[tuple[str, dict]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-                kind = "chat" if self.path.endswith("/chat/completions") else "completion"
-                outer.requests.append((kind, body))
-                text, logprobs = respond(kind, body)
-                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-                if kind == "chat":
-                    payload = {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "usage": usage,
-                               "choices": [{"index": 0, "finish_reason": "stop",
-                                            "message": {"role": "assistant", "content": text}}]}
-                else:
-                    payload = {"id": "x", "object": "text_completion", "created": 0, "model": "m", "usage": usage,
-                               "choices": [{"index": 0, "finish_reason": "stop", "text": text,
-                                            "logprobs": logprobs}]}
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def prompts_text(self) -> str:
-        """Everything the model was shown, as one string."""
-        return json.dumps([body.get("messages") or body.get("prompt") for _, body in self.requests])
-
-    def close(self):
-        self.httpd.shutdown()
+ScriptedEndpoint = RespondingServer  # answers with respond(kind, body) -> (text, logprobs | None)
 
 
 @pytest.fixture
