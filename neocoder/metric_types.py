@@ -171,6 +171,9 @@ class EvalMetrics:
     """The test tiers judged: ["examples"] or ["examples", "plus"]."""
     dataset: str | None = field(default=None, metadata=_OPTIONAL)
     """What the problem states were judged on (tasks.evaluation.describe_dataset)."""
+    diversity: dict | None = field(default=None, metadata=_OPTIONAL)
+    """How different the programs are: algorithm classes by technique, structure and
+    execution, per state, along the chain and against the humans (diversity/run.py)."""
 
     def to_dict(self) -> dict:
         """The content of metrics.json, key order included."""

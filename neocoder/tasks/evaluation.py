@@ -18,7 +18,9 @@ from pathlib import Path
 
 from ..config import RAY, EvalConfig
 from ..dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
-from ..dataset.release import ANNOTATED_FILE, NEOCODER_FILE, release_file
+from ..dataset.release import ANNOTATED_FILE, NEOCODER_FILE, has_release, release_file
+from ..diversity.humans import human_programs
+from ..diversity.run import human_diversity, run_diversity
 from ..errors import NeocoderError
 from ..paths import fingerprint
 from ..records import ProblemState, Sample
@@ -114,6 +116,17 @@ def describe_dataset(config: EvalConfig) -> DatasetInfo:
     return DatasetInfo(str(path), path, f"file-{hashlib.sha256(file.read_bytes()).hexdigest()[:12]}")
 
 
+def diversity_humans(config: EvalConfig, problem_ids) -> dict | None:
+    """The human reference programs of ``problem_ids`` for the diversity measures
+    (diversity.humans.human_programs): the shipped technique sets, with the code of the
+    release at ``config.release_dir`` where there is one; None on ``--dataset release`` of
+    another release than the shipped one (its solutions are not the shipped sets')."""
+    if own_release(config) is not None or not problem_ids:
+        return None
+    release = config.release_dir if has_release(config.release_dir) else None
+    return human_programs(problem_ids, release)
+
+
 class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
     """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
 
@@ -192,9 +205,12 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         samples = sorted((x for x in run.folder.read(Sample) if (x.problem_id, x.state) in wanted),
                          key=lambda x: x.key)
         tests = ["examples", "plus"] if any(st.extended_tests for st in s["states"]) else ["examples"]
-        return score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed,
-                             strategy=config.strategy, calls=run.cache.stats(), tests=tests,
-                             dataset=s["dataset"].name).to_dict()
+        metrics = score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed,
+                                strategy=config.strategy, calls=run.cache.stats(), tests=tests,
+                                dataset=s["dataset"].name)
+        metrics.diversity = run_diversity(samples, diversity_humans(config, {x.problem_id for x in samples}),
+                                          resamples=config.bootstrap, seed=config.bootstrap_seed)
+        return metrics.to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
         return EvalResult(run.folder.path, metrics, run.seconds())
@@ -223,8 +239,13 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
 
     def score(self, run: Run) -> dict:
         from ..metrics import score_humans
+        config = self.config
         run.folder.write_all(run.state["rows"])
-        return score_humans(run.state["rows"], self.config.bootstrap, self.config.bootstrap_seed).to_dict()
+        metrics = score_humans(run.state["rows"], config.bootstrap, config.bootstrap_seed)
+        programs = diversity_humans(config, {row.problem_id for row in run.state["rows"]})
+        if programs:
+            metrics.diversity = human_diversity(programs, resamples=config.bootstrap, seed=config.bootstrap_seed)
+        return metrics.to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
         return EvalResult(run.folder.path, metrics, run.seconds())

@@ -1,0 +1,86 @@
+"""Algorithm classes of programs, by three measures (docs/metrics.md, "Diversity").
+
+- ``technique``: two programs are one class when the detector found the same technique
+  set in both (exact).  Tells apart programs that use different techniques (a sort
+  against a hash map); cannot tell apart two algorithms made of the same techniques (two
+  greedy rules over one loop), and any detector miss moves a program between classes.
+- ``structure``: one class when the pq-gram distance of their syntax trees is at most
+  ``structure.THRESHOLD`` (structure.py says what it can and cannot tell apart).
+- ``execution``: one class when their execution fingerprints agree: the complexity class
+  fitted to their operation counts on inputs of growing size, and their memory class
+  (execution.py).  Tells apart an O(n) and an O(n^2) solution whatever they look like;
+  cannot tell apart two algorithms of one complexity (two linear scans), and a program
+  that does not run on the grown inputs has no fingerprint (left out of this measure).
+
+Every measure partitions with NoveltyBench's greedy rule (measures.partition).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import structure
+from .measures import partition, partition_by_key
+
+TECHNIQUE, STRUCTURE, EXECUTION = "technique", "structure", "execution"
+MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION)
+
+
+@dataclass
+class Program:
+    """One program as the measures see it.
+
+    ``source`` and ``language`` ("python" or "cpp"), ``techniques`` (the detector's set),
+    ``execution`` (the fingerprint's class key, execution.Fingerprint.key(); None when
+    it has none or was not measured), ``correct`` and ``quality`` (u_i of utility_k)."""
+
+    source: str
+    language: str = "python"
+    techniques: frozenset = frozenset()
+    execution: tuple | None = None
+    correct: bool = True
+    quality: float = 1.0
+    _shape: structure.Shape | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def shape(self) -> structure.Shape:
+        """The program's pq-gram profile (structure.shape), computed once."""
+        if self._shape is None:
+            self._shape = structure.shape(self.source, self.language)
+        return self._shape
+
+
+def available(programs: list[Program], measure: str) -> list[int]:
+    """Indexes of ``programs`` the measure can class: every one for technique, those
+    with code for structure, those with a fingerprint for execution."""
+    if measure == EXECUTION:
+        return [i for i, p in enumerate(programs) if p.execution is not None]
+    if measure == STRUCTURE:
+        return [i for i, p in enumerate(programs) if p.source]
+    return list(range(len(programs)))
+
+
+def classes(programs: list[Program], measure: str, threshold: float = structure.THRESHOLD) -> list[int]:
+    """Class labels (measures.partition) of ``programs`` by ``measure`` (one of MEASURES),
+    in order.  For execution every program must have a fingerprint (use ``available``).
+    Raises ValueError for an unknown measure or a program without a fingerprint."""
+    if measure == TECHNIQUE:
+        return partition_by_key([frozenset(p.techniques) for p in programs])
+    if measure == STRUCTURE:
+        return partition([p.shape for p in programs], lambda a, b: a.distance(b) <= threshold)
+    if measure == EXECUTION:
+        if any(p.execution is None for p in programs):
+            raise ValueError("execution classes need a fingerprint for every program")
+        return partition_by_key([p.execution for p in programs])
+    raise ValueError(f"unknown diversity measure {measure!r} (one of {', '.join(MEASURES)})")
+
+
+def joint_classes(first: list[Program], second: list[Program], measure: str) -> tuple[list[int], list[int]]:
+    """``classes`` of ``first`` followed by ``second`` in one partition, split back:
+    the labels of each, comparable with each other (for measures.overlap).  For
+    execution and structure, programs the measure cannot class are left out of both
+    lists (``available``)."""
+    first = [first[i] for i in available(first, measure)]
+    second = [second[i] for i in available(second, measure)]
+    labels = classes(first + second, measure)
+    return labels[:len(first)], labels[len(first):]
