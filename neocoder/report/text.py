@@ -32,6 +32,7 @@ def eval_table(metrics: dict) -> str:
         cells += [f"{percent(m.get(key), m.get('intervals', {}).get(key)):>13}" for _, key in cols[2:]]
         lines.append("  ".join(cells))
     lines += sampling_lines(metrics)
+    lines += diversity_lines(metrics.get("diversity"))
     excluded = sum(m["excluded"] for m in metrics["states"].values())
     if excluded:
         lines.append(f"({excluded} samples excluded: sandbox INFRA failures or model errors; rerun to retry)")
@@ -52,6 +53,37 @@ def eval_table(metrics: dict) -> str:
                      "divergent Eq. 6 (techniques no other human solution of the problem uses)")
     return "\n".join(lines)
 
+
+def _mean(got: dict | None, digits: int = 2) -> str:
+    """A diversity mean as "2.29 ±0.27" (± half the 95% interval), "-" when absent."""
+    if not got or got.get("value") is None:
+        return "-"
+    half = f" ±{(got['high'] - got['low']) / 2:.{digits}f}" if "low" in got else ""
+    return f"{got['value']:.{digits}f}{half}"
+
+
+def diversity_lines(diversity: dict | None) -> list[str]:
+    """The ``diversity`` block of a metrics.json (neocoder/diversity/run.py) as lines:
+    per state the k-sample measures, the chain's classes against k humans, or (human
+    baselines) the classes among each problem's solutions; means over problems."""
+    if not diversity:
+        return []
+    lines = []
+    if "humans" in diversity:
+        for m, got in diversity["humans"].items():
+            lines.append(f"algorithm classes by {m}: {_mean(got.get('classes'))} among {_mean(got.get('solutions'), 1)} "
+                         f"solutions per problem; among 6 drawn: {_mean(got.get('classes@6'))}")
+        return lines
+    for t, by_measure in diversity.get("states", {}).items():
+        cells = [f"{m}: distinct_k {_mean(g.get('distinct_k'))}, utility_k {_mean(g.get('utility_k'))}, "
+                 f"effective {_mean(g.get('effective'))}" for m, g in by_measure.items()]
+        lines.append(f"diversity at t={t} (k={_mean(next(iter(by_measure.values())).get('k'), 1)}): " + "; ".join(cells))
+    for m, g in diversity.get("chain", {}).items():
+        human = f", {_mean(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""
+        shared = f", {percent(g['overlap_humans']['value'])} of them also human" if g.get("overlap_humans") else ""
+        lines.append(f"chain diversity by {m}: {_mean(g.get('classes'))} classes among {_mean(g.get('correct'))} "
+                     f"correct programs per problem{human}{shared}")
+    return lines
 
 
 def correctness(dataset: str | None) -> str:

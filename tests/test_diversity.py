@@ -1,0 +1,186 @@
+"""Diversity of correct programs (issue 25): each measure on constructed cases checked by
+hand, NoveltyBench's formulas on hand-computed values, the human reference on the
+release's real solutions, and the diversity block of real eval and human runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from neocoder.diversity.classes import STRUCTURE, TECHNIQUE, Program, classes, joint_classes
+from neocoder.diversity.humans import disagreement, human_programs, reference
+from neocoder.diversity.measures import (distinct_k, effective_distinct, expected_distinct, overlap,
+                                         partition, utility_k)
+from neocoder.diversity.run import run_diversity
+from neocoder.diversity.structure import THRESHOLD, shape
+from neocoder.records import Sample, TierResult
+from neocoder.techniques import detect
+
+SORTED = "n=int(input())\na=sorted(map(int,input().split()))\nprint(a[0]+a[1])\n"
+SORT = "n=int(input())\nb=list(map(int,input().split()))\nb.sort()\nprint(b[0]+b[1])\n"
+RENAMED = "q=int(input())\nzz=sorted(map(int,input().split()))\nprint(zz[0]+zz[1])\n"
+BUBBLE_FOR = """n=int(input())
+a=list(map(int,input().split()))
+for i in range(n):
+    for j in range(n-1-i):
+        if a[j]>a[j+1]:
+            a[j],a[j+1]=a[j+1],a[j]
+print(a[0]+a[1])
+"""
+BUBBLE_WHILE = """n=int(input())
+a=list(map(int,input().split()))
+i=0
+while i<n:
+    j=0
+    while j<n-1-i:
+        if a[j]>a[j+1]:
+            a[j],a[j+1]=a[j+1],a[j]
+        j+=1
+    i+=1
+print(a[0]+a[1])
+"""
+PAIRS_N2 = """n=int(input())
+a=list(map(int,input().split()))
+c=0
+for i in range(n):
+    for j in range(i+1,n):
+        if a[i]==a[j]:
+            c+=1
+print(c)
+"""
+PAIRS_N = """from collections import Counter
+n=int(input())
+a=list(map(int,input().split()))
+print(sum(v*(v-1)//2 for v in Counter(a).values()))
+"""
+
+
+def program(source: str, correct: bool = True) -> Program:
+    return Program(source=source, techniques=frozenset(detect(source)), correct=correct, quality=float(correct))
+
+
+def test_a_renamed_copy_is_one_class_by_every_measure():
+    assert shape(SORTED).distance(shape(RENAMED)) == 0.0
+    progs = [program(SORTED), program(RENAMED)]
+    assert classes(progs, TECHNIQUE) == [0, 0]
+    assert classes(progs, STRUCTURE) == [0, 0]
+
+
+def test_two_sorts_that_are_one_algorithm():
+    # sorted() against list.sort(): one algorithm, one technique set, near in structure
+    assert detect(SORTED) == detect(SORT) == {"sorting"}
+    assert shape(SORTED).distance(shape(SORT)) <= THRESHOLD
+    # one bubble sort written with for loops and with while loops: the structure measure
+    # keeps them together; the technique measure splits them (for loop against while loop)
+    d = shape(BUBBLE_FOR).distance(shape(BUBBLE_WHILE))
+    assert d <= THRESHOLD, d
+    progs = [program(BUBBLE_FOR), program(BUBBLE_WHILE)]
+    assert classes(progs, STRUCTURE) == [0, 0]
+    assert classes(progs, TECHNIQUE) == [0, 1]
+
+
+def test_an_on_and_an_on2_solution_of_one_problem_are_two_classes():
+    progs = [program(PAIRS_N2), program(PAIRS_N)]
+    assert shape(PAIRS_N2).distance(shape(PAIRS_N)) > THRESHOLD
+    assert classes(progs, STRUCTURE) == [0, 1]
+    assert classes(progs, TECHNIQUE) == [0, 1]  # {for loop, if} against {dictionary, hashmap, for loop}
+
+
+def test_structure_cannot_tell_two_nested_loops_of_different_purpose_by_much():
+    # documented limit: a pair count and a bubble sort share their loop nest
+    assert shape(PAIRS_N2).distance(shape(BUBBLE_FOR)) < shape(PAIRS_N2).distance(shape(PAIRS_N))
+
+
+def test_noveltybench_formulas_on_hand_values():
+    assert distinct_k([0, 0, 1, 2, 1]) == 3
+    # (1 - .8) / (1 - .8^3) * (1 + 0 + .8^2 * 1): the second program repeats class 0
+    assert utility_k([0, 0, 1], [1, 1, 1]) == pytest.approx(0.2 / (1 - 0.512) * (1 + 0.64))
+    assert utility_k([0, 1, 2], [1, 1, 1]) == pytest.approx(1.0)  # all new and all good: the maximum
+    assert utility_k([0, 1], [0, 0]) == 0.0
+    with pytest.raises(ValueError):
+        utility_k([], [])
+    assert effective_distinct([0, 1, 2], [False, False, False]) == 0  # no correct program: 0, not an error
+    assert effective_distinct([0, 1, 1, 2], [True, True, True, False]) == 2
+    assert overlap([0, 1], [1, 5]) == 0.5 and overlap([], [1]) is None
+
+
+def test_partition_compares_with_each_class_first_member():
+    # 0 ~ 1 and 1 ~ 2 but not 0 ~ 2: 2 is compared with 0 (the head) only, as NoveltyBench does
+    near = {(0, 1), (1, 2)}
+    assert partition([0, 1, 2], lambda a, b: (a, b) in near or (b, a) in near) == [0, 0, 1]
+
+
+def test_expected_distinct_by_subsamples():
+    labels = [0, 0, 0, 1]
+    assert expected_distinct(labels, 4) == 2.0
+    assert expected_distinct(labels, 1) == 1.0
+    # exact: P(class 1 among 2 drawn of 4) = 1/2, so E = 1.5
+    assert expected_distinct(labels, 2, draws=4000) == pytest.approx(1.5, abs=0.05)
+    assert expected_distinct(labels, 5) is None
+
+
+def test_human_reference_on_the_release(release_dir):
+    progs = human_programs(["1843C"], release_dir)["1843C"]
+    assert len(progs) >= 20 and all(p.source for p in progs)
+    for measure in (TECHNIQUE, STRUCTURE):
+        got = reference(progs, measure)
+        assert 1 <= got["classes"] <= got["n"] == len(progs)
+        assert got["at_k"][1] == 1.0
+        values = [got["at_k"][k] for k in sorted(got["at_k"])]
+        assert values == sorted(values)  # more humans, at least as many classes
+    split = disagreement({"1843C": progs}, TECHNIQUE, STRUCTURE)
+    assert 0 <= split["split"] <= split["pairs"]
+
+
+def test_without_the_release_the_humans_have_technique_sets_only(tmp_path):
+    progs = human_programs(["1843C"], tmp_path)["1843C"]
+    assert progs and not any(p.source for p in progs)
+    assert reference(progs, STRUCTURE) is None and reference(progs, TECHNIQUE)["n"] == len(progs)
+
+
+def _sample(pid: str, state: int, index: int, code: str, correct: bool) -> Sample:
+    tests = [{"verdict": "AC" if correct else "WA"}]
+    return Sample(problem_id=pid, state=state, sample=index, model="m", constraints=[], prompt_sha256="-",
+                  code=code, reply=code, code_sha256=str(hash(code)), techniques=sorted(detect(code)),
+                  follows=True, examples=TierResult(tests=tests, correct=correct))
+
+
+def test_run_diversity_with_no_correct_program_reports_zero():
+    samples = [_sample("1843C", 0, i, src, False) for i, src in enumerate([SORTED, PAIRS_N, PAIRS_N2])]
+    got = run_diversity(samples, resamples=50)
+    at0 = got["states"]["0"]
+    assert at0["technique"]["effective"]["value"] == 0.0
+    assert at0["technique"]["utility_k"]["value"] == 0.0
+    assert at0["technique"]["distinct_k"]["value"] == 3.0
+    assert got["chain"] == {}  # no correct program along the chain
+
+
+def test_run_diversity_along_a_chain_against_the_humans(release_dir):
+    samples = [_sample("1843C", t, 0, src, True) for t, src in enumerate([SORTED, RENAMED, PAIRS_N])]
+    humans = human_programs(["1843C"], release_dir)
+    got = run_diversity(samples, humans, resamples=50)
+    assert got["states"] == {}  # one sample per state: no k-sample measure
+    chain = got["chain"]
+    assert chain["technique"]["correct"]["value"] == 3
+    assert chain["structure"]["classes"]["value"] == 2  # the renamed copy joins its original
+    assert 0 <= chain["technique"]["overlap_humans"]["value"] <= 1
+    assert 1 <= chain["technique"]["human_classes"]["value"] <= 3
+    mine, theirs = joint_classes([program(SORTED)], [program(RENAMED)], STRUCTURE)
+    assert mine == theirs == [0]
+
+
+def test_eval_and_human_runs_carry_the_diversity_block(tmp_path, release_dir, sandbox):
+    from neocoder import EvalConfig, ModelConfig, SandboxConfig, evaluate
+    config = EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", limit=2,
+                        release_dir=release_dir, sandbox=SandboxConfig(workers=2), progress=False, bootstrap=50)
+    result = evaluate(config)
+    diversity = json.loads((tmp_path / "run" / "metrics.json").read_text())["diversity"]
+    assert diversity["measures"] == ["technique", "structure"]
+    assert result.metrics["diversity"] == diversity
+    human = evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "human", limit=2,
+                                release_dir=release_dir, progress=False, bootstrap=50))
+    block = human.metrics["diversity"]
+    assert len(block["per_problem"]) == 2
+    assert all(got["technique"]["n"] >= 20 for got in block["per_problem"].values())
+    assert "classes@5" in block["humans"]["structure"]
