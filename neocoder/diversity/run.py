@@ -149,3 +149,27 @@ def human_diversity(programs: dict[str, list[Program]], ks=(1, 2, 3, 5, 6, 10),
     summary = _summarise({0: values}, resamples, seed).get(0, {}) if values else {}
     return {"measures": list(measures), "structure_threshold": THRESHOLD, "humans": _nest(summary),
             "per_problem": per_problem, "disagreement": disagreements(programs)}
+
+
+def cross_overlap(samples: list[Sample], reference: list[Sample], resamples: int = DEFAULT_RESAMPLES,
+                  seed: int = DEFAULT_SEED) -> dict:
+    """Cross-run overlap: per problem, the share of the classes of ``samples``' correct
+    programs (all states together) that a correct program of the ``reference`` run also
+    falls in (one joint partition, measures.overlap), by technique and by structure;
+    means over the problems where both runs have a correct program, with intervals:
+    ``{measure: {"value", "problems", "low", "high", "se"}}``."""
+    def correct_by_problem(got):
+        out: dict[str, list[Program]] = {}
+        for s in _judged(got):
+            if s.correct:
+                out.setdefault(s.problem_id, []).append(sample_program(s))
+        return out
+    mine, theirs = correct_by_problem(samples), correct_by_problem(reference)
+    values: dict[str, dict[str, float]] = {}
+    for pid in sorted(set(mine) & set(theirs)):
+        for m in ("technique", STRUCTURE):
+            a, b = joint_classes(mine[pid], theirs[pid], m)
+            got = overlap(a, b)
+            if got is not None:
+                values.setdefault(m, {})[pid] = got
+    return _summarise({0: values}, resamples, seed).get(0, {}) if values else {}

@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .diversity import diversity_lines, diversity_rows
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, paired_difference
 from ..errors import NeocoderError
 from ..metrics import human_ratios, sample_ratios
@@ -164,7 +165,7 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
     return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
                       "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics),
                       "dataset_version": r.dataset_version, "table5": r.table5} for r in runs],
-            "rows": rows, "notes": notes,
+            "rows": rows, "notes": notes, "diversity": diversity_rows(runs),
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}
 
 
@@ -300,7 +301,8 @@ def render(result: dict, fmt: str = "table") -> str:
         out = io.StringIO()
         csv.writer(out).writerows([header] + body)
         return out.getvalue()
-    tail = [] if only else _sources(result) + notes
+    tail = [] if only else _sources(result) + diversity_lines(result.get("diversity", []),
+                                                              result["runs"][0]["label"]) + notes
     note = (f"values: ± half the 95% interval; differences: paired bootstrap over shared problems "
             f"({result['bootstrap']['resamples']} resamples, seed {result['bootstrap']['seed']}), * excludes 0")
     if fmt == "markdown":

@@ -54,7 +54,7 @@ def eval_table(metrics: dict) -> str:
     return "\n".join(lines)
 
 
-def _mean(got: dict | None, digits: int = 2) -> str:
+def mean_text(got: dict | None, digits: int = 2) -> str:
     """A diversity mean as "2.29 ±0.27" (± half the 95% interval), "-" when absent."""
     if not got or got.get("value") is None:
         return "-"
@@ -71,17 +71,17 @@ def diversity_lines(diversity: dict | None) -> list[str]:
     lines = []
     if "humans" in diversity:
         for m, got in diversity["humans"].items():
-            lines.append(f"algorithm classes by {m}: {_mean(got.get('classes'))} among {_mean(got.get('solutions'), 1)} "
-                         f"solutions per problem; among 6 drawn: {_mean(got.get('classes@6'))}")
+            lines.append(f"algorithm classes by {m}: {mean_text(got.get('classes'))} among {mean_text(got.get('solutions'), 1)} "
+                         f"solutions per problem; among 6 drawn: {mean_text(got.get('classes@6'))}")
         return lines
     for t, by_measure in diversity.get("states", {}).items():
-        cells = [f"{m}: distinct_k {_mean(g.get('distinct_k'))}, utility_k {_mean(g.get('utility_k'))}, "
-                 f"effective {_mean(g.get('effective'))}" for m, g in by_measure.items()]
-        lines.append(f"diversity at t={t} (k={_mean(next(iter(by_measure.values())).get('k'), 1)}): " + "; ".join(cells))
+        cells = [f"{m}: distinct_k {mean_text(g.get('distinct_k'))}, utility_k {mean_text(g.get('utility_k'))}, "
+                 f"effective {mean_text(g.get('effective'))}" for m, g in by_measure.items()]
+        lines.append(f"diversity at t={t} (k={mean_text(next(iter(by_measure.values())).get('k'), 1)}): " + "; ".join(cells))
     for m, g in diversity.get("chain", {}).items():
-        human = f", {_mean(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""
+        human = f", {mean_text(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""
         shared = f", {percent(g['overlap_humans']['value'])} of them also human" if g.get("overlap_humans") else ""
-        lines.append(f"chain diversity by {m}: {_mean(g.get('classes'))} classes among {_mean(g.get('correct'))} "
+        lines.append(f"chain diversity by {m}: {mean_text(g.get('classes'))} classes among {mean_text(g.get('correct'))} "
                      f"correct programs per problem{human}{shared}")
     return lines
 
