@@ -196,6 +196,37 @@ def pass_svg(runs: list[tuple[str, dict]], colors: dict[str, str], published=fro
         return _svg(fig, "pass")
 
 
+def diversity_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str | None:
+    """Model against human diversity along the Denial Prompting chain (issue 25): a panel
+    per measure (technique, structure, execution), a pair of bars per model run: the
+    algorithm classes among its correct programs across states (mean per problem) and
+    the classes as many accepted human solutions give (mean of ``human_classes``), with
+    interval error bars.  ``runs``: (label, ``metrics["diversity"]``); None when no run
+    has a chain block."""
+    runs = [(label, block["chain"]) for label, block in runs if block and block.get("chain")]
+    if not runs:
+        return None
+    measures = [m for m in ("technique", "structure", "execution") if any(m in chain for _, chain in runs)]
+    with rc_context(_RC):
+        fig, axes = _figure(3.2 * len(measures) + 1.5, 3.2, 1, len(measures))
+        for ax, measure in zip(axes, measures):
+            for i, (label, chain) in enumerate(runs):
+                got = chain.get(measure, {})
+                for j, (key, face) in enumerate((("classes", colors[label]), ("human_classes", "white"))):
+                    g = got.get(key)
+                    if not g or g.get("value") is None:
+                        continue
+                    err = [[g["value"] - g.get("low", g["value"])], [g.get("high", g["value"]) - g["value"]]]
+                    ax.bar(i + (j - 0.5) * 0.38, g["value"], width=0.36, color=face, edgecolor=colors[label],
+                           hatch="///" if j else None, yerr=err, error_kw={"elinewidth": 0.8, "capsize": 2},
+                           label=f"{label}" if j == 0 else f"humans, as many as {label}'s correct")
+            ax.set_xticks(range(len(runs)), [_short(label, 18) for label, _ in runs])
+            ax.set_title(f"classes by {measure}")
+            ax.set_ylabel("algorithm classes per problem")
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        return _svg(fig, "diversity")
+
+
 def verdicts_svg(runs: list[tuple[str, dict[int, dict[str, int]]]]) -> str:
     """Sample verdicts per state as stacked bars, a panel per run.
 

@@ -131,6 +131,9 @@ class NeoCoderSection(Section):
         counts = [(r.label, verdict_counts(r.samples)) for r in models]
         figures = {"neogauge": plots.neogauge_svg(series, colors, shown),
                    "creativity": plots.creativity_svg(series, colors, shown)}
+        diversity = plots.diversity_svg([(r.label, r.metrics.get("diversity")) for r in models], colors)
+        if diversity:
+            figures["diversity"] = diversity
         if models:
             figures["verdicts"] = plots.verdicts_svg(counts)
             figures["pass"] = plots.pass_svg([(r.label, r.metrics.get("states", {})) for r in models]
