@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from neocoder.api import evaluate, run_aidanbench
-from neocoder.paths import cache_root
 from neocoder.config import AidanConfig, EvalConfig, ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.records import Manifest, Sample
@@ -103,7 +102,8 @@ def test_report_opens_in_chromium_with_plots_rows_and_a_working_filter(tmp_path,
 
     index = build_report([gpt4.run, human.run, aidan.run], tmp_path / "report")
     assert index == tmp_path / "report" / "index.html" and index.is_file()
-    assert list(cache_root().glob("human-techniques-*.json"))  # human sets cached, in the one cache root
+    # the humans' technique sets are the shipped ones (no release detection at report time)
+    assert "technique sets shipped with the codeforces-" in index.read_text()
     pages = sorted(p.name for p in index.parent.glob("run*.html"))
     assert pages == ["run1-gpt4.html"]  # one drill-down page, for the model run only
 
