@@ -77,18 +77,33 @@ def test_llm_detector_through_the_local_model(tmp_path):
 
 def test_a_killed_run_takes_its_server_with_it():
     """A process that started the local server and is then killed (SIGKILL: no atexit,
-    no close) leaves no server decoding on the machine."""
+    no close) leaves no server decoding on the machine, even while the server is busy
+    decoding a long reply (a graceful SIGTERM would let it finish that reply first)."""
+    import json
     import os
     import signal
     import subprocess
     import sys
+    import threading
     import time
+    import urllib.request
     code = ("from neocoder.models.local import LlamaServer, gguf_path; "
-            "s = LlamaServer(gguf_path('gemma-3-270m'), n_ctx=512); print(s.proc.pid, flush=True); "
+            "s = LlamaServer(gguf_path('gemma-3-270m'), n_ctx=2048); print(s.proc.pid, s.base_url, flush=True); "
             "import time; time.sleep(600)")
     parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    server = int(parent.stdout.readline())
+    pid, base_url = parent.stdout.readline().split()
+    server = int(pid)
     os.kill(server, 0)  # running
+    body = json.dumps({"prompt": "Once upon a time", "max_tokens": 1500, "temperature": 0.8}).encode()
+    request = urllib.request.Request(base_url + "/completions", body, {"Content-Type": "application/json"})
+
+    def decode():
+        try:
+            urllib.request.urlopen(request, timeout=120).read()
+        except OSError:
+            pass  # the server was killed mid-reply: expected
+    threading.Thread(target=decode, daemon=True).start()
+    time.sleep(2)  # the server is now decoding a reply of up to 1500 tokens
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 15

@@ -51,16 +51,18 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    """In the server's child process before exec: ask Linux to send it SIGTERM when the
+    """In the server's child process before exec: ask Linux to send it SIGKILL when the
     process that started it dies, so a killed run (SIGKILL, or SIGTERM, which skips
-    atexit) leaves no server decoding on the machine.  Linux ties this to the *thread*
+    atexit) leaves no server decoding on the machine.  SIGKILL, not SIGTERM: on SIGTERM
+    the server (uvicorn) shuts down gracefully, finishing the reply it is decoding first,
+    which on a loaded machine kept an orphaned server busy for minutes.  Linux ties this to the *thread*
     that started the server: start it from a thread that outlives its use (the main
     thread, or the job thread that also closes it).  Elsewhere a no-op."""
     if sys.platform.startswith("linux"):
         import ctypes
         import signal
         PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class LlamaServer:
