@@ -184,3 +184,12 @@ def test_eval_and_human_runs_carry_the_diversity_block(tmp_path, release_dir, sa
     assert len(block["per_problem"]) == 2
     assert all(got["technique"]["n"] >= 20 for got in block["per_problem"].values())
     assert "classes@5" in block["humans"]["structure"]
+
+
+def test_the_printed_table_reports_k_sample_diversity_and_zero_correct():
+    from neocoder.report.text import eval_table
+    samples = [_sample("1843C", 0, i, src, False) for i, src in enumerate([SORTED, PAIRS_N, PAIRS_N2])]
+    metrics = {"model": "m", "states": {}, "diversity": run_diversity(samples, resamples=50)}
+    text = eval_table(metrics)
+    assert "diversity at t=0 (k=3.0 per problem): technique: distinct_k 3.00" in text
+    assert "effective 0.00" in text and "utility_k 0.00" in text

@@ -77,7 +77,8 @@ def diversity_lines(diversity: dict | None) -> list[str]:
     for t, by_measure in diversity.get("states", {}).items():
         cells = [f"{m}: distinct_k {mean_text(g.get('distinct_k'))}, utility_k {mean_text(g.get('utility_k'))}, "
                  f"effective {mean_text(g.get('effective'))}" for m, g in by_measure.items()]
-        lines.append(f"diversity at t={t} (k={mean_text(next(iter(by_measure.values())).get('k'), 1)}): " + "; ".join(cells))
+        k = next(iter(by_measure.values())).get("k", {}).get("value")
+        lines.append(f"diversity at t={t} (k={k:.1f} per problem): " + "; ".join(cells))
     for m, g in diversity.get("chain", {}).items():
         human = f", {mean_text(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""
         shared = f", {percent(g['overlap_humans']['value'])} of them also human" if g.get("overlap_humans") else ""
