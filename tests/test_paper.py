@@ -1,0 +1,106 @@
+"""The paper-compatible mode (neocoder/paper.py, docs/paper.md): each toggle does what it
+promises on real release problems in the real Docker sandbox, and a run folder refuses to
+be resumed with other toggles."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neocoder.api import evaluate
+from neocoder.config import EvalConfig, ModelConfig, SandboxConfig
+from neocoder.dataset import shipped
+from neocoder.errors import NeocoderError
+from neocoder.models import Reply
+from neocoder.paper import (ABLATION, PAPER_TOGGLES, PaperProtocol, gpt4_label_sets, paper_human_sets, paper_states,
+                            parse_paper)
+from neocoder.pipeline import judge_reply
+from neocoder.records import Sample
+
+
+def state(pid: str, t: int = 0):
+    return next(s for s in shipped.load_states() if s.problem_id == pid and s.state == t)
+
+
+def judged(st, code: str, sandbox, toggles=()) -> Sample:
+    record = Sample(problem_id=st.problem_id, state=st.state, sample=0, model="test", constraints=[], prompt_sha256="")
+    protocol = PaperProtocol(frozenset(toggles)) if toggles else None
+    return judge_reply(record, st, Reply(text=code), sandbox, None, judge_all_tests=True, protocol=protocol)
+
+
+def test_parse_paper_and_the_option():
+    assert parse_paper("all") == list(PAPER_TOGGLES)
+    assert parse_paper("none") == [] and parse_paper("") == []
+    assert parse_paper("gpt4_labels, exact") == ["exact", "gpt4_labels"]  # declaration order
+    with pytest.raises(ValueError, match="bogus"):
+        parse_paper("exact,bogus")
+    config = EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=Path("x"), release_dir=Path("."),
+                        paper=["bogus"])
+    with pytest.raises(NeocoderError, match="paper"):
+        config.check()
+    assert EvalConfig(model=ModelConfig("x"), out=Path("x"), release_dir=Path(".")).public()["paper"] == []
+    # the ablation walks from every toggle on to none, one change a step
+    assert set(ABLATION[0].paper) == set(PAPER_TOGGLES) and ABLATION[-1].paper == () and ABLATION[-1].dataset is None
+
+
+def test_exact_strings_fail_a_lower_case_answer_the_checker_accepts(sandbox):
+    st = state("1891A")  # YES/NO in any letter case (its checker ignores case)
+    expected = st.tests[0]["output"]
+    lower = f"def solve():\n    print({expected.lower()!r}, end='')\n"
+    assert judged(st, lower, sandbox).examples.correct
+    assert not judged(st, lower, sandbox, ["exact"]).examples.correct
+    verbatim = f"def solve():\n    print({expected!r}, end='')\n"
+    paper = judged(st, verbatim, sandbox, ["exact"])
+    assert paper.examples.correct and all("stdout" not in t for t in paper.examples.tests)  # kept output dropped
+
+
+def test_solve_appended_runs_a_program_calling_solve_twice(sandbox):
+    st = state("1891A")
+    expected = st.tests[0]["output"]
+    calls_itself = f"import sys\ndef solve():\n    t = sys.stdin.read().split()[0]\n    print({expected!r}, end='')\n\nsolve()\n"
+    assert judged(st, calls_itself, sandbox).examples.correct  # the contract runs it as written
+    paper = judged(st, calls_itself, sandbox, ["solve_appended"])
+    assert not paper.examples.correct and paper.entry_rule == "script"
+    assert "IndexError" in (paper.examples.tests[0]["detail"] or "")  # the appended call reads an empty stdin
+    # a program cut off at the token limit fails in both, as the release's harness judged it
+    truncated = "def solve():\n    t = int(input())\n    for _ in range(t):\n"
+    for toggles in ((), ["solve_appended", "exact"]):
+        cut = judged(st, truncated, sandbox, toggles)
+        assert not cut.examples.correct and cut.compile_error
+
+
+def test_annotated_tests_are_the_flattened_cases(release_dir):
+    st = state("1879A")  # the annotated file flattens its rows (release README)
+    [paper] = paper_states([st], ["annotated"], release_dir)
+    assert paper.tests != st.tests and paper.extended_tests == [] and paper.tests_source == "annotated"
+    assert paper.tests[0]["input"].startswith("3\n4\n7 4 9 3 4 6 2 2\n")  # one row where the statement has four
+    assert paper_states([st], ["exact"], release_dir) == [st]
+
+
+def test_gpt4_labels_give_the_human_sets(release_dir):
+    labels = json.loads((release_dir / "human_solution_techniques.json").read_text())
+    sets = gpt4_label_sets(release_dir, ["1901A", "1899A"])
+    assert "1899A" not in labels and set(sets) == {"1901A"}
+    assert sets["1901A"] == {x for s in labels["1901A"] for x in s}
+    human = paper_human_sets({"1901A": {"techniques": {"recursion"}}, "1899A": {"techniques": {"if statement"}}},
+                             ["gpt4_labels"], release_dir)
+    assert human["1901A"] == {"techniques": sets["1901A"], "source": "gpt4"}
+    assert human["1899A"] == {"techniques": {"if statement"}, "source": "detector"}
+
+
+def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir):
+    def config(paper):
+        return EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", release_dir=release_dir,
+                          dataset="release", paper=paper, limit=2, states=[0], progress=False,
+                          sandbox=SandboxConfig(workers=2))
+    result = evaluate(config(list(PAPER_TOGGLES)))
+    samples = {s.problem_id: s for s in (Sample.from_dict(json.loads(line)) for line in
+                                         (result.run / "records.jsonl").read_text().splitlines())
+               if s.problem_id}
+    labels = gpt4_label_sets(release_dir, ["1901A"])["1901A"]
+    assert set(samples["1901A"].human_techniques) == labels  # GPT-4 labels for the divergent score
+    assert samples["1901A"].entry_rule == "script"
+    manifest = json.loads((result.run / "manifest.json").read_text())
+    assert manifest["config"]["paper"] == list(PAPER_TOGGLES)
+    with pytest.raises(NeocoderError, match="--paper"):
+        evaluate(config(["exact"]))
