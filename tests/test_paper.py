@@ -16,6 +16,7 @@ from neocoder.paper import (ABLATION, PAPER_TOGGLES, PaperProtocol, gpt4_label_s
                             parse_paper)
 from neocoder.pipeline import judge_reply
 from neocoder.records import Sample
+from neocoder.report.compare import load_run
 
 
 def state(pid: str, t: int = 0):
@@ -102,5 +103,6 @@ def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir)
     assert samples["1901A"].entry_rule == "script"
     manifest = json.loads((result.run / "manifest.json").read_text())
     assert manifest["config"]["paper"] == list(PAPER_TOGGLES)
+    assert load_run(result.run).label.endswith("[release] [paper: " + ",".join(PAPER_TOGGLES) + "]")  # compare's column
     with pytest.raises(NeocoderError, match="--paper"):
         evaluate(config(["exact"]))
