@@ -103,6 +103,6 @@ def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir)
     assert samples["1901A"].entry_rule == "script"
     manifest = json.loads((result.run / "manifest.json").read_text())
     assert manifest["config"]["paper"] == list(PAPER_TOGGLES)
-    assert load_run(result.run).label.endswith("[release] [paper: " + ",".join(PAPER_TOGGLES) + "]")  # compare's column
+    assert load_run(result.run).label.endswith("[paper: " + ",".join(PAPER_TOGGLES) + " on release]")  # compare's column
     with pytest.raises(NeocoderError, match="--paper"):
         evaluate(config(["exact"]))

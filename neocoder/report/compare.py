@@ -90,10 +90,9 @@ def load_run(path: Path) -> RunScores:
     label = model or str(path)
     if metrics.get("strategy", "direct") != "direct":
         label += f" [{metrics['strategy']}]"
-    if manifest.config.get("dataset") == "release":
-        label += " [release]"
     if manifest.config.get("paper"):  # a step of the paper ablation (docs/paper.md)
-        label += f" [paper: {','.join(manifest.config['paper'])}]"
+        on = " on release" if manifest.config.get("dataset") == "release" else ""
+        label += f" [paper: {','.join(manifest.config['paper'])}{on}]"
     return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios, model=model,
                      dataset_version=manifest.extra.get("dataset_version"))
 

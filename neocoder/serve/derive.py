@@ -39,8 +39,8 @@ def _annotation(hint, opt: Option, model_schema: type[BaseModel]):
         kind = model_schema
     elif typing.get_origin(inner) is list and typing.get_args(inner) == (ModelConfig,):
         kind = list[model_schema]
-    elif opt.choices is not None:
-        kind = Literal[opt.choices]
+    elif opt.choices is not None:  # a list's items each one of them (EvalConfig.paper)
+        kind = list[Literal[opt.choices]] if typing.get_origin(inner) is list else Literal[opt.choices]
     elif typing.get_origin(inner) is list:
         item = typing.get_args(inner)[0] if typing.get_args(inner) else Any
         kind = list[Annotated[item, Field(**_bounds(opt))]]
