@@ -22,8 +22,10 @@ release's files and README, the paper's definitions; no code of it is copied):
   names canonicalised to the taxonomy, instead of the tree-sitter detector's sets.
 
 ``--paper all`` turns on all four (with ``--dataset release`` it is the paper mode of
-docs/paper.md); each ablation step there turns one off.  What the original did and was
-not knowable (exactly how it stripped outputs, how it fed several cases) is a stated,
+docs/paper.md); each ablation step there turns one off.  ``last_round`` (``SENSITIVITY``)
+is a sensitivity check, never part of 'all': a state whose constraint list repeats is
+answered by the code of the last round holding it, not the first.  What the original did
+and was not knowable (exactly how it stripped outputs, how it fed several cases) is a stated,
 plausible choice (docs/paper.md, "Choices").
 """
 
@@ -36,23 +38,29 @@ from pathlib import Path
 from .errors import NeocoderError
 
 PAPER_TOGGLES = ("annotated", "exact", "solve_appended", "gpt4_labels")
+# Readings of the original that are less plausible than the paper mode's: accepted by
+# --paper, never part of 'all' (docs/paper.md, "Choices"): ``last_round`` answers a state
+# whose constraint list repeats with the code of the last round holding it, not the first.
+SENSITIVITY = ("last_round",)
+DECLARED = PAPER_TOGGLES + SENSITIVITY
 LABELS_FILE = "human_solution_techniques.json"
 
 
 def parse_paper(text: str) -> list[str]:
-    """``--paper``: 'all' -> every toggle; 'none' or '' -> []; 'exact,gpt4_labels' -> those,
-    in ``PAPER_TOGGLES`` order.  Raises ValueError naming an unknown toggle."""
+    """``--paper``: 'all' -> every toggle of the paper mode (``PAPER_TOGGLES``); 'none' or '' ->
+    []; 'exact,gpt4_labels' -> those, in ``DECLARED`` order ('all,last_round' adds a
+    sensitivity toggle).  Raises ValueError naming an unknown toggle."""
     text = str(text).strip()
     if text in ("", "none"):
         return []
-    if text == "all":
-        return list(PAPER_TOGGLES)
     asked = {part.strip() for part in text.split(",") if part.strip()}
-    unknown = sorted(asked - set(PAPER_TOGGLES))
+    if "all" in asked:
+        asked = (asked - {"all"}) | set(PAPER_TOGGLES)
+    unknown = sorted(asked - set(DECLARED))
     if unknown:
         raise ValueError(f"unknown paper toggle(s) {', '.join(unknown)}: use all, none or some of "
-                         f"{', '.join(PAPER_TOGGLES)}")
-    return [t for t in PAPER_TOGGLES if t in asked]
+                         f"{', '.join(DECLARED)}")
+    return [t for t in DECLARED if t in asked]
 
 
 def exact_equal(actual: str, expected: str) -> bool:
@@ -118,10 +126,29 @@ def annotated_tests(release_dir: Path) -> dict[str, list[dict]]:
     return out
 
 
+def last_rounds(release_dir: Path) -> dict[tuple, int]:
+    """``{(problem_id, distinct constraints as a tuple): the last round index holding that
+    list}`` from the release's ``NeoCoder.json`` (a round that found nothing new repeats
+    the list; the import keeps the first index).  Raises DatasetError for a malformed file."""
+    from .dataset.release import STATE0_MARKER, load_release_problems
+    out = {}
+    for rec in load_release_problems(release_dir):
+        for index, raw in enumerate(rec["constraints_list"]):
+            key = tuple(dict.fromkeys(c.strip() for c in raw if c.strip() and c.strip() != STATE0_MARKER))
+            out[(rec["problem_id"], key)] = index
+    return out
+
+
 def paper_states(states: list, toggles, release_dir: Path) -> list:
     """``states`` (ProblemState) as the paper judged them: with ``annotated`` on, each
-    state's tests are its problem's annotated cases and it has no extended tests.
-    Raises NeocoderError naming a problem the annotated file has no tests for."""
+    state's tests are its problem's annotated cases and it has no extended tests; with
+    ``last_round`` on, a state is answered by the code of the last round holding its list
+    (``source_index``).  Raises NeocoderError naming a problem the annotated file has no
+    tests for."""
+    if "last_round" in toggles:
+        last = last_rounds(release_dir)
+        states = [dataclasses.replace(s, source_index=last.get((s.problem_id, tuple(s.constraints)), s.source_index))
+                  for s in states]
     if "annotated" not in toggles:
         return states
     tests = annotated_tests(release_dir)

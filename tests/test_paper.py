@@ -40,6 +40,7 @@ def test_parse_paper_and_the_option():
     with pytest.raises(NeocoderError, match="paper"):
         config.check()
     assert EvalConfig(model=ModelConfig("x"), out=Path("x"), release_dir=Path(".")).public()["paper"] == []
+    assert parse_paper("all,last_round") == list(PAPER_TOGGLES) + ["last_round"]  # a sensitivity, never in 'all'
     # the ablation walks from every toggle on to none, one change a step
     assert set(ABLATION[0].paper) == set(PAPER_TOGGLES) and ABLATION[-1].paper == () and ABLATION[-1].dataset is None
 
@@ -58,7 +59,8 @@ def test_exact_strings_fail_a_lower_case_answer_the_checker_accepts(sandbox):
 def test_solve_appended_runs_a_program_calling_solve_twice(sandbox):
     st = state("1891A")
     expected = st.tests[0]["output"]
-    calls_itself = f"import sys\ndef solve():\n    t = sys.stdin.read().split()[0]\n    print({expected!r}, end='')\n\nsolve()\n"
+    calls_itself = ("import sys\ndef solve():\n    t = sys.stdin.read().split()[0]\n"
+                    f"    print({expected!r}, end='')\n\nsolve()\n")
     assert judged(st, calls_itself, sandbox).examples.correct  # the contract runs it as written
     paper = judged(st, calls_itself, sandbox, ["solve_appended"])
     assert not paper.examples.correct and paper.entry_rule == "script"
@@ -103,6 +105,14 @@ def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir)
     assert samples["1901A"].entry_rule == "script"
     manifest = json.loads((result.run / "manifest.json").read_text())
     assert manifest["config"]["paper"] == list(PAPER_TOGGLES)
-    assert load_run(result.run).label.endswith("[paper: " + ",".join(PAPER_TOGGLES) + " on release]")  # compare's column
+    # compare's column names the toggles
+    assert load_run(result.run).label.endswith("[paper: " + ",".join(PAPER_TOGGLES) + " on release]")
     with pytest.raises(NeocoderError, match="--paper"):
         evaluate(config(["exact"]))
+
+
+def test_last_round_answers_a_repeated_list_with_its_last_code(release_dir):
+    first = [state("1901A", 1), state("1901A", 0)]  # round 2 found nothing new: rounds 1 and 2 hold one list
+    moved = paper_states(first, ["last_round"], release_dir)
+    assert [s.source_index for s in first] == [1, 0] and [s.source_index for s in moved] == [2, 0]
+    assert moved[0].tests == first[0].tests  # only the program answering it changes
