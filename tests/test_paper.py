@@ -116,3 +116,19 @@ def test_last_round_answers_a_repeated_list_with_its_last_code(release_dir):
     moved = paper_states(first, ["last_round"], release_dir)
     assert [s.source_index for s in first] == [1, 0] and [s.source_index for s in moved] == [2, 0]
     assert moved[0].tests == first[0].tests  # only the program answering it changes
+
+
+def test_ablation_script_runs_every_step_into_its_own_folder(tmp_path, release_dir):
+    import subprocess
+    import sys
+    script = Path(__file__).resolve().parents[1] / "scripts" / "paper_ablation.py"
+    done = subprocess.run([sys.executable, str(script), "--out", str(tmp_path), "--limit", "1",
+                           "--release", str(release_dir)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    for step in ABLATION:
+        manifest = json.loads((tmp_path / step.name / "manifest.json").read_text())
+        assert manifest["config"]["paper"] == list(step.paper) and manifest["config"]["dataset"] == step.dataset
+        assert step.flags() in done.stderr  # each step's command is printed
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| 0 |")]
+    assert [r.split("|")[2].strip() for r in rows] == ["Table 4 (paper)"] + [s.name for s in ABLATION]
+    assert rows[0].split("|")[3].strip() == "16.1"  # the published pass@1 at t = 0
