@@ -109,6 +109,11 @@ def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir)
     assert load_run(result.run).label.endswith("[paper: " + ",".join(PAPER_TOGGLES) + " on release]")
     with pytest.raises(NeocoderError, match="--paper"):
         evaluate(config(["exact"]))
+    from click.testing import CliRunner
+    from neocoder.cli import main
+    shown = CliRunner().invoke(main, ["compare", str(result.run)])
+    assert shown.exit_code == 0 and "GPT-4 (published)" in shown.output  # Table 4 beside it ...
+    assert "one change at a time: docs/paper.md" in shown.output  # ... and where the gap is accounted for
 
 
 def test_last_round_answers_a_repeated_list_with_its_last_code(release_dir):

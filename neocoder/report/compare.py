@@ -270,6 +270,9 @@ def _sources(result: dict) -> list[str]:
     """One line per published figure shown: its label and source."""
     lines = [f"published (not re-measured): {_shown(r)}: {r['published']}" for r in result["runs"] if r["published"]]
     papers = {r["table5"]["source"] for r in result["runs"] if not r["published"] and r.get("table5")}
+    if any("Table 4" in str(r["published"]) for r in result["runs"] if r["published"]):
+        lines.append("why measured and published rows differ, one change at a time: docs/paper.md "
+                     "(scripts/paper_ablation.py; --dataset release --paper all judges as the paper did)")
     return lines + [f"published (not re-measured): paper rows of Table 5 layout: {s}" for s in sorted(papers)]
 
 
