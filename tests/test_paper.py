@@ -114,6 +114,11 @@ def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir)
     shown = CliRunner().invoke(main, ["compare", str(result.run)])
     assert shown.exit_code == 0 and "GPT-4 (published)" in shown.output  # Table 4 beside it ...
     assert "one change at a time: docs/paper.md" in shown.output  # ... and where the gap is accounted for
+    from neocoder.report.html import build_report
+    page = build_report([result.run], tmp_path / "report").read_text()
+    beside = page[page.index("Beside the paper: GPT-4"):]
+    following = min([beside.find(tag) for tag in ("<h3", "<h4") if tag in beside] or [len(beside)])
+    assert "docs/paper.md" in beside[:following]  # the link sits with the published rows
 
 
 def test_last_round_answers_a_repeated_list_with_its_last_code(release_dir):
