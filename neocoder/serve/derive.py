@@ -83,7 +83,8 @@ def request_fields(config_type, model_schema: type[BaseModel] | None = None, ove
         if names_a_path(config_type, f):
             continue  # a caller never names a file on the server's disk
         kind = _annotation(hints[f.name], opt, model_schema)
-        extra = {"min_length": 1} if typing.get_origin(kind) is list else {}
+        empty_default = opt.factory is not None and not opt.factory()  # e.g. --paper: none by default
+        extra = {"min_length": 1} if typing.get_origin(kind) is list and not empty_default else {}
         if opt.required:
             info = Field(description=opt.help or None, **extra)
         elif opt.factory is not None:
