@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .options import Option, check, option, parse_states
+from .paper import DECLARED, parse_paper
 from .strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
 
 # AidanBench's stop rule (its README): an answer with coherence <= 15 (0-100 judge scale) or
@@ -158,6 +159,9 @@ class EvalConfig(Config):
     top_k: int = TOP_K.field()
     best_of: int = BEST_OF.field()
     logprobs: bool = LOGPROBS.field()
+    paper: list[str] = Option(help="Judge as the release's own harness did (docs/paper.md): 'all' (with --dataset "
+                              "release: the paper mode) or some of " + ", ".join(DECLARED) + "; default none.",
+                              choices=DECLARED, parse=parse_paper, text="none", factory=list).field()
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 

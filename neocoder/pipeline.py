@@ -16,6 +16,7 @@ from .judge import Limits, Sandbox, SubmissionResult
 from .metrics import divergent_ratio
 from .models import Model, ModelError, Reply
 from .models.openai_compat import EndpointError
+from .paper import PaperProtocol
 from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult
 from .strategies import Context, StrategyOptions, get_strategy
@@ -37,7 +38,8 @@ def state_limits(state: ProblemState, cpu_scale: float = 1.0) -> Limits:
 
 def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
                  human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True,
-                 strategy: str = "direct", options: StrategyOptions | None = None, seed: int | None = None) -> Sample:
+                 strategy: str = "direct", options: StrategyOptions | None = None, seed: int | None = None,
+                 protocol: PaperProtocol | None = None) -> Sample:
     """Run one sample of one problem state through every stage; return its record.
 
     The ``strategy`` (neocoder/strategies/) solves the state with the model, seeing only
@@ -48,7 +50,8 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     model failure is recorded as ``error`` (the sample is retried on resume and left out
     of the metrics); a sandbox failure marks its tier ``infra`` and also excludes the
     sample.  EndpointError (the endpoint is unreachable or refuses the key) propagates:
-    every sample would fail.
+    every sample would fail.  ``protocol`` (neocoder/paper.py) judges as the release's
+    harness did (docs/paper.md); None: this project's judging.
     """
     options = options or StrategyOptions()
     limits = state_limits(state, cpu_scale)
@@ -65,7 +68,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
         record.error = str(exc)
         record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
         return record
-    judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits)
+    judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits, protocol)
     record.attempts = solution.attempts
     record.logprob = solution.reply.mean_logprob
     record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
@@ -76,7 +79,8 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
 
 
 def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sandbox, human: set[str] | None,
-                cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None) -> Sample:
+                cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None,
+                protocol: PaperProtocol | None = None) -> Sample:
     """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
     the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
 
@@ -85,16 +89,25 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     its first failing test and judges the extended tier only when the examples are all
     AC (a wrong sample is wrong whatever the other tests say; skipped tests are recorded
     as SKIPPED and no rate changes).  ``limits`` default to the state's, with the CPU
-    time scaled by ``cpu_scale``.  Returns ``record``.
+    time scaled by ``cpu_scale``.  ``protocol`` (neocoder/paper.py), when given, decides
+    how the program is entered and compares outputs as the release's harness did.
+    Returns ``record``.
     """
     t0 = time.monotonic()
     code = program_from_reply(reply)
     limits = limits or state_limits(state, cpu_scale)
     fail_fast = not judge_all_tests
-    examples = sandbox.run(code, state.tests, limits, checker=state.checker, stop_at_first_failure=fail_fast)
+    source, entry = protocol.program(code) if protocol else (code, "auto")
+    keep = bool(protocol and protocol.keeps_output)
+
+    def judged(tests):
+        result = sandbox.run(source, tests, limits, checker=state.checker, keep_output=keep, entry=entry,
+                             stop_at_first_failure=fail_fast)
+        return protocol.rejudge(result, tests) if protocol else result
+    examples = judged(state.tests)
     plus = None
     if state.extended_tests and (judge_all_tests or examples.accepted):
-        plus = sandbox.run(code, state.extended_tests, limits, checker=state.checker, stop_at_first_failure=fail_fast)
+        plus = judged(state.extended_tests)
     techniques = detect(code)
     violated, unchecked = judge_constraints(state.constraints, techniques)
     record.reply, record.code_prefix, record.code = reply.text, reply.code_prefix, code

@@ -91,6 +91,9 @@ def load_run(path: Path) -> RunScores:
     label = model or str(path)
     if metrics.get("strategy", "direct") != "direct":
         label += f" [{metrics['strategy']}]"
+    if manifest.config.get("paper"):  # a step of the paper ablation (docs/paper.md)
+        on = " on release" if manifest.config.get("dataset") == "release" else ""
+        label += f" [paper: {','.join(manifest.config['paper'])}{on}]"
     return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios, model=model,
                      dataset_version=manifest.extra.get("dataset_version"))
 
@@ -268,6 +271,9 @@ def _sources(result: dict) -> list[str]:
     """One line per published figure shown: its label and source."""
     lines = [f"published (not re-measured): {_shown(r)}: {r['published']}" for r in result["runs"] if r["published"]]
     papers = {r["table5"]["source"] for r in result["runs"] if not r["published"] and r.get("table5")}
+    if any("Table 4" in str(r["published"]) for r in result["runs"] if r["published"]):
+        lines.append("why measured and published rows differ, one change at a time: docs/paper.md "
+                     "(scripts/paper_ablation.py; --dataset release --paper all judges as the paper did)")
     return lines + [f"published (not re-measured): paper rows of Table 5 layout: {s}" for s in sorted(papers)]
 
 

@@ -39,8 +39,8 @@ def _annotation(hint, opt: Option, model_schema: type[BaseModel]):
         kind = model_schema
     elif typing.get_origin(inner) is list and typing.get_args(inner) == (ModelConfig,):
         kind = list[model_schema]
-    elif opt.choices is not None:
-        kind = Literal[opt.choices]
+    elif opt.choices is not None:  # a list's items each one of them (EvalConfig.paper)
+        kind = list[Literal[opt.choices]] if typing.get_origin(inner) is list else Literal[opt.choices]
     elif typing.get_origin(inner) is list:
         item = typing.get_args(inner)[0] if typing.get_args(inner) else Any
         kind = list[Annotated[item, Field(**_bounds(opt))]]
@@ -83,7 +83,8 @@ def request_fields(config_type, model_schema: type[BaseModel] | None = None, ove
         if names_a_path(config_type, f):
             continue  # a caller never names a file on the server's disk
         kind = _annotation(hints[f.name], opt, model_schema)
-        extra = {"min_length": 1} if typing.get_origin(kind) is list else {}
+        empty_default = opt.factory is not None and not opt.factory()  # e.g. --paper: none by default
+        extra = {"min_length": 1} if typing.get_origin(kind) is list and not empty_default else {}
         if opt.required:
             info = Field(description=opt.help or None, **extra)
         elif opt.factory is not None:

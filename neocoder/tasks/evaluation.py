@@ -88,9 +88,10 @@ def own_release(config: EvalConfig) -> Path | None:
     return None if same else Path(config.release_dir)
 
 
-def _check_resumed(folder, strategy: str, version: str) -> None:
-    """Refuse to resume a run folder whose samples are of another strategy or were judged
-    on another dataset version (its manifest's): they would be scored together."""
+def _check_resumed(folder, strategy: str, version: str, paper: list[str] = ()) -> None:
+    """Refuse to resume a run folder whose samples are of another strategy, were judged
+    on another dataset version (its manifest's) or with other paper toggles (``--paper``,
+    docs/paper.md): they would be scored together."""
     if not (folder.path / folder.MANIFEST).is_file():
         return
     manifest = folder.read_manifest()
@@ -101,6 +102,10 @@ def _check_resumed(folder, strategy: str, version: str) -> None:
     if recorded and recorded != version:
         raise NeocoderError(f"{folder.path} holds samples judged on dataset {recorded}, not {version}: give "
                             "another --out (or the --dataset it was started with)")
+    judged = list(manifest.config.get("paper") or [])
+    if judged != list(paper):
+        raise NeocoderError(f"{folder.path} holds samples judged with --paper {','.join(judged) or 'none'}, not "
+                            f"{','.join(paper) or 'none'}: give another --out (or the --paper it was started with)")
 
 
 def describe_dataset(config: EvalConfig) -> DatasetInfo:
@@ -147,19 +152,20 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
 
     def open(self, run: Run) -> None:
         from ..strategies import StrategyOptions
+        from ..paper import paper_human_sets, paper_states, protocol_of
         from ..techniques.human import human_technique_sets
         config = self.config
-        states = select_states(config)
+        states = paper_states(select_states(config), config.paper, config.release_dir)
         problems = list(dict.fromkeys(s.problem_id for s in states))
         dataset = describe_dataset(config)
-        _check_resumed(run.folder, config.strategy, dataset.version)
+        _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
         release = own_release(config)
-        human = human_technique_sets(set(problems), release)
+        human = paper_human_sets(human_technique_sets(set(problems), release), config.paper, config.release_dir)
         box = run.open_sandbox(config.sandbox)
         raw = run.open_model(config.model if release is None or config.model.release_dir
                              else config.model.with_(release_dir=release))
         run.state.update(
-            states=states, problems=problems, human=human, dataset=dataset, box=box,
+            states=states, problems=problems, human=human, dataset=dataset, box=box, protocol=protocol_of(config.paper),
             model=run.cached(raw),
             options=StrategyOptions(**{f.name: getattr(config, f.name) for f in dataclasses.fields(StrategyOptions)}))
 
@@ -178,7 +184,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         # semantic entropy's behaviour classes need every test's outcome (docs/metrics.md)
         judge_all_tests = config.judge_all_tests or config.samples >= 2
         yield judge_sample(state, i, s["model"], s["box"], (s["human"].get(state.problem_id) or {}).get("techniques"),
-                           config.cpu_scale, judge_all_tests, config.strategy, s["options"], seed)
+                           config.cpu_scale, judge_all_tests, config.strategy, s["options"], seed, s["protocol"])
 
     def concurrency(self, run: Run) -> int:
         """Samples in flight: those waiting on the model (``--max-connections``, bounded by
