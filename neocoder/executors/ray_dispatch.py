@@ -135,7 +135,9 @@ class Dispatcher:
         batch = pack(jobs)
         streamed = len(jobs) >= STREAM_FROM
         if streamed:
-            ref = actor.handle.judge.options(num_returns="streaming").remote(batch)
+            if actor.stream is None:
+                actor.stream = actor.handle.judge.options(num_returns="streaming")
+            ref = actor.stream.remote(batch)
         else:
             ref = actor.handle.judge_all.remote(batch)
         self.batches.add(Batch(actor, ref, dict(enumerate(jobs)), streamed))
@@ -222,16 +224,19 @@ class Dispatcher:
         except self.ray.exceptions.RayError as exc:
             self._actor_lost(batch, exc)
             return
+        judged = 0
         for index, result, error in finished:
             job = batch.jobs.pop(index)
-            actor.inflight = max(0, actor.inflight - 1)
             if error is None and result.infra_failure:  # the node's sandbox failed (e.g. its engine): not judged
                 error = "its sandbox failed: " + next(t.detail for t in result.tests if t.verdict == INFRA)
             if error is not None:
                 self._retry(job, actor, error)
                 continue
-            self.stats["judged"][actor.node_id] += 1
-            settle(job, result)
+            judged += 1
+            deliver(job, result)  # the actor's sandbox applied stop_at_first_failure already
+        actor.inflight = max(0, actor.inflight - len(finished))
+        if judged:
+            self.stats["judged"][actor.node_id] += judged
         if not finished or not batch.streamed or not batch.jobs:  # the batch is over (its stream's end unread)
             self.batches.discard(batch)
             for job in batch.jobs.values():  # not expected: a finished batch has given every job's result
@@ -270,9 +275,15 @@ class Dispatcher:
 
 
 def settle(job: Job, result: SubmissionResult) -> None:
-    """Deliver ``result`` to ``job``'s caller, once (later results are dropped)."""
+    """Deliver ``result`` (made on the driver, e.g. INFRA) to ``job``'s caller, once
+    (later results are dropped), its tests after a first failure SKIPPED if asked."""
     if job.stop_at_first_failure:
         skip_after_first_failure(result)
+    deliver(job, result)
+
+
+def deliver(job: Job, result: SubmissionResult) -> None:
+    """Hand ``result`` to ``job``'s caller, once (later results are dropped)."""
     try:
         job.future.set_result(result)
     except InvalidStateError:  # delivered already (a caller settling a job of a closed sandbox)

@@ -40,6 +40,7 @@ class Actor:
     probe: object = None  # an info() ObjectRef while starting or down
     probe_after: float = 0.0
     reason: str = ""
+    stream: object = None  # handle.judge with streaming returns, made once
 
 
 @dataclass(eq=False)
