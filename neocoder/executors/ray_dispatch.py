@@ -32,7 +32,8 @@ log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, 
 
 ORPHAN_TIMEOUT = 120.0  # seconds jobs may wait with no usable actor before they are INFRA
 DISCOVER_EVERY = 10.0  # seconds between looks for new sandbox nodes
-POLL = 0.002  # seconds: the dispatcher's ray.wait timeout while batches are in flight
+POLL = 0.002  # seconds: the dispatcher's ray.wait timeout while an actor has room for more jobs
+IDLE_POLL = 0.05  # seconds: the same while none has (a result, which makes room, ends the wait at once)
 LINGER = 0.001  # seconds a queued job waits for others to share its batch (while it cannot fill the idle slots)
 MAX_BATCH = 64  # jobs per actor call at most
 STREAM_FROM = 4  # batches of at least this many jobs stream their results; smaller ones come back in one reply
@@ -183,9 +184,11 @@ class Dispatcher:
                     self.dispatch()
                 waiting = {b.ref: b for b in self.batches}
                 probes = self.cluster.probes(time.monotonic())
-                linger = self.queue[0].queued + LINGER - time.monotonic() if self.queue else 0.0
-                linger = linger if linger > 0 else None  # None: nothing gathering (empty, or waiting for room)
-            ready = self._wait(list(waiting) + list(probes), linger)
+                timeout = self.queue[0].queued + LINGER - time.monotonic() if self.queue else 0.0
+                hungry = timeout <= 0 and any(a.inflight <= a.slots for a in self.cluster.usable())
+                if timeout <= 0:  # nothing gathering: look again soon only if an actor could take a new job
+                    timeout = POLL if hungry else IDLE_POLL
+            ready = self._wait(list(waiting) + list(probes), timeout, hungry)
             with self.lock:
                 if self.closed:
                     return
@@ -196,18 +199,18 @@ class Dispatcher:
                         self._collect(waiting[ref])
                 self._housekeeping()
 
-    def _wait(self, refs: list, linger: float | None) -> list:
-        """The refs ready within ``linger`` s (POLL s when None: nothing queued), all that
-        are ready once one is; with nothing in flight, sleep that long, or until a job is
-        queued (or a housekeeping round is due) when nothing is queued."""
+    def _wait(self, refs: list, timeout: float, hungry: bool) -> list:
+        """The refs ready within ``timeout`` s, all that are ready once one is.  With
+        nothing in flight: sleep ``timeout`` s, or while an actor is ``hungry`` (could take
+        a job and none is queued) until a job is queued (at most 0.5 s: housekeeping)."""
         if not refs:
-            if linger is None:
+            if hungry:
                 self.wake.wait(0.5)
             else:  # not woken by each new job: they gather for their batch
-                time.sleep(linger)
+                time.sleep(timeout)
             self.wake.clear()
             return []
-        ready, _ = self.ray.wait(refs, num_returns=1, timeout=POLL if linger is None else linger)
+        ready, _ = self.ray.wait(refs, num_returns=1, timeout=timeout)
         if ready and len(refs) > 1:
             ready, _ = self.ray.wait(refs, num_returns=len(refs), timeout=0)
         return ready
