@@ -41,6 +41,7 @@ one-node throughput and the driver's CPU per job of the scale mode:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import sys
@@ -156,8 +157,11 @@ def scale(args, items, folder):
     (driver CPU ms per job, wall seconds) of ``--scale-jobs`` jobs through RaySandbox on
     ``--scale-nodes`` InstantPool actors."""
     import ray
+    from ray import cloudpickle
 
     from neocoder.executors.ray import RaySandbox
+    if __name__ != "__main__":  # imported: the actors cannot import this file, so InstantPool travels by value
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
     started = time.perf_counter()
     cluster = start_cluster(folder, 2, args.scale_nodes)
     try:
@@ -329,9 +333,7 @@ def judged(args, items, folder):
 
 def main():
     args = parse_args()
-    try:
-        import ray  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("ray") is None:
         sys.exit("this benchmark needs Ray: pip install 'neocoder[ray]'")
     items = jobs(args.release, args.limit)
     folder = tempfile.mkdtemp(prefix="nc-bench-", dir="/tmp")
