@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pickle
 import shutil
 import signal
 import subprocess
@@ -170,6 +171,45 @@ def test_oracle_jobs_keep_their_output_and_a_stop_skips_the_rest(cluster):
     assert script.tests[0].stdout == "42\n"
     assert failing.verdicts == ["WA", "SKIPPED"] and not failing.accepted
     assert huge.verdicts == ["RE"] and "limit 64 KB" in huge.tests[0].detail
+
+
+def test_many_callers_share_batches_and_each_gets_its_own_result(cluster):
+    """24 callers at once on two nodes of 4 slots: jobs leave in batches of several (the
+    larger ones streamed back), and each caller gets its own program's verdict (every
+    other job expects a wrong sum, so a result handed to the wrong caller shows)."""
+    def one(i):
+        expected = 2 * i + (i % 2)
+        return box.run(ADD, [{"input": f"{i} {i}\n", "output": f"{expected}\n"}], Limits.for_cpu(2))
+
+    with RaySandbox(ray_config(cluster, workers=24), slots=4) as box:
+        assert box.capacity == 8
+        with ThreadPoolExecutor(24) as pool:
+            results = list(pool.map(one, range(48)))
+        summary = box.summary()
+    assert [r.verdicts for r in results] == [["WA"] if i % 2 else ["AC"] for i in range(48)]
+    assert summary["jobs_in_batches"] == 48 and summary["infra"] == 0
+    assert summary["batches"] < 48, summary  # some calls carried several jobs
+
+
+def test_a_streamed_batch_sends_fast_results_before_a_slow_one_ends(cluster):
+    """The node's actor streams a batch's results as its jobs end: three quick programs
+    come back while a slow one of the same call still runs."""
+    from neocoder.executors.ray_jobs import Job, pack
+    limits, tests = Limits.for_cpu(20), [{"input": "1 2\n", "output": "3\n"}]
+
+    def job(source):
+        return Job({"source": source, "tests": tests, "limits": limits, "checker": None, "keep_output": False,
+                    "entry": "auto", "stop_at_first_failure": True}, None, True)
+
+    with RaySandbox(ray_config(cluster), slots=4) as box:
+        actor = box.cluster.usable()[0]
+        stream = actor.handle.judge.options(num_returns="streaming").remote(pack([job(BUSY)] + [job(ADD)] * 3))
+        chunks = [pickle.loads(ray.get(ref)) for ref in stream]  # in the order the actor sent them
+    order = [i for chunk in chunks for i, _, _ in chunk]
+    assert sorted(order[:3]) == [1, 2, 3] and order[3:] == [0], order  # the quick ones did not wait for it
+    assert chunks[-1] == [(0, chunks[-1][0][1], None)] and len(chunks) >= 2  # the slow one alone, last
+    results = {i: (r.verdicts, e) for chunk in chunks for i, r, e in chunk}
+    assert results == {0: (["WA"], None), 1: (["AC"], None), 2: (["AC"], None), 3: (["AC"], None)}
 
 
 def test_no_node_with_the_resource_is_a_clear_error(cluster):

@@ -15,14 +15,14 @@ Layout (docs/scale-out.md)::
   ``ray start --num-cpus``) with the local pool's verified reset; its node's image must
   carry the same runner as the driver's neocoder, or the node is not used.  Nodes that
   join later get an actor within DISCOVER_EVERY seconds.
-- **Batches and back-pressure.** A caller's job goes straight to the least loaded actor
-  that has an idle slot; otherwise it waits in the driver's queue.  An actor with at most
-  ``slots`` jobs in flight is refilled with one call carrying up to ``slots`` queued jobs
-  (so at most WINDOW x ``slots`` are in flight per actor, and its pool never idles while
-  work waits); results stream back one by one as each job finishes (a streaming
-  generator, collected with ``ray.wait``), so a slow program does not hold back the
-  others of its batch.  The callers' threads (``--workers``) are the bound on the jobs
-  waiting on the driver.
+- **Batches and back-pressure.** Callers' jobs wait in the driver's queue and leave in
+  batches, one actor call each: at once when the queue could fill every idle slot (or
+  refill an actor with at most ``slots`` in flight), else after LINGER (1 ms), spread
+  over the least loaded actors, at most WINDOW x ``slots`` in flight per actor.  Each
+  test list, limit and checker travels once per batch; results come back per batch
+  (small batches in one reply, larger ones streamed in chunks as jobs finish, collected
+  with ``ray.wait``), so a slow program does not hold back the others of a large batch.
+  The callers' threads (``--workers``) are the bound on the jobs waiting on the driver.
 - **Failures.** When an actor or its node dies, every job of its unfinished batches is
   queued again for another actor (one that has not lost it, where there is one), and so
   is a job the node's sandbox gave INFRA (its engine or a container failed), up to
@@ -54,6 +54,7 @@ from concurrent.futures import Future
 from ..judge.protocol import Limits, compile_error_result, size_problem, skip_after_first_failure
 from ..judge.verdicts import SubmissionResult
 from . import ray_connect as connect
+from .ray_actor import SandboxPool
 from .ray_cluster import Cluster
 from .ray_dispatch import Dispatcher, settle
 from .ray_jobs import Job, infra
@@ -79,14 +80,17 @@ class RaySandbox:
     keeps in flight (informational: the cluster's capacity is the sum of its actors'
     ``slots``, see ``capacity``).  ``slots`` overrides the per-node pool size (default:
     each node's Ray CPU count); ``attempts`` bounds the tries per job; ``resource`` names
-    the node resource that marks a Docker host.  Construction connects to Ray and starts
+    the node resource that marks a Docker host; ``pool`` the actor class (SandboxPool; a
+    subclass overriding ``make_box`` judges elsewhere, as the benchmark's no-judging
+    scale mode does).  Construction connects to Ray and starts
     one actor per sandbox node (seconds); ``close()`` stops them and their containers.
     """
 
     name = NAME
 
     def __init__(self, config, concurrency: int | None = None, *, slots: int | None = None,
-                 attempts: int = ATTEMPTS, resource: str = RESOURCE, start_timeout: float = START_TIMEOUT):
+                 attempts: int = ATTEMPTS, resource: str = RESOURCE, start_timeout: float = START_TIMEOUT,
+                 pool=SandboxPool):
         self.config = config
         self.concurrency = concurrency or config.workers
         self.fresh = config.fresh
@@ -106,7 +110,7 @@ class RaySandbox:
             self._problem = f"--executor ray needs Ray, which is not installed here: {INSTALL_HINT}"
             return
         self.ray = ray
-        self.cluster = Cluster(ray, config, slots, resource, uuid.uuid4().hex[:8])
+        self.cluster = Cluster(ray, config, slots, resource, uuid.uuid4().hex[:8], pool)
         self.dispatcher = Dispatcher(ray, self.cluster, self._lock, max(1, attempts))
         self._problem = connect.connect(ray, config.ray_address, resource)
         if self._problem is None:
@@ -173,10 +177,11 @@ class RaySandbox:
         payload = {"source": source, "tests": tests, "limits": limits, "checker": checker,
                    "keep_output": keep_output, "entry": entry, "stop_at_first_failure": stop_at_first_failure}
         job = Job(payload, Future(), stop_at_first_failure)
-        with self._lock:
-            if self.dispatcher.closed or self.unavailable:
-                return finished(infra(tests, self.unavailable or "ray executor: the sandbox was closed"))
-            self.dispatcher.submit(job)
+        if self.dispatcher.closed or self.unavailable:
+            return finished(infra(tests, self.unavailable or "ray executor: the sandbox was closed"))
+        self.dispatcher.submit(job)  # no lock: the dispatcher thread takes it from there
+        if self.dispatcher.closed or self.unavailable:  # closed meanwhile: close() may not have seen it
+            settle(job, infra(tests, self.unavailable or "ray executor: the sandbox was closed"))
         result = job.future.result()
         result.seconds = time.monotonic() - start
         return result

@@ -31,11 +31,13 @@ class Cluster:
 
     ``config`` is the SandboxConfig (``kind``, ``fresh``, ``runtime``); ``slots`` the
     per-node pool size (None: each node's Ray CPU count); ``resource`` the node resource
-    that marks a Docker host; ``run_id`` names the actors.
+    that marks a Docker host; ``run_id`` names the actors; ``pool`` is the actor class
+    (SandboxPool, or a subclass judging elsewhere).
     """
 
-    def __init__(self, ray, config, slots: int | None, resource: str, run_id: str):
+    def __init__(self, ray, config, slots: int | None, resource: str, run_id: str, pool=SandboxPool):
         self.ray, self.config, self.slots, self.resource, self.run_id = ray, config, slots, resource, run_id
+        self.pool = pool
         self.actors: dict[str, Actor] = {}
         self.generation = collections.Counter()  # node id -> actors started there
 
@@ -54,7 +56,7 @@ class Cluster:
         self.generation[node_id] += 1
         slots = self.slots or max(1, int(node.get("Resources", {}).get("CPU", 1)))
         key = f"{node_id[:12]}-{self.generation[node_id]}"
-        cls = self.ray.remote(SandboxPool)
+        cls = self.ray.remote(self.pool)
         handle = cls.options(
             name=f"neocoder-sandbox-{self.run_id}-{key}", namespace=NAMESPACE, num_cpus=0,
             resources={self.resource: RESOURCE_SHARE},

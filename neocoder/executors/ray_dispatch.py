@@ -1,33 +1,42 @@
-"""Sending jobs to the actors in batches and collecting their streamed results.
+"""Sending jobs to the actors in batches and collecting their results.
 
-A caller's job goes straight to the least loaded actor that has an idle slot;
-otherwise it waits in the driver's queue.  An actor with at most ``slots`` jobs in
-flight is refilled with one call carrying up to ``slots`` queued jobs (so at most
-WINDOW x ``slots`` are in flight per actor, and its pool never idles while work
-waits); results stream back one by one as each job finishes (a streaming generator,
-collected with ``ray.wait``), so a slow program does not hold back the others of its
-batch.  A job whose actor died, or whose node's sandbox gave INFRA, is queued again
-for another actor, up to ``attempts`` tries; then, or after ORPHAN_TIMEOUT s without
-any usable actor, it gets INFRA on every test.  Each job's result is delivered once.
+Callers queue their jobs on the driver; they leave in batches, one actor call each,
+when the queue could fill every idle slot of the cluster, or when its oldest job has
+waited LINGER s, or when an actor that has at most ``slots`` jobs in flight can be
+refilled.  A batch goes to the least loaded actors first, spread over them, at most
+WINDOW x ``slots`` jobs in flight per actor and MAX_BATCH per call; each test list,
+limit and checker travels once per batch (``ray_jobs.pack``).  Results come back per
+batch: a small batch (under STREAM_FROM jobs) in the call's one reply, a larger one
+streamed in chunks as its jobs finish (a streaming generator), so a slow program does
+not hold back the others of its batch; both are collected with ``ray.wait``.  A job
+whose actor died, or whose node's sandbox gave INFRA, is queued again for another
+actor, up to ``attempts`` tries; then, or after ORPHAN_TIMEOUT s without any usable
+actor, it gets INFRA on every test.  Each job's result is delivered once.
 """
 
 from __future__ import annotations
 
 import collections
 import logging
+import pickle
 import threading
 import time
+from concurrent.futures import InvalidStateError
 
 from ..judge.protocol import skip_after_first_failure
 from ..judge.verdicts import INFRA, SubmissionResult
 from .ray_cluster import WINDOW, Cluster
-from .ray_jobs import Actor, Batch, Job, infra, short
+from .ray_jobs import Actor, Batch, Job, infra, pack, short
 
 log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
 
 ORPHAN_TIMEOUT = 120.0  # seconds jobs may wait with no usable actor before they are INFRA
 DISCOVER_EVERY = 10.0  # seconds between looks for new sandbox nodes
-POLL = 0.01  # seconds: the dispatcher's ray.wait timeout while batches are in flight
+POLL = 0.002  # seconds: the dispatcher's ray.wait timeout while an actor has room for more jobs
+IDLE_POLL = 0.05  # seconds: the same while none has (a result, which makes room, ends the wait at once)
+LINGER = 0.001  # seconds a queued job waits for others to share its batch (while it cannot fill the idle slots)
+MAX_BATCH = 64  # jobs per actor call at most
+STREAM_FROM = 4  # batches of at least this many jobs stream their results; smaller ones come back in one reply
 
 
 class Dispatcher:
@@ -40,13 +49,14 @@ class Dispatcher:
 
     def __init__(self, ray, cluster: Cluster, lock: threading.Lock, attempts: int):
         self.ray, self.cluster, self.lock, self.attempts = ray, cluster, lock, attempts
-        self.queue: collections.deque = collections.deque()
-        self.batches: list[Batch] = []
+        self.inbox: collections.deque = collections.deque()  # callers' jobs, appended without the lock
+        self.queue: collections.deque = collections.deque()  # jobs waiting for a batch (the dispatcher's)
+        self.batches: set[Batch] = set()
         self.stats = {"judged": collections.Counter(), "batches": 0, "jobs_in_batches": 0, "retried": 0,
                       "infra": 0, "actors_lost": 0}
         self.closed = False
         self.failure: str | None = None
-        self.wake = threading.Event()  # set when a batch is sent: the idle dispatcher starts waiting on it
+        self.wake = threading.Event()  # set when a job is queued: the idle dispatcher looks at once
         self.next_discovery = time.monotonic() + DISCOVER_EVERY
         self.last_usable = time.monotonic()
         self.thread: threading.Thread | None = None
@@ -57,48 +67,82 @@ class Dispatcher:
         self.thread.start()
 
     def submit(self, job: Job) -> None:
-        """Queue ``job`` and send it at once if an actor has an idle slot (lock held)."""
-        self.queue.append(job)
-        self.dispatch(eager=True)
+        """Queue ``job`` (any thread, no lock: ``deque.append`` is atomic); the dispatcher
+        thread sends it in a batch."""
+        job.queued = time.monotonic()
+        self.inbox.append(job)
+        self.wake.set()
 
     def take_all(self) -> list[Job]:
         """Empty the queue and the batches; the jobs they held, unsettled (lock held)."""
+        self._drain()
         jobs = list(self.queue) + [j for b in self.batches for j in b.jobs.values()]
         self.queue.clear()
-        self.batches = []
+        self.batches = set()
         return jobs
 
-    def dispatch(self, eager: bool = False) -> None:
-        """Send queued jobs to actors with room (lock held).  ``eager`` (a caller's new job):
-        only actors with an idle slot; else actors with at most ``slots`` in flight are
-        refilled up to WINDOW x ``slots``."""
+    def _drain(self) -> None:
+        """Move the callers' new jobs to the queue (lock held)."""
+        inbox, queue = self.inbox, self.queue
+        while inbox:
+            queue.append(inbox.popleft())
+
+    def _idle_slots(self) -> int:
+        return sum(max(0, a.slots - a.inflight) for a in self.cluster.usable())
+
+    def due(self, now: float) -> bool:
+        """Whether the queue should leave now (lock held): it fills every idle slot, or its
+        first job has waited LINGER s."""
+        return bool(self.queue) and (now - self.queue[0].queued >= LINGER or len(self.queue) >= self._idle_slots())
+
+    def dispatch(self) -> None:
+        """Send queued jobs to the actors with at most ``slots`` in flight, least loaded
+        first, spread over them: each gets its idle slots or its share of the queue,
+        whichever is more, within WINDOW x ``slots`` in flight and MAX_BATCH (lock held)."""
         if not self.queue:
             return
         usable = self.cluster.usable()
         if not usable:
             return
         self.last_usable = time.monotonic()
-        for actor in sorted(usable, key=lambda a: a.inflight / a.slots):
+        open_ = sorted((a for a in usable if a.inflight <= a.slots), key=lambda a: a.inflight / a.slots)
+        for i, actor in enumerate(open_):
             if not self.queue:
                 return
-            if actor.inflight >= actor.slots + (0 if eager else 1):
-                continue
-            room = WINDOW * actor.slots - actor.inflight
-            others = {a.key for a in usable} - {actor.key}
-            batch, keep = [], collections.deque()
-            while self.queue and len(batch) < room:
-                job = self.queue.popleft()
-                # a job that lost this actor waits for another one, unless every usable actor lost it
-                (keep if actor.key in job.avoid and others - job.avoid else batch).append(job)
-            self.queue.extendleft(reversed(keep))
+            share = -(-len(self.queue) // (len(open_) - i))
+            take = min(WINDOW * actor.slots - actor.inflight, MAX_BATCH, max(actor.slots - actor.inflight, share))
+            batch = self._take(actor, take, usable)
             if batch:
                 self._send(actor, batch)
 
+    def _take(self, actor: Actor, count: int, usable: list[Actor]) -> list[Job]:
+        """Up to ``count`` queued jobs for ``actor``: a job that lost this actor waits for
+        another one, unless every usable actor lost it (lock held)."""
+        batch, keep = [], collections.deque()
+        others = None
+        while self.queue and len(batch) < count:
+            job = self.queue.popleft()
+            if job.avoid and actor.key in job.avoid:
+                if others is None:
+                    others = {a.key for a in usable} - {actor.key}
+                if others - job.avoid:
+                    keep.append(job)
+                    continue
+            batch.append(job)
+        self.queue.extendleft(reversed(keep))
+        return batch
+
     def _send(self, actor: Actor, jobs: list[Job]) -> None:
-        gen = actor.handle.judge.options(num_returns="streaming").remote([j.payload for j in jobs])
-        self.batches.append(Batch(actor, gen, dict(enumerate(jobs))))
+        batch = pack(jobs)
+        streamed = len(jobs) >= STREAM_FROM
+        if streamed:
+            if actor.stream is None:
+                actor.stream = actor.handle.judge.options(num_returns="streaming")
+            ref = actor.stream.remote(batch)
+        else:
+            ref = actor.handle.judge_all.remote(batch)
+        self.batches.add(Batch(actor, ref, dict(enumerate(jobs)), streamed))
         actor.inflight += len(jobs)
-        self.wake.set()
         self.stats["batches"] += 1
         self.stats["jobs_in_batches"] += len(jobs)
 
@@ -129,15 +173,22 @@ class Dispatcher:
                 settle(job, infra(job.payload["tests"], self.failure))
 
     def _rounds(self) -> None:
-        """Collect streamed results with ray.wait, retry the jobs of failed batches, probe
-        lost actors, find new nodes, refill actors."""
+        """Collect results with ray.wait, retry the jobs of failed batches, probe lost
+        actors, find new nodes, send the queue when it is due."""
         while True:
             with self.lock:
                 if self.closed:
                     return
-                waiting = {b.gen: b for b in self.batches}
+                self._drain()
+                if self.due(time.monotonic()):
+                    self.dispatch()
+                waiting = {b.ref: b for b in self.batches}
                 probes = self.cluster.probes(time.monotonic())
-            ready = self._wait(list(waiting) + list(probes))
+                timeout = self.queue[0].queued + LINGER - time.monotonic() if self.queue else 0.0
+                hungry = timeout <= 0 and any(a.inflight <= a.slots for a in self.cluster.usable())
+                if timeout <= 0:  # nothing gathering: look again soon only if an actor could take a new job
+                    timeout = POLL if hungry else IDLE_POLL
+            ready = self._wait(list(waiting) + list(probes), timeout, hungry)
             with self.lock:
                 if self.closed:
                     return
@@ -147,55 +198,63 @@ class Dispatcher:
                     else:
                         self._collect(waiting[ref])
                 self._housekeeping()
-                self.dispatch()
 
-    def _wait(self, refs: list) -> list:
-        """The refs ready within POLL s (all that are ready once one is); with nothing in
-        flight, sleep until a batch is sent (or a housekeeping round is due)."""
+    def _wait(self, refs: list, timeout: float, hungry: bool) -> list:
+        """The refs ready within ``timeout`` s, all that are ready once one is.  With
+        nothing in flight: sleep ``timeout`` s, or while an actor is ``hungry`` (could take
+        a job and none is queued) until a job is queued (at most 0.5 s: housekeeping)."""
         if not refs:
-            self.wake.wait(0.5)
+            if hungry:
+                self.wake.wait(0.5)
+            else:  # not woken by each new job: they gather for their batch
+                time.sleep(timeout)
             self.wake.clear()
             return []
-        ready, _ = self.ray.wait(refs, num_returns=1, timeout=POLL)
-        if ready:
+        ready, _ = self.ray.wait(refs, num_returns=1, timeout=timeout)
+        if ready and len(refs) > 1:
             ready, _ = self.ray.wait(refs, num_returns=len(refs), timeout=0)
         return ready
 
     def _collect(self, batch: Batch) -> None:
-        """Take the next streamed result of ``batch`` (lock held; it is ready)."""
+        """Take the next results of ``batch`` (lock held; they are ready)."""
         actor = batch.actor
         if batch not in self.batches:  # dropped in this round with its actor's other batches
             return
         try:
-            finished = self.ray.get(next(batch.gen))
+            finished = pickle.loads(self.ray.get(next(batch.ref) if batch.streamed else batch.ref))
         except StopIteration:
-            self.batches.remove(batch)
-            for job in batch.jobs.values():  # not expected: a finished batch has yielded every job
-                self._retry(job, actor, "the batch ended without this job's result")
-            return
+            finished = []
         except self.ray.exceptions.RayError as exc:
             self._actor_lost(batch, exc)
             return
+        judged = 0
         for index, result, error in finished:
             job = batch.jobs.pop(index)
-            actor.inflight = max(0, actor.inflight - 1)
             if error is None and result.infra_failure:  # the node's sandbox failed (e.g. its engine): not judged
                 error = "its sandbox failed: " + next(t.detail for t in result.tests if t.verdict == INFRA)
             if error is not None:
                 self._retry(job, actor, error)
                 continue
-            self.stats["judged"][actor.node_id] += 1
-            settle(job, result)
+            judged += 1
+            deliver(job, result)  # the actor's sandbox applied stop_at_first_failure already
+        actor.inflight = max(0, actor.inflight - len(finished))
+        if judged:
+            self.stats["judged"][actor.node_id] += judged
+        if not finished or not batch.streamed or not batch.jobs:  # the batch is over (its stream's end unread)
+            self.batches.discard(batch)
+            for job in batch.jobs.values():  # not expected: a finished batch has given every job's result
+                actor.inflight = max(0, actor.inflight - 1)
+                self._retry(job, actor, "the batch ended without this job's result")
 
     def _actor_lost(self, batch: Batch, exc: Exception) -> None:
         """``batch`` failed with ``exc``: its actor is lost, and so are its other batches;
         every job of them is retried (lock held)."""
         actor = batch.actor
-        self.batches.remove(batch)
+        self.batches.discard(batch)
         if self.cluster.lost(actor, exc):
             self.stats["actors_lost"] += 1
         for b in [b for b in self.batches if b.actor is actor]:
-            self.batches.remove(b)
+            self.batches.discard(b)
             for job in b.jobs.values():
                 self._retry(job, actor, short(exc))
         for job in batch.jobs.values():
@@ -219,8 +278,16 @@ class Dispatcher:
 
 
 def settle(job: Job, result: SubmissionResult) -> None:
-    """Deliver ``result`` to ``job``'s caller, once (later results are dropped)."""
+    """Deliver ``result`` (made on the driver, e.g. INFRA) to ``job``'s caller, once
+    (later results are dropped), its tests after a first failure SKIPPED if asked."""
     if job.stop_at_first_failure:
         skip_after_first_failure(result)
-    if not job.future.done():
+    deliver(job, result)
+
+
+def deliver(job: Job, result: SubmissionResult) -> None:
+    """Hand ``result`` to ``job``'s caller, once (later results are dropped)."""
+    try:
         job.future.set_result(result)
+    except InvalidStateError:  # delivered already (a caller settling a job of a closed sandbox)
+        pass
