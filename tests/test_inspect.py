@@ -32,7 +32,12 @@ INSPECT = str(Path(sys.executable).with_name("inspect"))
 
 def inspect_eval(log_dir: Path, model: str, *args: str, env: dict | None = None) -> Path:
     """Run `inspect eval neocoder/neocoder` as a user would; return its log file."""
-    done = subprocess.run([INSPECT, "eval", "neocoder/neocoder", "--model", model, "--log-dir", str(log_dir),
+    return inspect_eval_task("neocoder/neocoder", log_dir, model, *args, env=env)
+
+
+def inspect_eval_task(name: str, log_dir: Path, model: str, *args: str, env: dict | None = None) -> Path:
+    """Run `inspect eval NAME` as a user would; return its log file."""
+    done = subprocess.run([INSPECT, "eval", name, "--model", model, "--log-dir", str(log_dir),
                            "--display", "none", *args], capture_output=True, text=True, timeout=900,
                           env={**os.environ, **(env or {})})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -10,6 +10,7 @@ provider ``inspect/<log file>`` (neocoder/models/inspect_log.py).
 
 from .replay_api import NeocoderReplayAPI
 from .scoring import neocoder_scorer, neocoder_states
+from .loops import aidanbench
 from .tasks import neocoder
 
-__all__ = ["NeocoderReplayAPI", "neocoder", "neocoder_scorer", "neocoder_states"]
+__all__ = ["NeocoderReplayAPI", "aidanbench", "neocoder", "neocoder_scorer", "neocoder_states"]
