@@ -60,8 +60,8 @@ STATE_RATES = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "d
                "cumulative_neogauge")
 STATE_COLUMNS = {"model": "string", "dataset": "string", "state": "int64", "n": "int64", "excluded": "int64",
                  **{rate.replace("@", "_at_"): "double" for rate in STATE_RATES},
-                 **{f"{rate.replace('@', '_at_')}_{end}": "double" for rate in STATE_RATES if rate != "cumulative_neogauge"
-                    for end in ("low", "high")}}
+                 **{f"{rate.replace('@', '_at_')}_{end}": "double"
+                    for rate in STATE_RATES if rate != "cumulative_neogauge" for end in ("low", "high")}}
 
 
 def sample_rows(folder: Path) -> list[dict]:

@@ -48,3 +48,25 @@ def test_aidanbench_in_inspect_equals_neocoder_aidanbench(tmp_path):
         assert sample.metadata["result"]["stop_reason"] == "repetitive"
         assert [a["answer"] for a in sample.metadata["answers"]] == ANSWERS
 
+
+
+def test_ideas_in_inspect_equals_neocoder_ideas(tmp_path):
+    from test_ideas import PanelServer, scripted
+    keywords = tmp_path / "keywords.csv"
+    keywords.write_text("keyword,category\nmeteorology,Earth science\nsoil,Biology\n")
+    panel = "openai/j1,openai/j2,openai/j3"
+    with PanelServer(scripted()) as server:
+        result = CliRunner().invoke(main, ["ideas", "--model", "openai/w", "--base-url", server.url, "--api-key", "x",
+                                           "--judges", panel, "--keywords", str(keywords), "--limit", "2",
+                                           "--out", str(tmp_path / "neocoder"), "--quiet"])
+        assert result.exit_code == 0, result.output
+        log_path = inspect_eval_task("neocoder/ideas", tmp_path / "logs", "openai-api/panel/w",
+                                     "-T", f"judges={panel}", "-T", f"judge_base_url={server.url}",
+                                     "-T", f"keywords={keywords}", "-T", "limit=2",
+                                     env={"PANEL_BASE_URL": server.url, "PANEL_API_KEY": "x", "OPENAI_API_KEY": "x"})
+    summary = json.loads((tmp_path / "neocoder" / "metrics.json").read_text())["models"]["openai/w"]
+    log = read_eval_log(str(log_path))
+    got = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert summary["kept"] == 6 and summary["judgements"] == 18  # 3 ideas per keyword, 3 judges each
+    for name in ("originality", "feasibility", "clarity", "fluency", "flexibility"):
+        assert got[name] == pytest.approx(summary[name], abs=1e-9), name

@@ -1,12 +1,11 @@
-"""``neocoder/aidanbench`` and ``neocoder/ideas``: the two loop benchmarks as inspect_ai tasks.
+"""``neocoder/aidanbench``: AidanBench as an inspect_ai task (ideas_task.py follows the same pattern).
 
-Each sample is one item of neocoder's own task (an AidanBench question; a LiveIdeaBench
-keyword); the solver runs neocoder's loop for it unchanged (``aidanbench.loop.run_question``,
-``ideas.loop.run_keyword``) with inspect's model as the generator (bridge.py), and keeps the
-records it yields in the sample's metadata; the scorer reads them, and the metric is
-neocoder's own totals (``aidanbench.loop.totals``; ``ideas.scores``), so nothing is scored
-twice.  Judges stay neocoder models (``judge=openai/<model>``, ``replay/...``): they are
-part of the benchmark's scoring, not the model under test.
+Each sample is one AidanBench question; the solver runs neocoder's loop for it unchanged
+(``aidanbench.loop.run_question``) with inspect's model as the generator (bridge.py), and
+keeps the records it yields in the sample's metadata; the scorer reads them, and the metric
+is neocoder's own totals (``aidanbench.loop.totals``), so nothing is scored twice.  The
+coherence judge stays a neocoder model (``judge=openai/<model>``, ``replay/...``): it is part
+of the benchmark's scoring, not the model under test.
 """
 
 from __future__ import annotations

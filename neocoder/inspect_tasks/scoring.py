@@ -125,5 +125,7 @@ def _explain(record: Sample) -> str:
     if record.error:
         return f"model error: {record.error}"
     verdicts = [t.get("verdict") for t in (record.examples.tests if record.examples else [])]
-    return (f"examples {'/'.join(str(v) for v in verdicts) or '-'}; techniques {', '.join(record.techniques) or '-'}; "
-            f"violated {', '.join(record.violated_constraints) or '-'}; new {', '.join(record.new_techniques or []) or '-'}")
+    listed = {"techniques": record.techniques, "violated": record.violated_constraints,
+              "new": record.new_techniques or []}
+    return "; ".join([f"examples {'/'.join(str(v) for v in verdicts) or '-'}"] +
+                     [f"{name} {', '.join(values) or '-'}" for name, values in listed.items()])
