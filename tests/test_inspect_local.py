@@ -10,8 +10,6 @@ from threading import Thread
 import pytest
 from click.testing import CliRunner
 
-pytest.importorskip("inspect_ai", reason="pip install 'neocoder[inspect]' (scripts/setup.sh installs it)")
-
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from neocoder.cli import main  # noqa: E402

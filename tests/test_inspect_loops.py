@@ -8,8 +8,6 @@ import re
 import pytest
 from click.testing import CliRunner
 
-pytest.importorskip("inspect_ai", reason="pip install 'neocoder[inspect]' (scripts/setup.sh installs it)")
-
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from neocoder.cli import main  # noqa: E402
