@@ -41,5 +41,17 @@ echo "== installing neocoder into .venv"
 .venv/bin/pip install -q --no-deps 'verl==0.9.1' 'tensordict==0.10.0' 'pyvers==0.1.0' 'omegaconf==2.4.0' \
     'cloudpickle>=3'
 
+# inspect_ai (the [inspect] extra; docs/inspect.md): its own pins (fsspec<=2026.6 through s3fs, python-dateutil<3
+# through botocore) would downgrade what datasets brings, so inspect_ai, s3fs, aiobotocore and botocore go in
+# without their dependencies, and the rest of inspect_ai's dependencies with theirs (none of them changes an
+# installed version; checked with pip --dry-run).  Only s3:// log dirs would need what is left out.
+.venv/bin/pip install -q 'agent-client-protocol>=0.12.0' beautifulsoup4 debugpy 'docstring-parser>=0.16' \
+    'fastapi>=0.119.0' httpx 'ijson>=3.2.0' jsonpatch 'jsonpath-ng>=1.8.0' 'jsonref>=1.1.0' mmh3 \
+    'nest_asyncio2>=1.7.4' platformdirs python-dotenv 'semver>=3.0.0' shortuuid sniffio tenacity 'textual>=6.2.0' \
+    'tiktoken>=0.12.0' 'universal-pathlib>=0.2.6' uvicorn 'zipfile-zstd>=0.0.4' 'zipp>=3.19.1' 'zstandard>=0.20.0' \
+    markdown-it-py aiohttp aioitertools wrapt jmespath
+.venv/bin/pip install -q --no-deps 'inspect_ai==0.3.285' 's3fs==2026.9.0' 'aiobotocore==3.10.0' 'botocore==1.43.117'
+.venv/bin/pip install -q --no-deps -e .  # the inspect_ai entry point (neocoder.inspect_tasks)
+
 echo "== building the sandbox image (offline)"
 .venv/bin/neocoder sandbox build

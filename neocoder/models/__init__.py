@@ -23,11 +23,13 @@ def _lazy(module: str, factory: str) -> Callable[[str, ModelConfig], Model]:
 
 
 # provider -> factory(NAME, config).  openai/<model>: any OpenAI-compatible endpoint;
-# local/gemma-3-270m: a llama.cpp server started here; replay/<source>: recorded replies.
+# local/gemma-3-270m: a llama.cpp server started here; replay/<source>: recorded replies;
+# inspect/<log file>: the completions an inspect_ai log holds.
 PROVIDERS: dict[str, Callable[[str, ModelConfig], Model]] = {
     "openai": _lazy(".openai_compat", "from_config"),
     "local": _lazy(".local", "from_config"),
     "replay": _lazy(".replay", "from_config"),
+    "inspect": _lazy(".inspect_log", "from_config"),  # inspect/<log file>: an inspect_ai log's replies
 }
 
 

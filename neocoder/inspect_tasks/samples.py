@@ -1,0 +1,103 @@
+"""NeoCoder problem states as inspect_ai samples, and the key that names a sample.
+
+One inspect ``Sample`` per (problem state, sample i), exactly the items ``neocoder eval``
+solves (``tasks/evaluation.py`` ``select_states``): its input is NeoCoder's chat solve
+prompt (``solve.solve_prompt``: the system and user messages), its id
+``<problem>/t<state>/s<i>``, and its metadata what scoring needs without the run folder:
+the problem, state, sample index, the recorded code's ``source_index`` (the replay
+model's key), the state's constraints and the problem's human technique set H(p)
+(Eq. 3).  The problem state itself is looked up again at scoring time by its key.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..config import EvalConfig
+from ..errors import NeocoderError
+from ..models.base import ReplayKey
+from ..records import ProblemState
+from ..solve import solve_prompt
+from ..tasks.evaluation import own_release, select_states
+
+
+def sample_id(problem_id: str, state: int, sample: int) -> str:
+    """The inspect sample id of sample ``sample`` of state ``state`` of ``problem_id``."""
+    return f"{problem_id}/t{state}/s{sample}"
+
+
+def replay_key(metadata: dict) -> ReplayKey:
+    """The ``ReplayKey`` (problem, state, sample, source_index) a sample's ``metadata`` names.
+    Raises NeocoderError naming the missing field when the metadata is not a NeoCoder sample's."""
+    for name in ("problem_id", "state", "sample"):
+        if name not in (metadata or {}):
+            raise NeocoderError(f"inspect sample metadata has no {name!r}: not a sample of the neocoder task")
+    return ReplayKey(metadata["problem_id"], int(metadata["state"]), int(metadata["sample"]),
+                     metadata.get("source_index"))
+
+
+def eval_samples(config: EvalConfig) -> list:
+    """The inspect ``Sample`` list of ``config`` (its dataset, states, limit and samples per
+    state), in the order ``neocoder eval`` takes its items.  Raises NeocoderError when no
+    state is selected."""
+    from inspect_ai.dataset import Sample as InspectSample
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+
+    from ..techniques.human import human_technique_sets
+    states = select_states(config)
+    human = human_technique_sets({s.problem_id for s in states}, own_release(config))
+    _remember(config, states)
+    out = []
+    for state in states:
+        sets = (human.get(state.problem_id) or {}).get("techniques")
+        for i in range(config.samples):
+            prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, i, state.source_index))
+            system, user = prompt.messages
+            out.append(InspectSample(
+                id=sample_id(state.problem_id, state.state, i),
+                input=[ChatMessageSystem(content=system["content"]), ChatMessageUser(content=user["content"])],
+                metadata=dict(problem_id=state.problem_id, state=state.state, sample=i,
+                              source_index=state.source_index, constraints=list(state.constraints),
+                              human_techniques=None if sets is None else sorted(sets),
+                              prompt_sha256=prompt.sha256())))
+    return out
+
+
+def eval_config(model: str = "inspect/task", **options) -> EvalConfig:
+    """The ``EvalConfig`` an inspect task stands for: ``options`` are its fields (states,
+    limit, dataset, samples, strategy, ...); no run folder (inspect writes its own log); the
+    release where ``$NEOCODER_RELEASE`` points.  Raises NeocoderError for a bad value, as
+    ``neocoder eval`` would."""
+    from pathlib import Path
+
+    from ..config import ModelConfig
+    from ..dataset import default_release_dir
+    return EvalConfig(model=ModelConfig(model), out=Path("inspect-log"), release_dir=default_release_dir(),
+                      **options)
+
+
+_STATES: dict[tuple, ProblemState] = {}
+
+
+def _remember(config: EvalConfig, states: list[ProblemState]) -> None:
+    for state in states:
+        _STATES[(str(config.dataset), state.problem_id, state.state)] = state
+
+
+def problem_state(dataset: str | None, problem_id: str, state: int) -> ProblemState:
+    """The problem state ``(problem_id, state)`` of ``dataset`` (None: the shipped one), as
+    ``eval_samples`` selected it (read again when the process did not build the samples).
+    Raises NeocoderError when the dataset has no such state."""
+    got = _STATES.get((str(dataset), problem_id, state))
+    if got is None:
+        got = _all_states(dataset).get((problem_id, state))
+    if got is None:
+        raise NeocoderError(f"dataset {dataset or 'shipped'} has no problem state {problem_id} t={state}")
+    return got
+
+
+@lru_cache(maxsize=4)
+def _all_states(dataset: str | None) -> dict[tuple, ProblemState]:
+    from ..config import dataset_arg
+    config = eval_config(dataset=dataset_arg(dataset), states=list(range(21)))
+    return {(s.problem_id, s.state): s for s in select_states(config)}

@@ -1,0 +1,215 @@
+"""NeoCoder inside inspect_ai, for real: `inspect eval neocoder/neocoder` with the recorded GPT-4
+replies (the neocoder-replay model API) against `neocoder eval --model replay/gpt-4-1106-preview`
+on the same 20 problems, the way back (`neocoder eval --model inspect/<log>`), and
+`inspect view` of that log read in headless Chromium."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+# no skip: a missing inspect_ai fails here (scripts/setup.sh installs it, the [inspect] extra)
+from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
+
+from neocoder.cli import main  # noqa: E402
+from neocoder.errors import NeocoderError  # noqa: E402
+from neocoder.models import NoRecordedReply, get_model  # noqa: E402
+from neocoder.models.base import Prompt, ReplayKey  # noqa: E402
+
+LIMIT = 20
+RATES = {"pass@1": "pass@1", "convergent": "convergent", "divergent": "divergent", "neogauge": "neogauge",
+         "cumulative_neogauge": "cumulative_neogauge"}
+INSPECT = str(Path(sys.executable).with_name("inspect"))
+
+
+def inspect_eval(log_dir: Path, model: str, *args: str, env: dict | None = None) -> Path:
+    """Run `inspect eval neocoder/neocoder` as a user would; return its log file."""
+    return inspect_eval_task("neocoder/neocoder", log_dir, model, *args, env=env)
+
+
+def inspect_eval_task(name: str, log_dir: Path, model: str, *args: str, env: dict | None = None) -> Path:
+    """Run `inspect eval NAME` as a user would; return its log file."""
+    done = subprocess.run([INSPECT, "eval", name, "--model", model, "--log-dir", str(log_dir),
+                           "--display", "none", *args], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    logs = sorted(log_dir.glob("*.eval"))
+    assert len(logs) == 1, logs
+    return logs[0]
+
+
+def neocoder_eval(out: Path, *args: str) -> dict:
+    result = CliRunner().invoke(main, ["eval", *args, "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return json.loads((out / "metrics.json").read_text())
+
+
+def log_rates(log) -> dict:
+    """state t -> rate -> value from an inspect log's NeoCoder metric."""
+    out: dict = {}
+    for name, metric in log.results.scores[0].metrics.items():
+        rate, _, t = name.rpartition("/t")
+        out.setdefault(t, {})[rate] = metric.value
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("inspect")
+    log = inspect_eval(root / "logs", "neocoder-replay/gpt-4-1106-preview", "-T", f"limit={LIMIT}")
+    metrics = neocoder_eval(root / "replay", "--model", "replay/gpt-4-1106-preview", "--limit", str(LIMIT))
+    return root, log, metrics
+
+
+def test_inspect_metrics_equal_neocoder_eval(runs):
+    _, log_path, metrics = runs
+    log = read_eval_log(str(log_path))
+    assert log.status == "success" and len(log.samples) == sum(s["n"] + s["excluded"]
+                                                                for s in metrics["states"].values())
+    got = log_rates(log)
+    assert set(got) == set(metrics["states"]) == {str(t) for t in range(6)}
+    for t, state in metrics["states"].items():
+        for ours, theirs in RATES.items():
+            if state[theirs] is None:
+                assert ours not in got[t]
+            else:
+                assert got[t][ours] == pytest.approx(state[theirs], abs=1e-12), (t, ours)
+    # not all zero: the comparison has something to compare
+    assert metrics["states"]["0"]["pass@1"] > 0 and metrics["states"]["0"]["neogauge"] > 0
+    sample = log.samples[0]
+    record = sample.scores["neocoder_scorer"].metadata["record"]
+    assert record["problem_id"] == sample.metadata["problem_id"] and record["code"]
+
+
+def test_round_trip_through_an_inspect_log(runs):
+    root, log_path, metrics = runs
+    back = neocoder_eval(root / "back", "--model", f"inspect/{log_path}", "--limit", str(LIMIT))
+    for t, state in metrics["states"].items():
+        for rate in RATES.values():
+            assert back["states"][t][rate] == state[rate], (t, rate)
+        assert back["states"][t]["intervals"] == state["intervals"]
+    assert back["model"] == f"inspect/{log_path}"
+
+
+def test_inspect_log_provider_names_the_log_and_the_sample(runs, tmp_path):
+    _, log_path, _ = runs
+    model = get_model(f"inspect/{log_path}")
+    assert model.generate(Prompt((), "", "", replay_key=ReplayKey("1873C", 0, 0))).text.strip()
+    with pytest.raises(NoRecordedReply, match=rf"{log_path}.*9999Z/t0/s0"):
+        model.generate(Prompt((), "", "", replay_key=ReplayKey("9999Z", 0, 0)))
+    log = read_eval_log(str(log_path))
+    del log.samples[3].metadata["state"]
+    bad = tmp_path / "bad.eval"
+    write_eval_log(log, str(bad))
+    with pytest.raises(NeocoderError, match=rf"bad.eval.*{log.samples[3].id}.*metadata.state"):
+        get_model(f"inspect/{bad}")
+
+
+def test_strategies_that_do_not_map_are_refused(tmp_path):
+    done = subprocess.run([INSPECT, "eval", "neocoder/neocoder", "--model", "neocoder-replay/gpt-4-1106-preview",
+                           "-T", "strategy=self-correct", "-T", "limit=1", "--log-dir", str(tmp_path),
+                           "--display", "none"], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "strategy=self-correct" in done.stdout + done.stderr
+
+
+# ------------------------------------------------------------------ inspect view in a real browser
+
+def _fds_3_4(read: int, write: int) -> None:
+    read, write = os.dup(read), os.dup(write)
+    os.dup2(read, 3)
+    os.dup2(write, 4)
+
+
+class Chromium:
+    """Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe:
+    JSON messages ending in NUL, commands on fd 3, replies on fd 4)."""
+
+    def __init__(self, profile: Path):
+        r3, w3 = os.pipe()
+        r4, w4 = os.pipe()
+        self.proc = subprocess.Popen(
+            ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+             f"--user-data-dir={profile}", "--window-size=1400,1000", "about:blank"],
+            pass_fds=(3, 4, r3, w4), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, preexec_fn=lambda: _fds_3_4(r3, w4))
+        os.close(r3)
+        os.close(w4)
+        self.commands, self.replies, self.buffer, self.last = w3, r4, b"", 0
+
+    def call(self, method: str, session: str | None = None, **params) -> dict:
+        self.last += 1
+        message = {"id": self.last, "method": method, "params": params, **({"sessionId": session} if session else {})}
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self.buffer:
+                chunk = os.read(self.replies, 1 << 16)
+                assert chunk, "chromium closed its DevTools pipe"
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\0", 1)
+            got = json.loads(line)
+            if got.get("id") == self.last:
+                assert "error" not in got, got["error"]
+                return got["result"]
+
+    def page_text(self, url: str, until: str, seconds: float = 90) -> str:
+        """The page's visible text once it contains ``until`` (or when ``seconds`` ran out)."""
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.navigate", session, url=url)
+        deadline, text = time.monotonic() + seconds, ""
+        while time.monotonic() < deadline:
+            text = self.call("Runtime.evaluate", session, expression="document.body ? document.body.innerText : ''",
+                             returnByValue=True)["result"].get("value", "")
+            if until in text:
+                break
+            time.sleep(0.5)
+        return text
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+        os.close(self.commands)
+        os.close(self.replies)
+
+
+def test_inspect_view_shows_the_neocoder_scores(runs, tmp_path):
+    from neocoder.models.local import free_port
+    _, log_path, _ = runs
+    log = read_eval_log(str(log_path))
+    # a sample whose divergent score is neither 0 nor 1, so the page must show this sample's own value
+    sample = next(s for s in log.samples if 0 < s.scores["neocoder_scorer"].value.get("divergent", 0) < 1)
+    divergent = sample.scores["neocoder_scorer"].value["divergent"]
+    port = free_port()
+    server = subprocess.Popen([INSPECT, "view", "--log-dir", str(log_path.parent), "--host", "127.0.0.1",
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    browser = None
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(base + "/api/logs", timeout=2) as r:
+                    if log_path.name in r.read().decode():
+                        break
+            except OSError:
+                time.sleep(0.5)
+        browser = Chromium(tmp_path / "profile")
+        url = f"{base}/#/logs/{log_path.name}/samples/sample/{urllib.parse.quote(sample.id, safe='')}/1/scoring"
+        text = browser.page_text(url, "neogauge")
+    finally:
+        if browser is not None:
+            browser.close()
+        server.terminate()
+        server.wait(30)
+    scores = text[text.index("SCORES"):]
+    assert sample.id in text
+    for name in ("pass", "follows", "convergent", "divergent", "neogauge"):
+        assert name in scores, scores[:500]
+    assert f"{divergent:g}"[:5] in scores.split("divergent")[0], scores[:500]

@@ -1,0 +1,93 @@
+"""inspect's own OpenAI-compatible provider, pointed at the local model server, scores like
+`neocoder eval --model local/gemma-3-270m` on the same problems (the same chat prompt,
+temperature 0, max tokens and seed)."""
+
+import json
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from threading import Thread
+
+import pytest
+from click.testing import CliRunner
+
+from inspect_ai.log import read_eval_log  # noqa: E402
+
+from neocoder.cli import main  # noqa: E402
+from neocoder.models import get_model  # noqa: E402
+from neocoder.records import Sample  # noqa: E402
+from neocoder.store import RunFolder  # noqa: E402
+
+from test_inspect import RATES, inspect_eval, log_rates  # noqa: E402
+
+pytestmark = pytest.mark.llm
+MAX_TOKENS, LIMIT, STATES = 48, 1, "0"  # one sample a side: each costs ~20 s of CPU here
+
+
+class ResettingFront:
+    """A loopback front of the local server doing what neocoder's LocalModel does before every
+    request (``_reset_server_state``: one greedy token of a fixed prompt, so llama.cpp's prompt
+    cache is in one known state), then forwarding the request unchanged."""
+
+    def __init__(self, model):
+        upstream = model.server.base_url
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _forward(self, body: bytes | None):
+                target = upstream + self.path.removeprefix("/v1")
+                request = urllib.request.Request(target, data=body, method=self.command,
+                                                 headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(request, timeout=600) as r:
+                    payload, status = r.read(), r.status
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self):
+                self._forward(None)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with model._one_at_a_time:
+                    model._reset_server_state()
+                    self._forward(body)
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.http.server_address[1]}/v1"
+        Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+def test_inspect_openai_api_on_the_local_server_equals_neocoder_eval(tmp_path):
+    result = CliRunner().invoke(main, ["eval", "--model", "local/gemma-3-270m", "--api", "chat", "--max-tokens",
+                                       str(MAX_TOKENS), "--limit", str(LIMIT), "--states", STATES,
+                                       "--out", str(tmp_path / "neocoder"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((tmp_path / "neocoder" / "metrics.json").read_text())
+    with get_model("local/gemma-3-270m", api="chat", max_tokens=MAX_TOKENS) as gemma:
+        front = ResettingFront(gemma)
+        try:
+            log_path = inspect_eval(tmp_path / "logs", "openai-api/llamacpp/gemma-3-270m", "-T", f"limit={LIMIT}",
+                                    "-T", f"states={STATES}", "-T", f"max_tokens={MAX_TOKENS}",
+                                    "--max-connections", "1",
+                                    env={"LLAMACPP_BASE_URL": front.base_url, "LLAMACPP_API_KEY": "local"})
+        finally:
+            front.close()
+    log = read_eval_log(str(log_path))
+    replies = {s.id: s.output.completion for s in log.samples}
+    records = RunFolder(tmp_path / "neocoder", create=False).read(Sample)
+    assert len(records) == len(replies) == 1
+    for r in records:  # the very replies are the same, so every score is
+        assert replies[f"{r.problem_id}/t{r.state}/s{r.sample}"] == r.reply
+    got = log_rates(log)
+    for t, state in metrics["states"].items():
+        for ours, theirs in RATES.items():
+            if state[theirs] is not None:
+                assert got[t][ours] == pytest.approx(state[theirs], abs=1e-12), (t, ours)
