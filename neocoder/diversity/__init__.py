@@ -1,0 +1,1 @@
+"""Diversity of correct programs (issue 25)."""
