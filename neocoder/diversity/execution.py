@@ -43,6 +43,7 @@ from .counter import CAP_EXIT, instrument, split_output
 from .growth import GrowthInput, growth_inputs
 
 CHUNK = 4  # sizes per submission
+RECORD_VERSION = 1  # raise when _run_record changes what it records
 CPU_SECONDS = 10.0  # per grown input; the operation cap stops a run long before (about 1-2 s)
 MIN_AGREE = 2  # clean human runs a size needs to be kept
 LABEL_HUMANS = 6  # human solutions that validate a problem's sizes for a model's program
@@ -53,9 +54,11 @@ KEEP_OUTPUT_BYTES = 4096  # outputs up to this size are cached whole (float agre
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """SHA-256 (16 hex) of this package's sources, read once per process: a changed counter,
-    generator or fit makes new cache entries instead of stale hits."""
-    return hash_files(package_files("neocoder.diversity"))[:16]
+    """SHA-256 (16 hex) of what makes a cached run: the counter's source and the run record's
+    format (``RECORD_VERSION``), read once per process.  The generator needs no share: the
+    cache key names the inputs themselves."""
+    files = [f for f in package_files("neocoder.diversity") if f.name == "counter.py"]
+    return hash_files(files)[:12] + f"-r{RECORD_VERSION}"
 
 
 def _sha(text: str) -> str:

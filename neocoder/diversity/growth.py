@@ -11,7 +11,7 @@ cannot show how a program's cost grows.  This generator grows one example test c
    examples (larger cases make fewer coincidental size matches).
 2. **structural sizes** (the size parameter ``n``): an integer ``v >= 2`` of a case row
    that equals the number of rows after it in the case (``rows``), the token count of a
-   later row (``len``), the length of a later one-token row (``chars``: a string), or, as
+   later row of at least three tokens, or half of it, or one more (``len``: ``n``, ``2n`` or ``n - 1`` tokens), the length of a later one-token row (``chars``: a string), or, as
    the first token, the count of the other tokens of its own row (``n a1 .. an``).  Every
    structural integer is set to ``n``; every row it sizes is resized to ``n`` tokens
    (integers drawn uniformly from the row's own range; a row that is a permutation of
@@ -47,6 +47,7 @@ _INT = re.compile(r"-?\d+\Z")
 DEFAULT_SIZES = tuple(2 ** k for k in range(3, 16))  # 8 .. 32768
 MAX_INPUT_BYTES = 1 << 20  # one grown input; all sizes of a submission must fit the runner's 4 MiB message
 MIN_SIZE_VALUE = 2  # an integer below this is never taken for a size (1 matches too much by chance)
+MIN_ROW_TOKENS = 3  # a row sized by an integer has at least this many tokens (pairs "a b" match by chance)
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def _template(examples: list[str]) -> tuple[bool, list[list[str]]] | None:
 
 def structure(case: list[list[str]]) -> dict:
     """The structural sizes of a case: ``{"sizes": {(i, j)}, "rows": {i: header row},
-    "len": {row index: tokens per unit of n (1 or 2)}, "chars": {row index}, "same_row": {row index}}``."""
+    "len": {row index: (a, b): the row has a*v + b tokens, (1, 0), (2, 0) or (1, -1)}, "chars": {row index}, "same_row": {row index}}``."""
     sizes, rows_of, lens, chars, same = set(), {}, {}, set(), set()
     for i, row in enumerate(case):
         for j, tok in enumerate(row):
@@ -129,8 +130,8 @@ def structure(case: list[list[str]]) -> dict:
                 hit = True
             for k in range(i + 1, len(case)):
                 later = case[k]
-                if len(later) > 1 and len(later) in (v, 2 * v):
-                    lens[k] = len(later) // v
+                if len(later) >= MIN_ROW_TOKENS and len(later) in (v, 2 * v, v - 1):
+                    lens[k] = (2, 0) if len(later) == 2 * v else (1, len(later) - v)
                     hit = True
                 elif len(later) == 1 and len(later[0]) == v and _is_word(later[0]):
                     chars.add(k)
@@ -168,7 +169,8 @@ def _fill_chars(word: str, n: int, rng: random.Random) -> str:
 def _grow_structural(case: list[list[str]], info: dict, n: int, rng: random.Random) -> list[list[str]]:
     def row(k: int) -> list[str]:
         if k in info["len"]:
-            return _fill_ints(case[k], n * info["len"][k], rng)
+            a, b = info["len"][k]
+            return _fill_ints(case[k], a * n + b, rng)
         if k in info["chars"]:
             return [_fill_chars(case[k][0], n, rng)]
         if k in info["same_row"]:
