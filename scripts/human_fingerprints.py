@@ -7,7 +7,9 @@ each solution on the kept sizes (neocoder/diversity/execution.py).  One JSON lin
 problem goes to ``--out``; a problem already there is skipped (resumable), and every
 sandbox run is cached under ``cache_root()/diversity`` so an interrupted problem resumes
 too.  At the end (or with ``--summary`` alone) it prints the counts: problems growable,
-problems with kept sizes, solutions fingerprinted, the classes, the time.
+problems with kept sizes, solutions fingerprinted, the classes, the time.  ``--cross``
+compares the execution classes with the detector's technique sets over pairs of solutions
+of one problem (issue 25: how often one measure's class splits by the other).
 
     NEOCODER_RELEASE=/work/shared/neocoder .venv/bin/python scripts/human_fingerprints.py \
         --out data/diversity/human_fingerprints.jsonl [--limit 5] [--workers 2]
@@ -67,15 +69,55 @@ def summary(out: Path, seconds: float | None = None) -> dict:
             **({"seconds_this_run": round(seconds, 1)} if seconds is not None else {})}
 
 
+def cross(out: Path, release: Path, examples: int = 6) -> dict:
+    """How often two fingerprinted human solutions of one problem that share a class by one
+    measure differ by the other: execution class (complexity, memory) against the
+    detector's technique set (neocoder.techniques.detector, exact set equality)."""
+    from itertools import combinations
+
+    from neocoder.techniques.detector import detect
+    lines = [json.loads(x) for x in out.read_text().splitlines() if x.strip()]
+    sources = ex.human_python(release, [line["problem_id"] for line in lines])
+    same_exec = same_exec_diff = same_tech = same_tech_diff = 0
+    shown: dict[str, list] = {"same execution class, other technique set": [],
+                              "same technique set, other execution class": []}
+    for line in lines:
+        done = [(i, fp) for i, fp in enumerate(line["fingerprints"]) if fp]
+        techs = {i: frozenset(detect(sources[line["problem_id"]][i], "python")) for i, _ in done}
+        for (i, a), (j, b) in combinations(done, 2):
+            ka, kb = (a["complexity"], a["memory"]), (b["complexity"], b["memory"])
+            if ka == kb:
+                same_exec += 1
+                if techs[i] != techs[j]:
+                    same_exec_diff += 1
+                    _example(shown, "same execution class, other technique set", line, i, j, ka, kb, techs, examples)
+            if techs[i] == techs[j]:
+                same_tech += 1
+                if ka != kb:
+                    same_tech_diff += 1
+                    _example(shown, "same technique set, other execution class", line, i, j, ka, kb, techs, examples)
+    return {"pairs_same_execution_class": same_exec, "of_which_other_technique_set": same_exec_diff,
+            "pairs_same_technique_set": same_tech, "of_which_other_execution_class": same_tech_diff,
+            "examples": shown}
+
+
+def _example(shown, kind, line, i, j, ka, kb, techs, limit):
+    if len(shown[kind]) < limit and all(e["problem_id"] != line["problem_id"] for e in shown[kind]):
+        shown[kind].append({"problem_id": line["problem_id"], "solutions": [i, j], "execution": [ka, kb],
+                            "techniques": [sorted(techs[i]), sorted(techs[j])]})
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("data/diversity/human_fingerprints.jsonl"))
     parser.add_argument("--limit", type=int, default=None, help="only the first N problems (for a time estimate)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--summary", action="store_true", help="print the counts of --out and stop")
+    parser.add_argument("--cross", action="store_true",
+                        help="compare execution classes with technique sets over the pairs of --out and stop")
     args = parser.parse_args(argv)
-    if args.summary:
-        print(json.dumps(summary(args.out), indent=1))
+    if args.summary or args.cross:
+        print(json.dumps(cross(args.out, default_release_dir()) if args.cross else summary(args.out), indent=1))
         return 0
     started = time.time()
     states = [s for s in load_states() if s.state == 0][:args.limit]

@@ -39,7 +39,7 @@ from ..paths import cache_root, fingerprint as hash_files, package_files
 from ..records import ProblemState
 from ..store import JsonlStore
 from .complexity import MIN_POINTS, FitError, fit_complexity
-from .counter import CAP_EXIT, instrument, split_output
+from .counter import instrument, split_output
 from .growth import GrowthInput, growth_inputs
 
 CHUNK = 4  # sizes per submission
