@@ -52,19 +52,37 @@ def problem_line(box, state, humans: list[str], cache, workers: int) -> dict:
                 fingerprints=prints, seconds=round(time.time() - started, 1))
 
 
+def mean_interval(values: list[float]) -> dict | None:
+    """Mean of per-problem ``values`` and its 95% percentile bootstrap interval over problems
+    (neocoder/bootstrap.py: 2000 resamples, seed 0)."""
+    import numpy as np
+
+    from neocoder.bootstrap import DEFAULT_RESAMPLES, summarize, weights
+    if not values:
+        return None
+    v = np.asarray(values, dtype=float)
+    spread = summarize(weights(len(v), DEFAULT_RESAMPLES, 0) @ v / len(v))
+    return {"mean": round(float(v.mean()), 3), **({k: round(x, 3) for k, x in spread.items()} if spread else {})}
+
+
 def summary(out: Path, seconds: float | None = None) -> dict:
-    """Counts over the lines of ``out`` (printed as JSON)."""
+    """Counts over the lines of ``out`` (printed as JSON), with the mean number of distinct
+    execution classes (and complexity classes alone) per problem and their intervals."""
     lines = [json.loads(x) for x in out.read_text().splitlines() if x.strip()] if out.exists() else []
     prints = [fp for line in lines for fp in line["fingerprints"]]
     done = [fp for fp in prints if fp]
     per_problem = [len({(fp["complexity"], fp["memory"]) for fp in line["fingerprints"] if fp}) for line in lines
                    if any(line["fingerprints"])]
+    complexity_only = [len({fp["complexity"] for fp in line["fingerprints"] if fp}) for line in lines
+                       if any(line["fingerprints"])]
     return {"problems": len(lines), "growable": sum(bool(line["candidates"]) for line in lines),
             "with_kept_sizes": sum(bool(line["kept"]) for line in lines),
             "human_solutions": len(prints), "fingerprinted": len(done),
             "complexity": dict(Counter(fp["complexity"] for fp in done).most_common()),
             "memory": dict(Counter(fp["memory"] for fp in done).most_common()),
             "classes_per_problem": dict(sorted(Counter(per_problem).items())),
+            "execution_classes_per_problem": mean_interval(per_problem),
+            "complexity_classes_per_problem": mean_interval(complexity_only),
             "seconds_in_problems": round(sum(line.get("seconds", 0) for line in lines), 1),
             **({"seconds_this_run": round(seconds, 1)} if seconds is not None else {})}
 
