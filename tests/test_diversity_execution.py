@@ -218,3 +218,11 @@ def test_fit_agrees_with_hand_labels(sandbox, states, humans):
     report = "\n".join(f"{pid}[{i}] hand {lab} fit {got}: {why}" for pid, i, lab, got, why in results if lab != got)
     print(f"hand labels: {len(agree)} of {len(results)} agree\n{report}")
     assert len(agree) >= MIN_AGREEMENT, report
+
+
+def test_a_special_checker_is_given_up_on_grown_inputs_it_cannot_judge_in_time(states):
+    checker = states["1774A"].checker  # the reachable-sums check: quadratic in n
+    assert ex.special_ok(checker, "+-", "1\n3\n011\n") is True
+    assert ex.special_ok(checker, "++", "1\n3\n011\n") is False
+    n = 30001
+    assert ex.special_ok(checker, "+-" * (n // 2), f"1\n{n}\n" + "1" * n + "\n") is None

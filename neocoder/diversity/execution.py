@@ -51,8 +51,9 @@ MEMORY_CLASSES = ("O(1)", "O(n)", "O(n^2)")
 MEMORY_FLAT_KB = 768  # peak RSS that grows by less than this over the sizes: O(1) memory
 KEEP_OUTPUT_BYTES = 4096  # outputs up to this size are cached whole (float agreement), else their hash
 # the special checkers (judge/special/) are written for Codeforces-sized examples: some are
-# quadratic or exponential in the input (1774A, 1861A), so they judge grown inputs up to this size only
-SPECIAL_MAX_BYTES = 2048
+# quadratic or exponential in n (1774A, 1743B, 1861A), so each check runs in a child process
+# and is given up after this many seconds
+SPECIAL_SECONDS = 2.0
 
 
 @lru_cache(maxsize=1)
@@ -97,6 +98,33 @@ class Fingerprint:
         return asdict(self)
 
 
+def _special_child(conn, checker, out, text):
+    conn.send(bool(check(checker, out.encode(), {"input": text, "output": ""})))
+    conn.close()
+
+
+def special_ok(checker: dict, out: str, text: str) -> bool | None:
+    """The problem's special checker on (input ``text``, output ``out``) in a forked child,
+    None when it takes over SPECIAL_SECONDS (the size then needs clean runs only)."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_special_child, args=(child, checker, out, text), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if parent.poll(SPECIAL_SECONDS):
+            return parent.recv()
+        return None
+    except EOFError:  # the checker raised in the child: not a pass
+        return False
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        parent.close()
+
+
 def _run_record(g: GrowthInput, verdict, checker: dict) -> dict:
     """One run as cached: n, status (ok, capped or a verdict), ops, cpu, rss and the output."""
     out, ops, capped = split_output(verdict.stdout or "")
@@ -108,8 +136,10 @@ def _run_record(g: GrowthInput, verdict, checker: dict) -> dict:
     if status == "ok":
         if len(out) <= KEEP_OUTPUT_BYTES:
             record["out"] = out
-        if checker["kind"] == "special" and len(g.input) <= SPECIAL_MAX_BYTES:
-            record["special_ok"] = bool(check(checker, out.encode(), {"input": g.input, "output": ""}))
+        if checker["kind"] == "special":
+            ok = special_ok(checker, out, g.input)
+            if ok is not None:
+                record["special_ok"] = ok
     return record
 
 
