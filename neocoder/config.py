@@ -162,6 +162,9 @@ class EvalConfig(Config):
     paper: list[str] = Option(help="Judge as the release's own harness did (docs/paper.md): 'all' (with --dataset "
                               "release: the paper mode) or some of " + ", ".join(DECLARED) + "; default none.",
                               choices=DECLARED, parse=parse_paper, text="none", factory=list).field()
+    execution_classes: bool = option(False, "Also class the correct programs, and the humans' Python solutions, by "
+                                     "execution: complexity fitted to operation counts on grown inputs (slow the "
+                                     "first time, then cached; needs the release's human solutions; docs/metrics.md).")
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 

@@ -40,14 +40,8 @@ def problem_line(box, state, humans: list[str], cache, workers: int) -> dict:
     line = {"problem_id": state.problem_id, "humans": len(humans), "candidates": [g.n for g in candidates]}
     if not candidates or not humans:
         return dict(line, kept=[], dropped={}, fingerprints=[None] * len(humans), seconds=0.0)
-    inputs, report = ex.validated_inputs(box, state, humans, cache, workers=workers)
-    keep = {g.n for g in inputs}
-    limits = ex.limits_for(state)
-    prints = []
-    for src in humans:  # all cached by validated_inputs: no sandbox run here
-        runs = ex.measure(box, src, candidates, limits, "script", state.checker, cache)
-        fp = ex.from_runs(runs, keep) if keep else None
-        prints.append(fp.to_dict() if fp else None)
+    _, fingerprints, report = ex.human_reference(box, state, humans, cache, workers)
+    prints = [fp.to_dict() if fp else None for fp in fingerprints]
     return dict(line, kept=report["kept"], dropped={str(k): v for k, v in report["dropped"].items()},
                 fingerprints=prints, seconds=round(time.time() - started, 1))
 

@@ -193,3 +193,20 @@ def test_the_printed_table_reports_k_sample_diversity_and_zero_correct():
     text = eval_table(metrics)
     assert "diversity at t=0 (k=3.0 per problem): technique: distinct_k 3.00" in text
     assert "effective 0.00" in text and "utility_k 0.00" in text
+
+
+def test_execution_classes_for_a_run_and_the_humans(tmp_path, release_dir, sandbox):
+    """--execution-classes: the humans' Python solutions and the run's correct programs are
+    fingerprinted on the same grown inputs (real sandbox), and the diversity blocks gain
+    the execution measure."""
+    from neocoder import EvalConfig, ModelConfig, SandboxConfig, evaluate
+    common = dict(release_dir=release_dir, limit=1, sandbox=SandboxConfig(workers=2), progress=False,
+                  bootstrap=50, execution_classes=True)
+    human = evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "human", **common))
+    block = human.metrics["diversity"]
+    assert "execution" in block["measures"]
+    (got,) = block["per_problem"].values()
+    assert got["execution"]["n"] >= 10 and 1 <= got["execution"]["classes"] <= got["execution"]["n"]
+    assert "execution->technique" in block["disagreement"]
+    run = evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", **common))
+    assert run.metrics["diversity"]["measures"] == ["technique", "structure", "execution"]

@@ -304,3 +304,23 @@ def fingerprints(sandbox, state: ProblemState, sources: list[str], workers: int 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda src: fingerprint(sandbox, state, src, entry, inputs=inputs, cache=cache),
                              sources))
+
+
+def human_reference(sandbox, state: ProblemState, humans: list[str], cache: JsonlStore | None = None,
+                    workers: int = 2) -> tuple[list[GrowthInput], list[Fingerprint | None], dict]:
+    """The grown inputs every accepted human Python solution of ``state``'s problem
+    validates (``validated_inputs`` over all of ``humans``) and each human's fingerprint on
+    them (None: it did not run cleanly there), so a model's programs are measured on the
+    same inputs as the humans, and ``validated_inputs``' report (kept and dropped sizes).
+    No inputs and every fingerprint None when the problem cannot be grown or no size is
+    kept.  Every run is cached (``cache``, default ``default_cache()``)."""
+    cache = cache if cache is not None else default_cache()
+    candidates = growth_inputs(state)
+    if not candidates or not humans:
+        return [], [None] * len(humans), {"candidates": len(candidates), "kept": [], "dropped": {}}
+    inputs, report = validated_inputs(sandbox, state, humans, cache, workers=workers)
+    keep = {g.n for g in inputs}
+    limits = limits_for(state)
+    prints = [from_runs(measure(sandbox, src, candidates, limits, "script", state.checker, cache), keep)
+              if keep else None for src in humans]  # cached by validated_inputs: no sandbox run here
+    return inputs, prints, report

@@ -116,7 +116,7 @@ def run_diversity(samples: list[Sample], humans: dict[str, list[Program]] | None
     execution measure).  Returns ``{"measures", "patience", "structure_threshold",
     "states": {str(t): {measure: {rate: {"value", "problems", "low", "high", "se"}}}},
     "chain": {measure: {...}}}``; a state appears only where some problem has k >= 2."""
-    measures = ["technique", STRUCTURE] + ([EXECUTION] if fingerprints else [])
+    measures = ["technique", STRUCTURE] + ([EXECUTION] if fingerprints is not None else [])
     by_state, chain = _collect(samples, humans, measures, fingerprints)
     values = dict(by_state)
     if chain:

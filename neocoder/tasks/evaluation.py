@@ -19,6 +19,7 @@ from pathlib import Path
 from ..config import RAY, EvalConfig
 from ..dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
 from ..dataset.release import ANNOTATED_FILE, NEOCODER_FILE, has_release, release_file
+from ..diversity.execution_classes import attach, execution_classes
 from ..diversity.humans import human_programs
 from ..diversity.run import human_diversity, run_diversity
 from ..errors import NeocoderError
@@ -132,6 +133,19 @@ def diversity_humans(config: EvalConfig, problem_ids) -> dict | None:
     return human_programs(problem_ids, release)
 
 
+def execution_keys(config: EvalConfig, box, states, samples, humans: dict | None, problems=None) -> dict | None:
+    """With ``--execution-classes``: the execution class of each correct program
+    (code_sha256 -> key; diversity/execution_classes.py), the humans' Python solutions
+    given theirs in place (``humans``, from ``diversity_humans``); None otherwise, or when
+    the humans' code is not at hand (no release)."""
+    if not config.execution_classes or not humans or not any(p.source for ps in humans.values() for p in ps):
+        return None
+    codes, human_keys = execution_classes(box, states, samples, config.release_dir, problems=problems,
+                                          workers=config.sandbox.workers or 2, progress=config.progress)
+    attach(humans, human_keys)
+    return codes
+
+
 class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
     """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
 
@@ -214,8 +228,10 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         metrics = score_samples(s["model"].name, samples, config.bootstrap, config.bootstrap_seed,
                                 strategy=config.strategy, calls=run.cache.stats(), tests=tests,
                                 dataset=s["dataset"].name)
-        metrics.diversity = run_diversity(samples, diversity_humans(config, {x.problem_id for x in samples}),
-                                          resamples=config.bootstrap, seed=config.bootstrap_seed)
+        humans = diversity_humans(config, {x.problem_id for x in samples})
+        codes = execution_keys(config, s["box"], s["states"], samples, humans)
+        metrics.diversity = run_diversity(samples, humans, codes, resamples=config.bootstrap,
+                                          seed=config.bootstrap_seed)
         return metrics.to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
@@ -249,6 +265,9 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         run.folder.write_all(run.state["rows"])
         metrics = score_humans(run.state["rows"], config.bootstrap, config.bootstrap_seed)
         programs = diversity_humans(config, {row.problem_id for row in run.state["rows"]})
+        if programs and config.execution_classes:
+            box = run.open_sandbox(config.sandbox)
+            execution_keys(config, box, select_states(config), [], programs, problems=list(programs))
         if programs:
             metrics.diversity = human_diversity(programs, resamples=config.bootstrap, seed=config.bootstrap_seed)
         return metrics.to_dict()
