@@ -164,7 +164,8 @@ class EvalConfig(Config):
                               choices=DECLARED, parse=parse_paper, text="none", factory=list).field()
     execution_classes: bool = option(False, "Also class the correct programs, and the humans' Python solutions, by "
                                      "execution: complexity fitted to operation counts on grown inputs (slow the "
-                                     "first time, then cached; needs the release's human solutions; docs/metrics.md).")
+                                     "first time, then cached; needs the release's human solutions; docs/metrics.md).",
+                                     local=True)  # not a service option: it runs ~25 human programs per problem outside the quotas
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 
