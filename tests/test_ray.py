@@ -161,6 +161,18 @@ def test_a_job_every_nodes_sandbox_fails_is_tried_then_infra(cluster):
     assert summary["retried"] == 1 and summary["infra"] == 1 and summary["actors_lost"] == 0
 
 
+def test_a_batch_that_cannot_be_sent_is_infra_and_the_executor_goes_on(cluster):
+    """A job whose payload cannot be pickled (here a checker holding a lock) fails its own
+    batch with INFRA naming the reason; the dispatcher keeps running, so the next job on
+    the same sandbox is judged (it used to stop the dispatcher and hang the caller)."""
+    import threading
+    with RaySandbox(ray_config(cluster)) as box:
+        bad = box.run(ADD, [{"input": "1 2\n", "output": "3\n"}], Limits.for_cpu(2), checker=threading.Lock())
+        good = box.run(ADD, [{"input": "1 2\n", "output": "3\n"}], Limits.for_cpu(2))
+    assert bad.verdicts == ["INFRA"] and "could not be sent" in bad.tests[0].detail
+    assert good.verdicts == ["AC"]
+
+
 def test_oracle_jobs_keep_their_output_and_a_stop_skips_the_rest(cluster):
     with open_sandbox(ray_config(cluster)) as box:
         script = box.run("import sys\nfor line in sys.stdin:\n    print(int(line) * 2)\n",

@@ -133,14 +133,24 @@ class Dispatcher:
         return batch
 
     def _send(self, actor: Actor, jobs: list[Job]) -> None:
-        batch = pack(jobs)
+        """Send ``jobs`` to ``actor`` as one batch (lock held).  A batch that cannot be
+        packed or sent (an unpicklable checker, a refused call) gives its jobs INFRA with
+        the reason; the dispatcher goes on with every other job."""
         streamed = len(jobs) >= STREAM_FROM
-        if streamed:
-            if actor.stream is None:
-                actor.stream = actor.handle.judge.options(num_returns="streaming")
-            ref = actor.stream.remote(batch)
-        else:
-            ref = actor.handle.judge_all.remote(batch)
+        try:
+            batch = pack(jobs)
+            if streamed:
+                if actor.stream is None:
+                    actor.stream = actor.handle.judge.options(num_returns="streaming")
+                ref = actor.stream.remote(batch)
+            else:
+                ref = actor.handle.judge_all.remote(batch)
+        except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the executor
+            log.warning("ray executor: a batch of %d jobs could not be sent: %s", len(jobs), short(exc))
+            for job in jobs:
+                self.stats["infra"] += 1
+                settle(job, infra(job.payload["tests"], f"ray executor: the batch could not be sent ({short(exc)})"))
+            return
         self.batches.add(Batch(actor, ref, dict(enumerate(jobs)), streamed))
         actor.inflight += len(jobs)
         self.stats["batches"] += 1
