@@ -34,7 +34,6 @@ VALUES = {
     "max_retries": "1", "max_connections": "7", "dataset": "release", "states": "1", "limit": "1", "samples": "2", "cpu_scale": "2.5",
     "bootstrap": "50", "bootstrap_seed": "7", "judge_all_tests": None, "strategy": "self-correct", "rounds": "1",
     "rollouts": "5", "top_k": "2", "best_of": "2", "logprobs": None, "paper": "exact,gpt4_labels",
-    "execution_classes": None,
 }
 SERVER_OWNED = {"out", "sandbox"}  # where and how the server runs a job is its own
 

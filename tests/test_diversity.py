@@ -210,3 +210,20 @@ def test_execution_classes_for_a_run_and_the_humans(tmp_path, release_dir, sandb
     assert "execution->technique" in block["disagreement"]
     run = evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", **common))
     assert run.metrics["diversity"]["measures"] == ["technique", "structure", "execution"]
+
+
+def test_structure_classes_python_only_and_execution_needs_the_shipped_release(tmp_path, release_dir):
+    """A C++ solution never shares a pq-gram with a Python one, so the structure measure
+    classes Python programs only; --execution-classes with no shipped release is refused
+    before anything is judged, and --paper is refused for the (unjudged) humans."""
+    from neocoder import EvalConfig, ModelConfig, evaluate
+    from neocoder.diversity.classes import available
+    from neocoder.errors import NeocoderError
+    cpp = Program(source="#include <cstdio>\nint main(){int n;scanf(\"%d\",&n);printf(\"%d\",n);}\n", language="cpp")
+    assert available([program(SORTED), cpp], STRUCTURE) == [0]
+    with pytest.raises(NeocoderError, match="--execution-classes needs the release neocoder ships"):
+        evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "h", release_dir=tmp_path, limit=1,
+                            progress=False, execution_classes=True))
+    with pytest.raises(NeocoderError, match="without --paper"):
+        evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "p", release_dir=release_dir, limit=1,
+                            progress=False, paper=["exact"]))

@@ -21,7 +21,7 @@ from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
 from neocoder.cli import main  # noqa: E402
 from neocoder.errors import NeocoderError  # noqa: E402
 from neocoder.models import NoRecordedReply, get_model  # noqa: E402
-from neocoder.models.base import Prompt, ReplayKey  # noqa: E402
+from neocoder.models.base import ModelError, Prompt, ReplayKey  # noqa: E402
 
 LIMIT = 20
 RATES = {"pass@1": "pass@1", "convergent": "convergent", "divergent": "divergent", "neogauge": "neogauge",
@@ -101,7 +101,9 @@ def test_round_trip_through_an_inspect_log(runs):
 def test_inspect_log_provider_names_the_log_and_the_sample(runs, tmp_path):
     _, log_path, _ = runs
     model = get_model(f"inspect/{log_path}")
-    assert model.generate(Prompt((), "", "", replay_key=ReplayKey("1873C", 0, 0))).text.strip()
+    # a prompt other than the one the log answered (another dataset's statement) is refused, naming the field
+    with pytest.raises(ModelError, match=rf"{log_path}.*1873C/t0/s0.*metadata.prompt_sha256"):
+        model.generate(Prompt((), "", "", replay_key=ReplayKey("1873C", 0, 0)))
     with pytest.raises(NoRecordedReply, match=rf"{log_path}.*9999Z/t0/s0"):
         model.generate(Prompt((), "", "", replay_key=ReplayKey("9999Z", 0, 0)))
     log = read_eval_log(str(log_path))

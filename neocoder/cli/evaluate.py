@@ -19,6 +19,7 @@ from .options import model_options, quiet_option, release_option, run_dir, sandb
 @model_options(model_help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview, "
                "replay/<run folder>; or 'human' for the human baselines (Eq. 5, 6).")
 @declared_options(EvalConfig, "declared")
+@declared_options(EvalConfig, "local_declared", only=["execution_classes"])  # this machine's work, not a server's
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/<model>); an existing one is resumed.")
 @release_option()
@@ -28,11 +29,13 @@ from .options import model_options, quiet_option, release_option, run_dir, sandb
 @click.option("--token", default=None, envvar="NEOCODER_TOKEN", help="The server's bearer token (or $NEOCODER_TOKEN).")
 @quiet_option
 @sandbox_options
-def eval_command(model, declared, out, release, server, token, quiet, sandbox):
+def eval_command(model, declared, local_declared, out, release, server, token, quiet, sandbox):
     """Evaluate a model on NeoCoder: every solution judged in the Docker sandbox."""
     strategy = declared["strategy"]
     config = EvalConfig(model=model, out=out or run_dir(model.spec + ('' if strategy == 'direct' else '-' + strategy)),
-                        release_dir=release, sandbox=sandbox, progress=not quiet, **declared)
+                        release_dir=release, sandbox=sandbox, progress=not quiet, **declared, **local_declared)
+    if server and config.execution_classes:
+        raise click.UsageError("--execution-classes runs on this machine only: a server does not offer it")
     if server:
         from ..client import Client
         remote = Client(server, token).evaluate(config)

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import click
 
+from ..export import FORMATS
 from . import main
 
 
 @main.command("export")
 @click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for samples.<format> and states.<format> (default: RUN/export).")
 def export_command(run, fmt, out):

@@ -51,12 +51,14 @@ class Program:
 
 
 def available(programs: list[Program], measure: str) -> list[int]:
-    """Indexes of ``programs`` the measure can class: every one for technique, those
-    with code for structure, those with a fingerprint for execution."""
+    """Indexes of ``programs`` the measure can class: every one for technique, the
+    Python ones with code for structure (the model's language: across grammars the
+    distance is always 1, so C/C++ humans would only add classes of their own), those
+    with a fingerprint for execution."""
     if measure == EXECUTION:
         return [i for i, p in enumerate(programs) if p.execution is not None]
-    if measure == STRUCTURE:
-        return [i for i, p in enumerate(programs) if p.source]
+    if measure == STRUCTURE:  # Python only: a Python and a C++ tree never share a pq-gram
+        return [i for i, p in enumerate(programs) if p.source and p.language == "python"]
     return list(range(len(programs)))
 
 

@@ -20,7 +20,7 @@ behind ``MARKER``; ``split_output`` takes it off again.  When the number of line
 part that costs time: C work is cheap) passes the cap the program stops at once with ``CAP_EXIT`` and the marker line says ``capped``: a run that is
 too slow to finish costs at most the cap (about a second).
 
-What it cannot see (documented in docs/execution-classes.md): C work whose size is not
+What it cannot see (documented in docs/diversity-execution.md): C work whose size is not
 visible to a profile hook - ``x in list``, slices, ``list(map(...))``, ``str.join``,
 ``dict``/``set``/``Counter`` building, big-integer arithmetic - counts one event per line,
 so such work looks cheaper than it is.  A program with ``from __future__`` imports does

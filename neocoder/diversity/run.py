@@ -44,7 +44,14 @@ def _judged(samples: list[Sample]) -> list[Sample]:
 
 
 def _state_values(programs: list[Program], measure: str) -> dict[str, float] | None:
+    """One problem-state's k-sample measures (k >= 2).  Execution classes exist only for
+    correct programs (execution_classes.py), so by execution only ``effective`` is given
+    (0 when none is correct); distinct_k and utility_k need every sample in its place."""
+    if len(programs) < 2:
+        return None
     kept = [programs[i] for i in available(programs, measure)]
+    if measure == EXECUTION:
+        return {"effective": distinct_k(classes(kept, measure)) if kept else 0}
     if len(kept) < 2:
         return None
     labels = classes(kept, measure)

@@ -52,7 +52,7 @@ def read_log_replies(path: Path) -> tuple[str, dict[tuple, Reply | str]]:
         usage = output.usage
         replies[key] = Reply(text=output.completion, prompt_tokens=usage.input_tokens if usage else None,
                              completion_tokens=usage.output_tokens if usage else None,
-                             extra={"recorded_model": log.eval.model})
+                             extra={"recorded_model": log.eval.model, "prompt_sha256": meta.get("prompt_sha256")})
     return log.eval.model, replies
 
 
@@ -77,6 +77,11 @@ class InspectLogReplay(Model):
                                   f"(problem {key.item}, state {key.step}, sample {key.sample})")
         if isinstance(got, str):
             raise ModelError(f"{self.path}: sample {key.item}/t{key.step}/s{key.sample}: the logged call failed: {got}")
+        logged = got.extra.get("prompt_sha256")
+        if logged and logged != prompt.sha256():
+            raise ModelError(f"{self.path}: sample {key.item}/t{key.step}/s{key.sample} (metadata.prompt_sha256): the "
+                             "log answered another prompt (another dataset or statement): score it with the dataset "
+                             "it was made with")
         return Reply(text=got.text, prompt_tokens=got.prompt_tokens, completion_tokens=got.completion_tokens,
                      extra=dict(got.extra))
 

@@ -168,7 +168,7 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
     return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
                       "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics),
                       "dataset_version": r.dataset_version, "table5": r.table5} for r in runs],
-            "rows": rows, "notes": notes, "diversity": diversity_rows(runs),
+            "rows": rows, "notes": notes, "diversity": diversity_rows(runs, resamples, seed),
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}
 
 
@@ -307,8 +307,7 @@ def render(result: dict, fmt: str = "table") -> str:
         out = io.StringIO()
         csv.writer(out).writerows([header] + body)
         return out.getvalue()
-    tail = [] if only else _sources(result) + diversity_lines(result.get("diversity", []),
-                                                              result["runs"][0]["label"]) + notes
+    tail = [] if only else _sources(result) + diversity_lines(result.get("diversity", [])) + notes
     note = (f"values: ± half the 95% interval; differences: paired bootstrap over shared problems "
             f"({result['bootstrap']['resamples']} resamples, seed {result['bootstrap']['seed']}), * excludes 0")
     if fmt == "markdown":

@@ -22,10 +22,12 @@ def _samples(path: str) -> list[Sample]:
     return folder.read(Sample) if folder.read_manifest().kind == "eval" else []
 
 
-def diversity_rows(runs: list) -> list[dict]:
+def diversity_rows(runs: list, resamples: int = 2000, seed: int = 0) -> list[dict]:
     """Per run (``compare.RunScores``) with a diversity block: ``{"label", "chain",
-    "states", "humans", "overlap_with_first"}`` (compare's result["diversity"])."""
-    rows, first = [], None
+    "states", "humans", "overlap_with", "overlap_with_first"}`` (compare's
+    result["diversity"]); the overlap is with the first eval run that has samples, named
+    in ``overlap_with``, with intervals from ``resamples`` replicates seeded ``seed``."""
+    rows, first, first_label = [], None, None
     for run in runs:
         block = run.metrics.get("diversity")
         if run.published or not block:
@@ -33,15 +35,16 @@ def diversity_rows(runs: list) -> list[dict]:
         row = {"label": run.label, "chain": block.get("chain", {}), "states": block.get("states", {}),
                "humans": block.get("humans")}
         samples = _samples(run.path)
-        if first is None:
-            first = samples
-        elif samples and first:
-            row["overlap_with_first"] = cross_overlap(samples, first, resamples=500)
+        if not first:
+            first, first_label = samples, run.label
+        elif samples:
+            row["overlap_with"] = first_label
+            row["overlap_with_first"] = cross_overlap(samples, first, resamples=resamples, seed=seed)
         rows.append(row)
     return rows
 
 
-def diversity_lines(rows: list[dict], first_label: str | None) -> list[str]:
+def diversity_lines(rows: list[dict]) -> list[str]:
     """``diversity_rows`` as text lines for the table and markdown forms."""
     if not rows:
         return []
@@ -61,5 +64,5 @@ def diversity_lines(rows: list[dict], first_label: str | None) -> list[str]:
                          f"{mean_text(g.get('solutions'), 1)} solutions; 6 drawn: {mean_text(g.get('classes@6'))}")
         for m, g in (row.get("overlap_with_first") or {}).items():
             lines.append(f"  {row['label']}: {percent(g['value'])} of its correct {m} classes also in "
-                         f"{first_label} ({g['problems']} problems)")
+                         f"{row['overlap_with']} ({g['problems']} problems)")
     return lines

@@ -76,8 +76,9 @@ def diversity_lines(diversity: dict | None) -> list[str]:
         return lines
     for t, by_measure in diversity.get("states", {}).items():
         cells = [f"{m}: distinct_k {mean_text(g.get('distinct_k'))}, utility_k {mean_text(g.get('utility_k'))}, "
-                 f"effective {mean_text(g.get('effective'))}" for m, g in by_measure.items()]
-        k = next(iter(by_measure.values())).get("k", {}).get("value")
+                 f"effective {mean_text(g.get('effective'))}" if "distinct_k" in g else
+                 f"{m}: effective {mean_text(g.get('effective'))}" for m, g in by_measure.items()]
+        k = next((g["k"]["value"] for g in by_measure.values() if "k" in g), 0)
         lines.append(f"diversity at t={t} (k={k:.1f} per problem): " + "; ".join(cells))
     for m, g in diversity.get("chain", {}).items():
         human = f", {mean_text(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""

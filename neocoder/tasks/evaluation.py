@@ -104,7 +104,7 @@ def _check_resumed(folder, strategy: str, version: str, paper: list[str] = ()) -
         raise NeocoderError(f"{folder.path} holds samples judged on dataset {recorded}, not {version}: give "
                             "another --out (or the --dataset it was started with)")
     judged = list(manifest.config.get("paper") or [])
-    if judged != list(paper):
+    if set(judged) != set(paper):  # toggles are a set: the API and the server may give them in any order
         raise NeocoderError(f"{folder.path} holds samples judged with --paper {','.join(judged) or 'none'}, not "
                             f"{','.join(paper) or 'none'}: give another --out (or the --paper it was started with)")
 
@@ -129,8 +129,28 @@ def diversity_humans(config: EvalConfig, problem_ids) -> dict | None:
     another release than the shipped one (its solutions are not the shipped sets')."""
     if own_release(config) is not None or not problem_ids:
         return None
-    release = config.release_dir if has_release(config.release_dir) else None
-    return human_programs(problem_ids, release)
+    return human_programs(problem_ids, shipped_release(config))
+
+
+def shipped_release(config: EvalConfig) -> Path | None:
+    """``config.release_dir`` when it is the release neocoder ships (its code lines up with
+    the shipped technique sets), else None (no release, or another one)."""
+    if not has_release(config.release_dir):
+        return None
+    try:
+        same = shipped.release_fingerprint(config.release_dir) == shipped.manifest()["release_sha256"]
+    except OSError:
+        same = False
+    return Path(config.release_dir) if same else None
+
+
+def check_execution_classes(config: EvalConfig) -> None:
+    """``--execution-classes`` needs the shipped release's human solutions (the humans'
+    inputs and fingerprints): a NeocoderError before anything is judged when they are
+    not at hand."""
+    if config.execution_classes and (shipped_release(config) is None or own_release(config) is not None):
+        raise NeocoderError(f"--execution-classes needs the release neocoder ships, with its human_solutions.json "
+                            f"(--release or $NEOCODER_RELEASE; {config.release_dir} is not it)")
 
 
 def execution_keys(config: EvalConfig, box, states, samples, humans: dict | None, problems=None) -> dict | None:
@@ -169,6 +189,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         from ..paper import paper_human_sets, paper_states, protocol_of
         from ..techniques.human import human_technique_sets
         config = self.config
+        check_execution_classes(config)
         states = paper_states(select_states(config), config.paper, config.release_dir)
         problems = list(dict.fromkeys(s.problem_id for s in states))
         dataset = describe_dataset(config)
@@ -245,6 +266,10 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
     def open(self, run: Run) -> None:
         from ..metrics import human_rows
         from ..techniques.human import human_solution_sets
+        if self.config.paper:
+            raise NeocoderError("--paper changes how model programs are judged; the human baselines are not "
+                                "judged: run `neocoder eval --model human` without --paper")
+        check_execution_classes(self.config)
         states = select_states(self.config)
         run.state["dataset"] = describe_dataset(self.config)
         run.state["rows"] = human_rows(states, human_solution_sets({s.problem_id for s in states},
