@@ -161,6 +161,16 @@ def release_fingerprint(release_dir: Path) -> str:
                                                                       RELEASE_HUMAN_FILE))
 
 
+def is_shipped_release(release_dir: Path) -> bool:
+    """Whether ``release_dir`` holds the release neocoder ships (its ``release_fingerprint``
+    equals the manifest's): then its human solutions line up with the shipped technique
+    sets.  False for another release or one missing a file the shipped release has."""
+    try:
+        return release_fingerprint(release_dir) == manifest()["release_sha256"]
+    except OSError:
+        return False
+
+
 def builder_fingerprint() -> str:
     """SHA-256 (``paths.fingerprint``) of the shipped source of the modules that decide a
     built dataset (``BUILDER_MODULES``), the special checkers and the sandbox runner."""

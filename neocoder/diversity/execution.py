@@ -256,11 +256,12 @@ def human_python(release_dir: Path, problem_ids=None) -> dict[str, list[str]]:
 
 
 def validated_inputs(sandbox, state: ProblemState, humans: list[str], cache: JsonlStore | None = None,
-                     workers: int = 2) -> tuple[list[GrowthInput], dict]:
-    """The grown inputs of ``state`` that ``humans`` (sources, run as written) validate
-    (``kept_sizes``), and a report ``{"candidates", "kept", "dropped"}``.  ``[]`` when
-    the problem cannot be grown or no size is kept."""
-    candidates = growth_inputs(state)
+                     workers: int = 2, candidates: list[GrowthInput] | None = None) -> tuple[list[GrowthInput], dict]:
+    """The grown inputs of ``state`` (``candidates``, default ``growth_inputs(state)``) that
+    ``humans`` (sources, run as written) validate (``kept_sizes``), and a report
+    ``{"candidates", "kept", "dropped"}``.  ``[]`` when the problem cannot be grown or no
+    size is kept."""
+    candidates = growth_inputs(state) if candidates is None else candidates
     if not candidates:
         return [], {"candidates": 0, "kept": [], "dropped": {}, "reason": "cannot be grown"}
     limits = limits_for(state)
@@ -318,7 +319,7 @@ def human_reference(sandbox, state: ProblemState, humans: list[str], cache: Json
     candidates = growth_inputs(state)
     if not candidates or not humans:
         return [], [None] * len(humans), {"candidates": len(candidates), "kept": [], "dropped": {}}
-    inputs, report = validated_inputs(sandbox, state, humans, cache, workers=workers)
+    inputs, report = validated_inputs(sandbox, state, humans, cache, workers=workers, candidates=candidates)
     keep = {g.n for g in inputs}
     limits = limits_for(state)
     prints = [from_runs(measure(sandbox, src, candidates, limits, "script", state.checker, cache), keep)

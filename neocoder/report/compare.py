@@ -54,6 +54,7 @@ class RunScores:
     model: str = ""  # metrics.json "model" (or the manifest's model spec); "human" for the baseline
     dataset_version: str | None = None  # manifest extra["dataset_version"]; None: not recorded
     table5: dict | None = None  # the paper's Table 5 row of this run's strategy (published.table5_for)
+    samples: list = field(default_factory=list, repr=False)  # an eval run's Sample records (diversity overlap)
 
     def value(self, t: int, metric: str) -> tuple[float | None, dict | None]:
         """(value, interval) of ``metric`` at state t from the run's metrics."""
@@ -77,8 +78,10 @@ def load_run(path: Path) -> RunScores:
     folder = RunFolder(path, create=False)
     manifest = folder.read_manifest()
     metrics = folder.read_metrics()
+    samples = []
     if manifest.kind == "eval":
-        ratios = sample_ratios(folder.read(Sample))
+        samples = folder.read(Sample)
+        ratios = sample_ratios(samples)
     elif manifest.kind == "human":
         rows = folder.read(HumanBaseline)
         if not rows:
@@ -95,7 +98,7 @@ def load_run(path: Path) -> RunScores:
         on = " on release" if manifest.config.get("dataset") == "release" else ""
         label += f" [paper: {','.join(manifest.config['paper'])}{on}]"
     return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios, model=model,
-                     dataset_version=manifest.extra.get("dataset_version"))
+                     dataset_version=manifest.extra.get("dataset_version"), samples=samples)
 
 
 def load_published(path: Path) -> RunScores:

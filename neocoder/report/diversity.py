@@ -9,17 +9,8 @@ share of its correct programs' classes that the first run also produced).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..diversity.run import cross_overlap
-from ..records import Sample
-from ..store import RunFolder
 from .text import mean_text, percent
-
-
-def _samples(path: str) -> list[Sample]:
-    folder = RunFolder(Path(path), create=False)
-    return folder.read(Sample) if folder.read_manifest().kind == "eval" else []
 
 
 def diversity_rows(runs: list, resamples: int = 2000, seed: int = 0) -> list[dict]:
@@ -34,7 +25,7 @@ def diversity_rows(runs: list, resamples: int = 2000, seed: int = 0) -> list[dic
             continue
         row = {"label": run.label, "chain": block.get("chain", {}), "states": block.get("states", {}),
                "humans": block.get("humans")}
-        samples = _samples(run.path)
+        samples = run.samples
         if not first:
             first, first_label = samples, run.label
         elif samples:

@@ -80,13 +80,9 @@ def own_release(config: EvalConfig) -> Path | None:
     """The release whose recorded codes and human solutions an eval on ``--dataset release``
     must use when it is not the release neocoder ships (its fingerprint differs from the
     shipped manifest's); None otherwise (the shipped codes and technique sets serve)."""
-    if str(config.dataset) != "release":
+    if str(config.dataset) != "release" or shipped.is_shipped_release(config.release_dir):
         return None
-    try:
-        same = shipped.release_fingerprint(config.release_dir) == shipped.manifest()["release_sha256"]
-    except OSError:
-        same = False  # a file the shipped release has is missing: another release
-    return None if same else Path(config.release_dir)
+    return Path(config.release_dir)
 
 
 def _check_resumed(folder, strategy: str, version: str, paper: list[str] = ()) -> None:
@@ -135,20 +131,16 @@ def diversity_humans(config: EvalConfig, problem_ids) -> dict | None:
 def shipped_release(config: EvalConfig) -> Path | None:
     """``config.release_dir`` when it is the release neocoder ships (its code lines up with
     the shipped technique sets), else None (no release, or another one)."""
-    if not has_release(config.release_dir):
-        return None
-    try:
-        same = shipped.release_fingerprint(config.release_dir) == shipped.manifest()["release_sha256"]
-    except OSError:
-        same = False
-    return Path(config.release_dir) if same else None
+    if has_release(config.release_dir) and shipped.is_shipped_release(config.release_dir):
+        return Path(config.release_dir)
+    return None
 
 
 def check_execution_classes(config: EvalConfig) -> None:
     """``--execution-classes`` needs the shipped release's human solutions (the humans'
     inputs and fingerprints): a NeocoderError before anything is judged when they are
     not at hand."""
-    if config.execution_classes and (shipped_release(config) is None or own_release(config) is not None):
+    if config.execution_classes and shipped_release(config) is None:  # also None for another --dataset release
         raise NeocoderError(f"--execution-classes needs the release neocoder ships, with its human_solutions.json "
                             f"(--release or $NEOCODER_RELEASE; {config.release_dir} is not it)")
 
