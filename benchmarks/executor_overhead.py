@@ -269,7 +269,8 @@ def report(ways, boxes, seconds, driver_cpu, mismatches, differing, work, n_test
           f"judge about N / {over:.2f} times as fast as this machine's local pool")
     for name, box in boxes.items():
         s = box.summary()
-        print(f"{name}: {s['batches']} batches for {s['jobs_in_batches']} jobs; judged per node: "
+        print(f"{name}: {s['batches']} batches ({s['calls']} actor calls) for {s['jobs_in_batches']} jobs; "
+              "judged per node: "
               + ", ".join(f"{n[:8]} {c}" for n, c in s["judged"].items()))
     return total_tests / seconds["ray, 1 node"], n_tests / len(work)
 

@@ -186,8 +186,8 @@ def test_oracle_jobs_keep_their_output_and_a_stop_skips_the_rest(cluster):
 
 
 def test_many_callers_share_batches_and_each_gets_its_own_result(cluster):
-    """24 callers at once on two nodes of 4 slots: jobs leave in batches of several (the
-    larger ones streamed back), and each caller gets its own program's verdict (every
+    """24 callers at once on two nodes of 4 slots: jobs leave in batches of several, and
+    each caller gets its own program's verdict (every
     other job expects a wrong sum, so a result handed to the wrong caller shows)."""
     def one(i):
         expected = 2 * i + (i % 2)
@@ -203,25 +203,49 @@ def test_many_callers_share_batches_and_each_gets_its_own_result(cluster):
     assert summary["batches"] < 48, summary  # some calls carried several jobs
 
 
-def test_a_streamed_batch_sends_fast_results_before_a_slow_one_ends(cluster):
-    """The node's actor streams a batch's results as its jobs end: three quick programs
-    come back while a slow one of the same call still runs."""
+def test_a_batch_replies_with_fast_results_before_a_slow_one_ends(cluster):
+    """A large batch's reply leaves with the jobs done within HOLD of the first to end:
+    three quick programs come back while a slow one of the same call still runs, and
+    the slow one's result follows in the reply of the actor's ``rest`` call."""
+    from neocoder.executors.ray_dispatch import HOLD
     from neocoder.executors.ray_jobs import Job, pack
     limits, tests = Limits.for_cpu(20), [{"input": "1 2\n", "output": "3\n"}]
 
     def job(source):
         return Job({"source": source, "tests": tests, "limits": limits, "checker": None, "keep_output": False,
-                    "entry": "auto", "stop_at_first_failure": True}, None, True)
+                    "entry": "auto", "stop_at_first_failure": True}, True)
 
     with RaySandbox(ray_config(cluster), slots=4) as box:
         actor = box.cluster.usable()[0]
-        stream = actor.handle.judge.options(num_returns="streaming").remote(pack([job(BUSY)] + [job(ADD)] * 3))
-        chunks = [pickle.loads(ray.get(ref)) for ref in stream]  # in the order the actor sent them
-    order = [i for chunk in chunks for i, _, _ in chunk]
+        replies, token = [], None
+        finished, token = pickle.loads(ray.get(actor.handle.judge.remote(pack([job(BUSY)] + [job(ADD)] * 3), HOLD)))
+        replies.append(finished)
+        while token is not None:  # the slow one is still running: ask for the rest
+            finished, token = pickle.loads(ray.get(actor.handle.rest.remote(token, HOLD)))
+            replies.append(finished)
+    order = [i for reply in replies for i, _, _ in reply]
     assert sorted(order[:3]) == [1, 2, 3] and order[3:] == [0], order  # the quick ones did not wait for it
-    assert chunks[-1] == [(0, chunks[-1][0][1], None)] and len(chunks) >= 2  # the slow one alone, last
-    results = {i: (r.verdicts, e) for chunk in chunks for i, r, e in chunk}
+    assert [i for i, _, _ in replies[-1]] == [0] and len(replies) >= 2  # the slow one alone, last
+    results = {i: (r.verdicts, e) for reply in replies for i, r, e in reply}
     assert results == {0: (["WA"], None), 1: (["AC"], None), 2: (["AC"], None), 3: (["AC"], None)}
+
+
+def test_a_small_batch_replies_once_and_a_delivered_job_keeps_its_first_result(cluster):
+    """A batch under SPLIT_FROM jobs is judged whole in one reply (the call judges its
+    first job itself); a job's result is delivered once: a later INFRA for it is dropped."""
+    from neocoder.executors.ray_dispatch import settle
+    from neocoder.executors.ray_jobs import Job, infra, pack
+    limits, tests = Limits.for_cpu(2), [{"input": "1 2\n", "output": "3\n"}]
+    jobs = [Job({"source": ADD, "tests": tests, "limits": limits, "checker": None, "keep_output": False,
+                 "entry": "auto", "stop_at_first_failure": True}, True) for _ in range(2)]
+    with RaySandbox(ray_config(cluster), slots=2) as box:
+        actor = box.cluster.usable()[0]
+        finished, token = pickle.loads(ray.get(actor.handle.judge.remote(pack(jobs), None)))
+    assert token is None and sorted(i for i, _, _ in finished) == [0, 1]
+    assert all(r.verdicts == ["AC"] and e is None for _, r, e in finished)
+    assert jobs[0].deliver(finished[0][1]) and not jobs[0].deliver(infra(tests, "late"))
+    settle(jobs[0], infra(tests, "later"))
+    assert jobs[0].wait().verdicts == ["AC"]
 
 
 def test_no_node_with_the_resource_is_a_clear_error(cluster):

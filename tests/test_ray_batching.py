@@ -6,7 +6,7 @@ a real cluster are tested in tests/test_ray.py."""
 from __future__ import annotations
 
 import pickle
-from concurrent.futures import Future
+import threading
 
 from neocoder.executors.ray_jobs import Job, pack
 from neocoder.judge import Limits
@@ -15,7 +15,7 @@ from neocoder.judge import Limits
 def job(source: str, tests: list[dict], limits: Limits, checker=None, stop: bool = True) -> Job:
     payload = {"source": source, "tests": tests, "limits": limits, "checker": checker, "keep_output": False,
                "entry": "auto", "stop_at_first_failure": stop}
-    return Job(payload, Future(), stop)
+    return Job(payload, stop)
 
 
 def test_a_batch_carries_each_shared_test_list_once():
@@ -34,3 +34,27 @@ def test_a_batch_carries_each_shared_test_list_once():
         assert (source, shared[tests], shared[lim], shared[check], keep, entry, stop) == (
             p["source"], p["tests"], p["limits"], p["checker"], p["keep_output"], p["entry"],
             p["stop_at_first_failure"])
+
+
+def test_a_job_is_delivered_once_whichever_thread_delivers_first():
+    """Eight threads deliver eight different results to one job at once: exactly one
+    delivery is taken, and the caller blocked in ``wait`` gets that one."""
+    from neocoder.judge.verdicts import SubmissionResult
+    j = job("print(1)", [], Limits.for_cpu(1))
+    results = [SubmissionResult(tests=[], worker=str(i)) for i in range(8)]
+    taken, got = [], []
+    waiter = threading.Thread(target=lambda: got.append(j.wait()))
+    waiter.start()
+    start = threading.Barrier(8)
+
+    def deliver(r):
+        start.wait()
+        if j.deliver(r):
+            taken.append(r)
+
+    threads = [threading.Thread(target=deliver, args=(r,)) for r in results]
+    for t in threads:
+        t.start()
+    for t in threads + [waiter]:
+        t.join(timeout=10)
+    assert len(taken) == 1 and got == taken and j.wait() is taken[0]

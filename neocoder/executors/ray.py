@@ -5,7 +5,7 @@ Layout (docs/scale-out.md)::
     driver (neocoder eval / build-dataset / serve)        node with Docker + the image
     model calls, detection, metrics, the run folder       (ray start --resources '{"neocoder_sandbox": 1}')
     RaySandbox.run() ── job ──> queue ── batch ──────────>  SandboxPool actor: its own warm
-                     <── SubmissionResult, streamed ─────   pool (make_sandbox), verified reset
+                     <── SubmissionResults, per reply ───   pool (make_sandbox), verified reset
 
 - **Placement.** One ``SandboxPool`` actor per alive node that declares the custom
   resource ``neocoder_sandbox`` (RESOURCE), pinned to it with Ray's
@@ -16,13 +16,14 @@ Layout (docs/scale-out.md)::
   carry the same runner as the driver's neocoder, or the node is not used.  Nodes that
   join later get an actor within DISCOVER_EVERY seconds.
 - **Batches and back-pressure.** Callers' jobs wait in the driver's queue and leave in
-  batches, one actor call each: at once when the queue could fill every idle slot (or
-  refill an actor with at most ``slots`` in flight), else after LINGER (1 ms), spread
-  over the least loaded actors, at most WINDOW x ``slots`` in flight per actor.  Each
-  test list, limit and checker travels once per batch; results come back per batch
-  (small batches in one reply, larger ones streamed in chunks as jobs finish, collected
-  with ``ray.wait``), so a slow program does not hold back the others of a large batch.
-  The callers' threads (``--workers``) are the bound on the jobs waiting on the driver.
+  batches, one actor call each: at once when the queue could fill the windows of the
+  actors that can be refilled, else after LINGER (1 ms), spread over the least loaded,
+  at most WINDOW x ``slots`` in flight per actor.  Each test list, limit and checker
+  travels once per batch; results come back in the call's reply (a larger batch's reply
+  leaves with what is done a few ms after its first job ends, the rest following in
+  ``rest`` calls), so a slow program does not hold back the others of a large batch.
+  Ray's futures wake the dispatcher when a reply arrives: it never polls.  The callers'
+  threads (``--workers``) are the bound on the jobs waiting on the driver.
 - **Failures.** When an actor or its node dies, every job of its unfinished batches is
   queued again for another actor (one that has not lost it, where there is one), and so
   is a job the node's sandbox gave INFRA (its engine or a container failed), up to
@@ -49,7 +50,6 @@ import sys
 import threading
 import time
 import uuid
-from concurrent.futures import Future
 
 from ..judge.protocol import Limits, compile_error_result, size_problem, skip_after_first_failure
 from ..judge.verdicts import SubmissionResult
@@ -176,13 +176,13 @@ class RaySandbox:
             return finished(compile_error_result(tests, too_large))
         payload = {"source": source, "tests": tests, "limits": limits, "checker": checker,
                    "keep_output": keep_output, "entry": entry, "stop_at_first_failure": stop_at_first_failure}
-        job = Job(payload, Future(), stop_at_first_failure)
+        job = Job(payload, stop_at_first_failure)
         if self.dispatcher.closed or self.unavailable:
             return finished(infra(tests, self.unavailable or "ray executor: the sandbox was closed"))
         self.dispatcher.submit(job)  # no lock: the dispatcher thread takes it from there
         if self.dispatcher.closed or self.unavailable:  # closed meanwhile: close() may not have seen it
             settle(job, infra(tests, self.unavailable or "ray executor: the sandbox was closed"))
-        result = job.future.result()
+        result = job.wait()
         result.seconds = time.monotonic() - start
         return result
 

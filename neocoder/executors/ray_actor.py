@@ -3,8 +3,9 @@
 Created by RaySandbox with ``ray.remote`` on a node that declares the sandbox resource;
 it imports Ray only for its node id, so the class itself can be read without Ray.
 A batch arrives as one call (``ray_jobs.pack``: each test list, limit and checker
-shipped once per batch) and its results go back per call (``judge_all``) or in
-chunks as they finish (``judge``, a streaming generator).
+shipped once per batch) and its results go back in that call's reply; when the
+driver lets a batch's reply leave early (a slow program must not hold back the
+others), the rest follow in the replies of ``rest`` calls.
 """
 
 from __future__ import annotations
@@ -13,13 +14,10 @@ import os
 import pickle
 import socket
 import threading
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from ..judge.verdicts import SubmissionResult
 from .ray_jobs import dumps
-
-LINGER = 0.005  # seconds a streamed chunk waits for more results of its batch once one is ready
-
 
 class SandboxPool:
     """One node's judge: a warm local pool (``make_sandbox``) inside a Ray actor.
@@ -40,6 +38,8 @@ class SandboxPool:
         self.threads = ThreadPoolExecutor(slots, thread_name_prefix="neocoder-judge")
         self.runner = runner_sha256()
         self.judged = 0
+        self.running: dict[int, dict] = {}  # token -> {future: index} of a batch's unfinished jobs
+        self.tokens = 0
         self._lock = threading.Lock()
 
     def make_box(self, kind: str, slots: int, fresh: bool, runtime: str | None):
@@ -63,32 +63,44 @@ class SandboxPool:
             self.judged += 1
         return result
 
-    def _start(self, batch: bytes) -> dict:
-        rows, shared = pickle.loads(batch)
-        return {self.threads.submit(self._judge, row, shared): i for i, row in enumerate(rows)}
-
-    def judge_all(self, batch: bytes) -> bytes:
+    def judge(self, batch: bytes, hold: float | None) -> bytes:
         """Judge a packed batch (``ray_jobs.pack``) on this node's pool, ``slots`` at a
-        time; returns, pickled, ``[(index in the batch, SubmissionResult or None, error
-        text or None)]`` for every job once all are done (one reply: the cheapest call,
-        for small batches, where no slow program holds back many others)."""
-        futures = self._start(batch)
-        wait(futures)
-        return dumps([(i, *_outcome(fut)) for fut, i in futures.items()])
+        time.  Returns, pickled, ``(finished, token)``: ``finished`` is ``[(index in the
+        batch, SubmissionResult or None, error text or None)]``; with ``hold`` None, every
+        job once all are done (token None); else the jobs done within ``hold`` s of the
+        first to finish, and, if some are still running, a ``token`` for ``rest``.  So a
+        batch that ends together is one reply (one call: cheaper for the driver than Ray's
+        streaming methods, measured), and a slow program holds the others back at most
+        ``hold`` s.  With ``hold`` None the call judges one job in its own thread."""
+        rows, shared = pickle.loads(batch)
+        futures = {self.threads.submit(self._judge, row, shared): i for i, row in enumerate(rows[1:], 1)}
+        if hold is None:  # this call waits for all its jobs anyway: it judges the first itself
+            futures[_run(self._judge, rows[0], shared)] = 0
+        else:
+            futures[self.threads.submit(self._judge, rows[0], shared)] = 0
+        return self._reply(futures, hold)
 
-    def judge(self, batch: bytes):
-        """Judge a packed batch like ``judge_all``, streaming (call with
-        ``num_returns="streaming"``): yields pickled lists of ``(index, result, error)`` as
-        jobs finish, each gathering what finishes within LINGER s of its first, so a slow
-        program holds back none of the others and a batch that ends at once is one reply."""
-        futures = self._start(batch)
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+    def rest(self, token: int, hold: float | None) -> bytes:
+        """The next results of a batch that ``judge`` (or ``rest``) left running under
+        ``token``, as ``judge`` gives them."""
+        with self._lock:
+            futures = self.running.pop(token)
+        return self._reply(futures, hold)
+
+    def _reply(self, futures: dict, hold: float | None) -> bytes:
+        if hold is None:
+            done, pending = wait(futures)[0], set()
+        else:
+            done, pending = wait(futures, return_when=FIRST_COMPLETED)
             if pending:
-                more, pending = wait(pending, timeout=LINGER)
+                more, pending = wait(pending, timeout=hold)
                 done |= more
-            yield dumps([(futures[fut], *_outcome(fut)) for fut in done])
+        token = None
+        if pending:
+            with self._lock:
+                token = self.tokens = self.tokens + 1
+                self.running[token] = {fut: futures[fut] for fut in pending}
+        return dumps(([(futures[fut], *_outcome(fut)) for fut in done], token))
 
     def close(self) -> int:
         """Remove this pool's containers, then those of dead processes on this host (an
@@ -96,6 +108,16 @@ class SandboxPool:
         self.box.close()
         self.threads.shutdown(wait=False)
         return self.box.sweep() if not self.box.unavailable else 0
+
+
+def _run(fn, *args) -> Future:
+    """``fn(*args)`` run here and now, as a finished Future (its result or exception)."""
+    fut: Future = Future()
+    try:
+        fut.set_result(fn(*args))
+    except Exception as exc:  # noqa: BLE001 - reported per job, as a pool thread's would be
+        fut.set_exception(exc)
+    return fut
 
 
 def _outcome(fut) -> tuple:

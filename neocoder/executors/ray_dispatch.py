@@ -1,14 +1,18 @@
 """Sending jobs to the actors in batches and collecting their results.
 
 Callers queue their jobs on the driver; they leave in batches, one actor call each,
-when the queue could fill every idle slot of the cluster, or when its oldest job has
-waited LINGER s, or when an actor that has at most ``slots`` jobs in flight can be
-refilled.  A batch goes to the least loaded actors first, spread over them, at most
-WINDOW x ``slots`` jobs in flight per actor and MAX_BATCH per call; each test list,
-limit and checker travels once per batch (``ray_jobs.pack``).  Results come back per
-batch: a small batch (under STREAM_FROM jobs) in the call's one reply, a larger one
-streamed in chunks as its jobs finish (a streaming generator), so a slow program does
-not hold back the others of its batch; both are collected with ``ray.wait``.  A job
+when the queue could fill the windows of the actors that can be refilled, or when its
+oldest job has waited LINGER s.  A batch goes to the least loaded actors that can be refilled (at
+most ``slots`` jobs in flight), spread over them, at most WINDOW x ``slots`` jobs in
+flight per actor and MAX_BATCH per call; each test list, limit and checker travels once
+per batch (``ray_jobs.pack``).  Results come back in the call's reply: a small batch
+(under SPLIT_FROM jobs) once all its jobs are done, a larger one with the jobs done
+within HOLD s of the first to finish, the others in the replies of follow-up ``rest``
+calls, so a slow program does not hold back the others of its batch.
+
+The dispatcher thread sleeps until something happens: each reply (or probe) completes
+a Ray future whose callback wakes it, and a caller's job wakes it only when it could
+leave now (it fills the open actors' windows, or nothing else is gathering); it never polls.  A job
 whose actor died, or whose node's sandbox gave INFRA, is queued again for another
 actor, up to ``attempts`` tries; then, or after ORPHAN_TIMEOUT s without any usable
 actor, it gets INFRA on every test.  Each job's result is delivered once.
@@ -17,11 +21,11 @@ actor, it gets INFRA on every test.  Each job's result is delivered once.
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import pickle
 import threading
 import time
-from concurrent.futures import InvalidStateError
 
 from ..judge.protocol import skip_after_first_failure
 from ..judge.verdicts import INFRA, SubmissionResult
@@ -32,11 +36,12 @@ log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, 
 
 ORPHAN_TIMEOUT = 120.0  # seconds jobs may wait with no usable actor before they are INFRA
 DISCOVER_EVERY = 10.0  # seconds between looks for new sandbox nodes
-POLL = 0.002  # seconds: the dispatcher's ray.wait timeout while an actor has room for more jobs
-IDLE_POLL = 0.05  # seconds: the same while none has (a result, which makes room, ends the wait at once)
-LINGER = 0.001  # seconds a queued job waits for others to share its batch (while it cannot fill the idle slots)
+HOUSEKEEPING = 0.25  # seconds the dispatcher sleeps at most (probes of lost actors, discovery, orphans)
+LINGER = 0.001  # seconds a queued job waits for others to share its batch (while they cannot fill the open windows)
 MAX_BATCH = 64  # jobs per actor call at most
-STREAM_FROM = 4  # batches of at least this many jobs stream their results; smaller ones come back in one reply
+SPLIT_FROM = 4  # batches of at least this many jobs may reply before all are done; smaller ones reply once
+HOLD = 0.005  # seconds such a reply waits for more of its batch's results once one is ready
+NEVER = 1 << 62  # the dispatcher's wake threshold while no actor can take a job (a reply wakes it)
 
 
 class Dispatcher:
@@ -50,13 +55,16 @@ class Dispatcher:
     def __init__(self, ray, cluster: Cluster, lock: threading.Lock, attempts: int):
         self.ray, self.cluster, self.lock, self.attempts = ray, cluster, lock, attempts
         self.inbox: collections.deque = collections.deque()  # callers' jobs, appended without the lock
+        self.arrivals: collections.deque = collections.deque()  # (Batch or Actor, ref, future) completed by Ray
         self.queue: collections.deque = collections.deque()  # jobs waiting for a batch (the dispatcher's)
         self.batches: set[Batch] = set()
-        self.stats = {"judged": collections.Counter(), "batches": 0, "jobs_in_batches": 0, "retried": 0,
-                      "infra": 0, "actors_lost": 0}
+        self.watched: set = set()  # probe refs whose completion wakes the dispatcher
+        self.stats = {"judged": collections.Counter(), "batches": 0, "calls": 0, "jobs_in_batches": 0,
+                      "retried": 0, "infra": 0, "actors_lost": 0}
         self.closed = False
         self.failure: str | None = None
-        self.wake = threading.Event()  # set when a job is queued: the idle dispatcher looks at once
+        self.wake = threading.Event()  # set by a reply, a probe, close(), or a job that could leave now
+        self.wake_after = 1  # a caller wakes the dispatcher once the inbox holds this many jobs
         self.next_discovery = time.monotonic() + DISCOVER_EVERY
         self.last_usable = time.monotonic()
         self.thread: threading.Thread | None = None
@@ -71,7 +79,8 @@ class Dispatcher:
         thread sends it in a batch."""
         job.queued = time.monotonic()
         self.inbox.append(job)
-        self.wake.set()
+        if len(self.inbox) >= self.wake_after:
+            self.wake.set()
 
     def take_all(self) -> list[Job]:
         """Empty the queue and the batches; the jobs they held, unsettled (lock held)."""
@@ -87,13 +96,19 @@ class Dispatcher:
         while inbox:
             queue.append(inbox.popleft())
 
-    def _idle_slots(self) -> int:
-        return sum(max(0, a.slots - a.inflight) for a in self.cluster.usable())
+    def _open(self) -> list[Actor]:
+        """The usable actors that can be refilled (at most ``slots`` jobs in flight)."""
+        return [a for a in self.cluster.usable() if a.inflight <= a.slots]
+
+    def _room(self) -> int:
+        """Jobs the open actors take before their windows (WINDOW x ``slots`` in flight) are full."""
+        return sum(WINDOW * a.slots - a.inflight for a in self._open())
 
     def due(self, now: float) -> bool:
-        """Whether the queue should leave now (lock held): it fills every idle slot, or its
-        first job has waited LINGER s."""
-        return bool(self.queue) and (now - self.queue[0].queued >= LINGER or len(self.queue) >= self._idle_slots())
+        """Whether the queue should leave now (lock held): it fills the open actors'
+        windows, or its first job has waited LINGER s (so the jobs of callers woken by
+        one reply leave together, in one call)."""
+        return bool(self.queue) and (now - self.queue[0].queued >= LINGER or len(self.queue) >= self._room())
 
     def dispatch(self) -> None:
         """Send queued jobs to the actors with at most ``slots`` in flight, least loaded
@@ -105,7 +120,7 @@ class Dispatcher:
         if not usable:
             return
         self.last_usable = time.monotonic()
-        open_ = sorted((a for a in usable if a.inflight <= a.slots), key=lambda a: a.inflight / a.slots)
+        open_ = sorted(self._open(), key=lambda a: a.inflight / a.slots)
         for i, actor in enumerate(open_):
             if not self.queue:
                 return
@@ -136,25 +151,30 @@ class Dispatcher:
         """Send ``jobs`` to ``actor`` as one batch (lock held).  A batch that cannot be
         packed or sent (an unpicklable checker, a refused call) gives its jobs INFRA with
         the reason; the dispatcher goes on with every other job."""
-        streamed = len(jobs) >= STREAM_FROM
+        batch = Batch(actor, dict(enumerate(jobs)), HOLD if len(jobs) >= SPLIT_FROM else None)
         try:
-            batch = pack(jobs)
-            if streamed:
-                if actor.stream is None:
-                    actor.stream = actor.handle.judge.options(num_returns="streaming")
-                ref = actor.stream.remote(batch)
-            else:
-                ref = actor.handle.judge_all.remote(batch)
+            ref = actor.handle.judge.remote(pack(jobs), batch.hold)
         except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the executor
             log.warning("ray executor: a batch of %d jobs could not be sent: %s", len(jobs), short(exc))
             for job in jobs:
                 self.stats["infra"] += 1
                 settle(job, infra(job.payload["tests"], f"ray executor: the batch could not be sent ({short(exc)})"))
             return
-        self.batches.add(Batch(actor, ref, dict(enumerate(jobs)), streamed))
+        self.batches.add(batch)
+        self._watch(batch, ref)
         actor.inflight += len(jobs)
         self.stats["batches"] += 1
         self.stats["jobs_in_batches"] += len(jobs)
+
+    def _watch(self, what, ref) -> None:
+        """Have the reply ``ref`` (of a Batch's call, or an Actor's probe) wake the dispatcher."""
+        self.stats["calls"] += isinstance(what, Batch)
+        ref.future().add_done_callback(functools.partial(self._arrived, what, ref))
+
+    def _arrived(self, what, ref, future) -> None:
+        """(Ray's thread) A reply is ready: queue it for the dispatcher and wake it."""
+        self.arrivals.append((what, ref, future))
+        self.wake.set()
 
     def _retry(self, job: Job, actor: Actor, error: str) -> None:
         """Queue ``job`` again (lock held), or give it INFRA after ``attempts`` tries."""
@@ -170,10 +190,11 @@ class Dispatcher:
             self.queue.appendleft(job)
 
     def _loop(self) -> None:
-        """The dispatcher thread: ``_rounds`` until closed; if it fails, every job waiting
+        """The dispatcher thread: ``_step`` until closed; if it fails, every job waiting
         gets INFRA with the reason and later ones too (never a hung caller)."""
         try:
-            self._rounds()
+            while (timeout := self._step()) is not None:
+                self.wake.wait(timeout)
         except Exception as exc:  # noqa: BLE001 - a bug here must not leave callers waiting forever
             log.exception("ray executor: the dispatcher failed")
             with self.lock:
@@ -182,58 +203,46 @@ class Dispatcher:
             for job in jobs:
                 settle(job, infra(job.payload["tests"], self.failure))
 
-    def _rounds(self) -> None:
-        """Collect results with ray.wait, retry the jobs of failed batches, probe lost
-        actors, find new nodes, send the queue when it is due."""
-        while True:
-            with self.lock:
-                if self.closed:
-                    return
-                self._drain()
-                if self.due(time.monotonic()):
-                    self.dispatch()
-                waiting = {b.ref: b for b in self.batches}
-                probes = self.cluster.probes(time.monotonic())
-                timeout = self.queue[0].queued + LINGER - time.monotonic() if self.queue else 0.0
-                hungry = timeout <= 0 and any(a.inflight <= a.slots for a in self.cluster.usable())
-                if timeout <= 0:  # nothing gathering: look again soon only if an actor could take a new job
-                    timeout = POLL if hungry else IDLE_POLL
-            ready = self._wait(list(waiting) + list(probes), timeout, hungry)
-            with self.lock:
-                if self.closed:
-                    return
-                for ref in ready:
-                    if ref in probes:
-                        self.cluster.probed(probes[ref], ref)
-                    else:
-                        self._collect(waiting[ref])
-                self._housekeeping()
+    def _step(self) -> float | None:
+        """Take the replies that arrived, look after the actors, send the queue when it is
+        due; how long to sleep until the next step (None: closed).  Sets ``wake_after``,
+        the number of new jobs that should wake the dispatcher before then."""
+        self.wake.clear()  # before reading the inbox and arrivals: what comes later sets it again
+        with self.lock:
+            if self.closed:
+                return None
+            self._drain()
+            while self.arrivals:
+                what, ref, future = self.arrivals.popleft()
+                if isinstance(what, Batch):
+                    self._collect(what, future)
+                elif what.probe is ref:  # the actor's probe in flight (not one a restart replaced)
+                    self.watched.discard(ref)
+                    self.cluster.probed(what, ref)
+                else:
+                    self.watched.discard(ref)
+            now = time.monotonic()
+            self._housekeeping(now)
+            if self.due(now):
+                self.dispatch()
+            timeout = HOUSEKEEPING
+            if not self._open():  # nothing can leave before a reply makes room, and a reply wakes us
+                self.wake_after = NEVER
+            elif self.queue:  # gathering: leave at the LINGER deadline, or once the open windows are filled
+                timeout = max(0.0, min(timeout, self.queue[0].queued + LINGER - now))
+                self.wake_after = max(1, self._room() - len(self.queue))
+            else:
+                self.wake_after = 1
+        return 0.0 if len(self.inbox) >= self.wake_after else timeout
 
-    def _wait(self, refs: list, timeout: float, hungry: bool) -> list:
-        """The refs ready within ``timeout`` s, all that are ready once one is.  With
-        nothing in flight: sleep ``timeout`` s, or while an actor is ``hungry`` (could take
-        a job and none is queued) until a job is queued (at most 0.5 s: housekeeping)."""
-        if not refs:
-            if hungry:
-                self.wake.wait(0.5)
-            else:  # not woken by each new job: they gather for their batch
-                time.sleep(timeout)
-            self.wake.clear()
-            return []
-        ready, _ = self.ray.wait(refs, num_returns=1, timeout=timeout)
-        if ready and len(refs) > 1:
-            ready, _ = self.ray.wait(refs, num_returns=len(refs), timeout=0)
-        return ready
-
-    def _collect(self, batch: Batch) -> None:
-        """Take the next results of ``batch`` (lock held; they are ready)."""
+    def _collect(self, batch: Batch, future) -> None:
+        """A reply of ``batch`` arrived (lock held): deliver its results, retry its failed
+        jobs, and ask for the rest of the batch while some are still running."""
         actor = batch.actor
-        if batch not in self.batches:  # dropped in this round with its actor's other batches
+        if batch not in self.batches:  # dropped with its actor's other batches
             return
         try:
-            finished = pickle.loads(self.ray.get(next(batch.ref) if batch.streamed else batch.ref))
-        except StopIteration:
-            finished = []
+            finished, token = pickle.loads(future.result())
         except self.ray.exceptions.RayError as exc:
             self._actor_lost(batch, exc)
             return
@@ -246,15 +255,21 @@ class Dispatcher:
                 self._retry(job, actor, error)
                 continue
             judged += 1
-            deliver(job, result)  # the actor's sandbox applied stop_at_first_failure already
+            job.deliver(result)  # the actor's sandbox applied stop_at_first_failure already
         actor.inflight = max(0, actor.inflight - len(finished))
         if judged:
             self.stats["judged"][actor.node_id] += judged
-        if not finished or not batch.streamed or not batch.jobs:  # the batch is over (its stream's end unread)
-            self.batches.discard(batch)
-            for job in batch.jobs.values():  # not expected: a finished batch has given every job's result
-                actor.inflight = max(0, actor.inflight - 1)
-                self._retry(job, actor, "the batch ended without this job's result")
+        if token is not None and batch.jobs:
+            try:
+                self._watch(batch, actor.handle.rest.remote(token, batch.hold))
+                return
+            except Exception as exc:  # noqa: BLE001 - an actor that cannot be called is lost
+                self._actor_lost(batch, exc)
+                return
+        self.batches.discard(batch)
+        for job in batch.jobs.values():  # not expected: a finished batch has given every job's result
+            actor.inflight = max(0, actor.inflight - 1)
+            self._retry(job, actor, "the batch ended without this job's result")
 
     def _actor_lost(self, batch: Batch, exc: Exception) -> None:
         """``batch`` failed with ``exc``: its actor is lost, and so are its other batches;
@@ -270,12 +285,16 @@ class Dispatcher:
         for job in batch.jobs.values():
             self._retry(job, actor, short(exc))
 
-    def _housekeeping(self) -> None:
-        """New sandbox nodes get an actor; jobs left with no usable actor too long get INFRA (lock held)."""
-        now = time.monotonic()
+    def _housekeeping(self, now: float) -> None:
+        """Probe lost actors, give new sandbox nodes an actor, and INFRA to jobs left with
+        no usable actor too long (lock held)."""
         if now >= self.next_discovery:
             self.next_discovery = now + DISCOVER_EVERY
             self.cluster.discover()
+        for ref, actor in self.cluster.probes(now).items():
+            if ref not in self.watched:
+                self.watched.add(ref)
+                self._watch(actor, ref)
         if self.cluster.usable() or not self.queue:
             self.last_usable = now
         elif now - self.last_usable > ORPHAN_TIMEOUT:
@@ -292,12 +311,4 @@ def settle(job: Job, result: SubmissionResult) -> None:
     (later results are dropped), its tests after a first failure SKIPPED if asked."""
     if job.stop_at_first_failure:
         skip_after_first_failure(result)
-    deliver(job, result)
-
-
-def deliver(job: Job, result: SubmissionResult) -> None:
-    """Hand ``result`` to ``job``'s caller, once (later results are dropped)."""
-    try:
-        job.future.set_result(result)
-    except InvalidStateError:  # delivered already (a caller settling a job of a closed sandbox)
-        pass
+    job.deliver(result)
