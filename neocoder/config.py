@@ -16,7 +16,7 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .options import Option, check, option, parse_states
+from .options import Option, check, option, parse_shard, parse_states
 from .paper import DECLARED, parse_paper
 from .strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
 
@@ -166,6 +166,10 @@ class EvalConfig(Config):
                                      "execution: complexity fitted to operation counts on grown inputs (slow the "
                                      "first time, then cached; needs the release's human solutions; docs/metrics.md).",
                                      local=True)  # not a service option: it runs ~25 human programs per problem outside the quotas
+    shard: str | None = option(None, "K/N: judge only the K-th of N parts of the problems, so that N driver "
+                               "processes share one run folder (docs/scale-out.md); metrics.json is then written by "
+                               "the same command without --shard once every part is done.", parse=parse_shard,
+                               local=True)  # how this machine splits its work, not what the run is
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
 
 

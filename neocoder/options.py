@@ -126,6 +126,26 @@ def check(config) -> None:
             raise NeocoderError(f"{type(config).__name__}.{f.name}: {why}")
 
 
+def parse_shard(text: str | None) -> str | None:
+    """'2/4' -> '2/4' (the 2nd of 4 parts); None or '' -> None; raises ValueError
+    unless it is K/N with 1 <= K <= N."""
+    if text is None or not str(text).strip():
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise ValueError(f"{text!r}: use K/N with 1 <= K <= N, e.g. 1/4 for the first of four parts")
+    return f"{int(m.group(1))}/{int(m.group(2))}"
+
+
+def shard_of(text: str | None) -> tuple[int, int] | None:
+    """(K, N) of a valid ``parse_shard`` value; None for None."""
+    shard = parse_shard(text)
+    if shard is None:
+        return None
+    k, n = shard.split("/")
+    return int(k), int(n)
+
+
 def parse_states(text: str) -> list[int]:
     """'0-5' -> [0..5]; '0,2,4' -> [0, 2, 4]; raises ValueError otherwise."""
     states: set[int] = set()

@@ -2,11 +2,15 @@
 
 Every command writes the same run folder (``RunFolder``); the call cache and the
 oracle's run cache are append-only key-value files (``JsonlStore``).  A killed run loses
-at most the line it was writing.
+at most the line it was writing.  Several processes may append to one file (the
+drivers of ``neocoder eval --shard``): each line is written whole under an exclusive
+``flock`` of the file, and so is the end of a line a crash cut.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import threading
@@ -18,11 +22,21 @@ from .errors import NeocoderError, RecordError
 from .records import FORMAT_VERSION, Manifest, Record, from_line
 
 
+@contextlib.contextmanager
+def _locked(f):
+    """Hold an exclusive ``flock`` of the open file ``f`` (other processes appending to it wait)."""
+    fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+    try:
+        yield f
+    finally:
+        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
 def end_line(path: Path) -> None:
     """If ``path`` ends in the middle of a line (a crash while writing it), end that line,
     so the next appended record starts on a line of its own."""
     if path.exists() and path.stat().st_size:
-        with path.open("rb+") as f:
+        with path.open("rb+") as f, _locked(f):
             f.seek(-1, 2)
             if f.read(1) != b"\n":
                 f.write(b"\n")
@@ -53,9 +67,10 @@ def jsonl_lines(path: Path, skip_bad: bool = False):
 
 
 def append_jsonl(path: Path, record: dict, fsync: bool = False) -> None:
-    """Append ``record`` as one JSON line and flush it (``fsync``: to the disk too)."""
-    with Path(path).open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    """Append ``record`` as one JSON line, whole, and flush it (``fsync``: to the disk too)."""
+    line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    with Path(path).open("ab") as f, _locked(f):
+        f.write(line)
         f.flush()
         if fsync:
             os.fsync(f.fileno())
@@ -174,7 +189,7 @@ class RunFolder:
         return json.loads(path.read_text(encoding="utf-8"))
 
     def _write_json(self, name: str, data: dict) -> None:
-        """Write atomically: a temp file, then rename."""
-        tmp = self.path / (name + ".tmp")
+        """Write atomically: a temp file of this process's own, then rename."""
+        tmp = self.path / f"{name}.{os.getpid()}.{threading.get_ident()}.tmp"
         tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         tmp.replace(self.path / name)

@@ -19,7 +19,7 @@ from .options import model_options, quiet_option, release_option, run_dir, sandb
 @model_options(model_help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview, "
                "replay/<run folder>; or 'human' for the human baselines (Eq. 5, 6).")
 @declared_options(EvalConfig, "declared")
-@declared_options(EvalConfig, "local_declared", only=["execution_classes"])  # this machine's work, not a server's
+@declared_options(EvalConfig, "local_declared", only=["execution_classes", "shard"])  # this machine's work, not a server's
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/<model>); an existing one is resumed.")
 @release_option()
@@ -36,6 +36,9 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
                         release_dir=release, sandbox=sandbox, progress=not quiet, **declared, **local_declared)
     if server and config.execution_classes:
         raise click.UsageError("--execution-classes runs on this machine only: a server does not offer it")
+    if server and config.shard:
+        raise click.UsageError("--shard splits a run over this machine's driver processes: a server runs its "
+                               "jobs whole")
     if server:
         from ..client import Client
         remote = Client(server, token).evaluate(config)
@@ -43,6 +46,11 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
         click.echo(f"wall time {remote.seconds:.1f}s; job {remote.job['id']} on {server}; report {remote.report_url}")
         return
     result = api.evaluate(config)
+    if result.metrics is None:  # one part of a sharded run: the whole run is scored without --shard
+        click.echo(f"part {config.shard} of the run done in {result.seconds:.1f}s ({result.run}); once every part is "
+                   "done, the same command without --shard writes the metrics of the whole run (nothing is judged "
+                   "again)")
+        return
     click.echo(report.eval_table(result.metrics))
     click.echo(f"wall time {result.seconds:.1f}s; run folder {result.run}; look at it with "
                f"`neocoder report {result.run}` or `neocoder compare {result.run} OTHER_RUN`")

@@ -23,6 +23,7 @@ from ..diversity.execution_classes import attach, execution_classes
 from ..diversity.humans import human_programs
 from ..diversity.run import human_diversity, run_diversity
 from ..errors import NeocoderError
+from ..options import parse_shard, shard_of
 from ..paths import fingerprint
 from ..records import ProblemState, Sample
 from ..store import RunFolder
@@ -33,10 +34,11 @@ from . import EVAL, HUMAN
 @dataclass
 class EvalResult:
     """What an eval returns: the run folder, its metrics (as in ``metrics.json``:
-    ``{"model", "states": {t: {...}}, ...}``) and the wall time in seconds."""
+    ``{"model", "states": {t: {...}}, ...}``; None for one part of a run, ``--shard``)
+    and the wall time in seconds."""
 
     run: Path
-    metrics: dict
+    metrics: dict | None
     seconds: float
 
 
@@ -170,6 +172,10 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
                                 f"`neocoder run {HUMAN}` or `neocoder eval --model human`")
         if config.logprobs and config.model.spec.startswith("replay/"):
             raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
+        try:
+            parse_shard(config.shard)
+        except ValueError as exc:
+            raise NeocoderError(f"EvalConfig.shard: {exc}") from None
         if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
             drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
                 f"{config.samples} samples per state"
@@ -197,7 +203,16 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
             options=StrategyOptions(**{f.name: getattr(config, f.name) for f in dataclasses.fields(StrategyOptions)}))
 
     def items(self, run: Run) -> list:
-        return [(state, i) for state in run.state["states"] for i in range(self.config.samples)]
+        """Every (state, sample) of the run; with ``--shard K/N`` those of every N-th
+        problem from the K-th on (each problem whole, in the dataset's order), so N
+        drivers on one run folder share the work and none is judged twice."""
+        states = run.state["states"]
+        shard = shard_of(self.config.shard)
+        if shard is not None:
+            k, n = shard
+            mine = set(run.state["problems"][k - 1::n])
+            states = [state for state in states if state.problem_id in mine]
+        return [(state, i) for state in states for i in range(self.config.samples)]
 
     def key(self, item) -> tuple:
         state, i = item
@@ -230,9 +245,13 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         return dict(problems=len(s["problems"]), problem_states=len(s["states"]), sandbox_image=s["box"].image,
                     **s["dataset"].manifest())
 
-    def score(self, run: Run) -> dict:
+    def score(self, run: Run) -> dict | None:
+        """The run's metrics from every sample in its folder; None for one part of a run
+        (``--shard``): the parts are scored together by the command without it."""
         from ..metrics import score_samples
         s, config = run.state, self.config
+        if config.shard:
+            return None
         wanted = {state.key for state in s["states"]}
         # in key order, not completion order: float sums then add up the same way in every run
         samples = sorted((x for x in run.folder.read(Sample) if (x.problem_id, x.state) in wanted),
@@ -261,6 +280,9 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         if self.config.paper:
             raise NeocoderError("--paper changes how model programs are judged; the human baselines are not "
                                 "judged: run `neocoder eval --model human` without --paper")
+        if self.config.shard:
+            raise NeocoderError("--shard splits the judging of a model's samples; the human baselines judge "
+                                "nothing: run `neocoder eval --model human` without --shard")
         check_execution_classes(self.config)
         states = select_states(self.config)
         run.state["dataset"] = describe_dataset(self.config)
