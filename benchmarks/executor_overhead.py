@@ -290,7 +290,7 @@ def projection(per_node, tests_per_program, cpu_ms):
         rate, note = n * per_node, ""
         if rate > cap:
             drivers = -(-rate // cap)
-            note = (f"past one driver core: {drivers:.0f} drivers (docs/scale-out.md, several drivers); "
+            note = (f"past one driver core: {drivers:.0f} drivers (eval --shard K/{drivers:.0f}, docs/scale-out.md); "
                     f"one alone: {EXPERIMENT * tests_per_program / cap / 3600:.2f} h")
         print(f"{n:6d} {EXPERIMENT * tests_per_program / rate / 3600:8.2f}  {note}")
     print("excluded from the projection: programs that run into their time limit (each costs its CPU limit, "

@@ -210,10 +210,13 @@ def eval_request(config: EvalConfig) -> dict:
     """The POST /v1/evals body for an EvalConfig: every option it declares as sent to a
     server (``request_body``), with the dataset named (no dataset means the validated one,
     as for a local eval).  Raises NeocoderError for a dataset given as a path (a server
-    judges only the datasets it has)."""
+    judges only the datasets it has) or for ``shard`` (a server runs a job whole)."""
     if config.dataset not in (None, "release"):
         raise NeocoderError(f"--dataset {config.dataset}: with --server, the dataset is the server's own "
                             "(the default) or 'release'")
+    if config.shard:
+        raise NeocoderError("--shard splits a run over this machine's driver processes: a server runs its eval "
+                            "jobs whole")
     return {**request_body(config), "dataset": "validated" if config.dataset is None else "release"}
 
 

@@ -32,7 +32,7 @@ DOCKER, PROCESS = "docker", "process"
 LOCAL, RAY = "local", "ray"
 
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
-LOCAL_FIELDS = {"progress", "ray_address"}  # how and where this process works, not what the run is
+LOCAL_FIELDS = {"progress", "ray_address", "shard"}  # how and where this process works, not what the run is
 
 
 def _plain(value):

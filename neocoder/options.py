@@ -131,7 +131,7 @@ def parse_shard(text: str | None) -> str | None:
     unless it is K/N with 1 <= K <= N."""
     if text is None or not str(text).strip():
         return None
-    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    m = re.fullmatch(r"\s*([0-9]+)\s*/\s*([0-9]+)\s*", str(text))
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         raise ValueError(f"{text!r}: use K/N with 1 <= K <= N, e.g. 1/4 for the first of four parts")
     return f"{int(m.group(1))}/{int(m.group(2))}"

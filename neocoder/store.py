@@ -40,6 +40,7 @@ def end_line(path: Path) -> None:
             f.seek(-1, 2)
             if f.read(1) != b"\n":
                 f.write(b"\n")
+                f.flush()  # before the lock is let go: another process appends next
 
 
 def jsonl_lines(path: Path, skip_bad: bool = False):
@@ -55,7 +56,10 @@ def jsonl_lines(path: Path, skip_bad: bool = False):
         if skip_bad:
             return
         raise RecordError(path, "-", "-", "file not found")
-    with open(path, encoding="utf-8") as f:
+    # a file this project appends to may end in a line cut by a crash, or one another
+    # process is writing: possibly inside a character, so that line decodes with
+    # replacements (and is skipped as not JSON) rather than failing the whole read
+    with open(path, encoding="utf-8", errors="replace" if skip_bad else "strict") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -69,7 +73,10 @@ def jsonl_lines(path: Path, skip_bad: bool = False):
 def append_jsonl(path: Path, record: dict, fsync: bool = False) -> None:
     """Append ``record`` as one JSON line, whole, and flush it (``fsync``: to the disk too)."""
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    with Path(path).open("ab") as f, _locked(f):
+    with Path(path).open("a+b") as f, _locked(f):
+        size = os.fstat(f.fileno()).st_size
+        if size and os.pread(f.fileno(), 1, size - 1) != b"\n":  # a line another process was cut in
+            line = b"\n" + line
         f.write(line)
         f.flush()
         if fsync:

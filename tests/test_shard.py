@@ -80,3 +80,82 @@ def test_shard_is_refused_where_it_cannot_split_anything(release_dir, tmp_path):
     with pytest.raises(NeocoderError, match="EvalConfig.shard"):
         evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "x",
                             release_dir=release_dir, dataset="release", limit=1, shard="5/2", progress=False))
+
+
+def test_the_parts_split_the_items_whole_and_without_overlap():
+    """For any N, the parts' items are disjoint, together every item, and each problem
+    whole in one part (no Docker: ``EvalTask.items`` on a run's states)."""
+    from types import SimpleNamespace
+
+    from neocoder.tasks.evaluation import EvalTask
+    problems = [f"p{i}" for i in range(5)]
+    states = [SimpleNamespace(problem_id=p, state=t) for p in problems for t in (0, 1)]
+    run = SimpleNamespace(state={"states": states, "problems": problems})
+
+    def items(shard):
+        task = EvalTask(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out="x", release_dir="r",
+                                   samples=2, shard=shard))
+        return [(s.problem_id, s.state, i) for s, i in task.items(run)]
+
+    every = items(None)
+    assert len(every) == 20
+    for n in (1, 2, 3, 5, 7):
+        parts = [items(f"{k}/{n}") for k in range(1, n + 1)]
+        assert sorted(x for p in parts for x in p) == sorted(every)  # each item once
+        for p in parts:
+            owned = {x[0] for x in p}
+            assert all(x[0] not in owned for q in parts if q is not p for x in q)  # a problem in one part only
+
+
+def test_part_locks_keep_the_drivers_of_one_run_apart(tmp_path):
+    """A second driver for a running part, a split into another N, a part with other items
+    and the whole-run pass while a part runs are all refused; once the parts end, the
+    whole-run pass goes ahead and clears their lock files."""
+    from neocoder.shards import part
+    config = {"dataset": None, "limit": 5, "states": [0, 1], "samples": 1, "model": {"spec": "replay/x"}}
+    with part(tmp_path, "1/2", None, config):
+        with pytest.raises(NeocoderError, match="already being judged"):
+            with part(tmp_path, "1/2", config, config):
+                pass
+        with pytest.raises(NeocoderError, match="in 2 parts"):
+            with part(tmp_path, "1/3", config, config):
+                pass
+        with pytest.raises(NeocoderError, match="--limit 6"):
+            with part(tmp_path, "2/2", config, {**config, "limit": 6}):
+                pass
+        with pytest.raises(NeocoderError, match="part 1/2 of this run is still running"):
+            with part(tmp_path, None, config, config):
+                pass
+        with part(tmp_path, "2/2", config, config):  # the other part runs alongside
+            pass
+    assert sorted(p.name for p in tmp_path.glob("*.lock")) == ["part-1-of-2.lock", "part-2-of-2.lock"]
+    with part(tmp_path, None, config, config):
+        pass
+    assert not list(tmp_path.glob("*.lock"))
+
+
+def _append_many(path, tag, count, size):
+    from neocoder.store import append_jsonl
+    for i in range(count):
+        append_jsonl(path, {"tag": tag, "i": i, "pad": "é" * size})
+
+
+def test_processes_appending_to_one_file_never_mix_their_lines(tmp_path):
+    """Four processes append 200 records of about 150 KB each (many pages per write) to one
+    file, after a line cut by a crash: every record reads back whole, and the cut line is
+    skipped instead of swallowing the next record."""
+    import multiprocessing
+
+    from neocoder.store import jsonl_lines
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b'{"tag": "cut", "pad": "\xc3')  # a crash inside a two-byte character
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_append_many, args=(path, t, 50, 75_000)) for t in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+        assert p.exitcode == 0
+    rows = [row for _, row in jsonl_lines(path, skip_bad=True)]
+    assert sorted((r["tag"], r["i"]) for r in rows) == sorted((t, i) for t in range(4) for i in range(50))
+    assert all(r["pad"] == "é" * 75_000 for r in rows)

@@ -87,6 +87,12 @@ class SandboxPool:
             futures = self.running.pop(token)
         return self._reply(futures, hold)
 
+    def forget(self, token: int) -> None:
+        """Drop what ``judge`` left running under ``token`` (its results are not wanted:
+        the driver gave the batch up); the jobs themselves end as they would."""
+        with self._lock:
+            self.running.pop(token, None)
+
     def _reply(self, futures: dict, hold: float | None) -> bytes:
         if hold is None:
             done, pending = wait(futures)[0], set()

@@ -62,7 +62,7 @@ class Cluster:
             resources={self.resource: RESOURCE_SHARE},
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             max_restarts=MAX_RESTARTS, max_task_retries=0, max_concurrency=WINDOW * slots + 4,
-            enable_task_events=False,  # no per-call record for Ray's state API: measurably less CPU per call
+            enable_task_events=False,  # Ray's state API keeps no record of each judge call: less work per call
         ).remote(self.config.kind, slots, self.config.fresh, self.config.runtime)
         actor = Actor(key, node_id, handle, slots)
         actor.probe = handle.info.remote()

@@ -223,16 +223,19 @@ class Dispatcher:
                     self.watched.discard(ref)
             now = time.monotonic()
             self._housekeeping(now)
+            sent = self.stats["jobs_in_batches"]
             if self.due(now):
                 self.dispatch()
             timeout = HOUSEKEEPING
             if not self._open():  # nothing can leave before a reply makes room, and a reply wakes us
                 self.wake_after = NEVER
-            elif self.queue:  # gathering: leave at the LINGER deadline, or once the open windows are filled
+            elif self.queue and not self.due(now):  # gathering: leave at LINGER, or once the open windows fill
                 timeout = max(0.0, min(timeout, self.queue[0].queued + LINGER - now))
                 self.wake_after = max(1, self._room() - len(self.queue))
-            else:
+            else:  # nothing queued, or what is left waits for another actor (jobs that lost this one)
                 self.wake_after = 1
+                if self.queue and self.stats["jobs_in_batches"] > sent:  # a full batch left: send on at once
+                    timeout = 0.0
         return 0.0 if len(self.inbox) >= self.wake_after else timeout
 
     def _collect(self, batch: Batch, future) -> None:
@@ -243,8 +246,11 @@ class Dispatcher:
             return
         try:
             finished, token = pickle.loads(future.result())
-        except self.ray.exceptions.RayError as exc:
+        except self.ray.exceptions.RayActorError as exc:  # the actor died or cannot be reached
             self._actor_lost(batch, exc)
+            return
+        except self.ray.exceptions.RayError as exc:  # the call failed, the actor lives: this batch elsewhere
+            self._give_up(batch, short(exc))
             return
         judged = 0
         for index, result, error in finished:
@@ -259,6 +265,7 @@ class Dispatcher:
         actor.inflight = max(0, actor.inflight - len(finished))
         if judged:
             self.stats["judged"][actor.node_id] += judged
+        batch.token = token
         if token is not None and batch.jobs:
             try:
                 self._watch(batch, actor.handle.rest.remote(token, batch.hold))
@@ -271,6 +278,23 @@ class Dispatcher:
             actor.inflight = max(0, actor.inflight - 1)
             self._retry(job, actor, "the batch ended without this job's result")
 
+    def _give_up(self, batch: Batch, error: str) -> None:
+        """Drop ``batch`` and retry its unfinished jobs elsewhere, the actor kept (lock held)."""
+        actor = batch.actor
+        self.batches.discard(batch)
+        actor.inflight = max(0, actor.inflight - len(batch.jobs))
+        self._forget(batch)
+        for job in batch.jobs.values():
+            self._retry(job, actor, error)
+
+    def _forget(self, batch: Batch) -> None:
+        """Tell ``batch``'s actor to drop the jobs it keeps for a ``rest`` call that will not come."""
+        if batch.token is not None:
+            try:
+                batch.actor.handle.forget.remote(batch.token)
+            except Exception:  # noqa: BLE001 - a dead actor has nothing to forget
+                pass
+
     def _actor_lost(self, batch: Batch, exc: Exception) -> None:
         """``batch`` failed with ``exc``: its actor is lost, and so are its other batches;
         every job of them is retried (lock held)."""
@@ -280,6 +304,7 @@ class Dispatcher:
             self.stats["actors_lost"] += 1
         for b in [b for b in self.batches if b.actor is actor]:
             self.batches.discard(b)
+            self._forget(b)  # if the actor lives on (unreachable for a while), it frees what it keeps
             for job in b.jobs.values():
                 self._retry(job, actor, short(exc))
         for job in batch.jobs.values():

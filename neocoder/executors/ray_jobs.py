@@ -78,7 +78,7 @@ class Batch:
     actor: Actor
     jobs: dict  # index in the batch -> Job, until its result arrives
     hold: float | None  # how long the actor may gather results once one is ready (None: wait for all)
-    calls: int = 0  # actor calls made for it (``judge``, then ``rest``s)
+    token: int | None = None  # the actor's token for the jobs still running, once a reply has left early
 
 
 def dumps(obj) -> bytes:

@@ -26,6 +26,7 @@ from ..errors import NeocoderError
 from ..options import parse_shard, shard_of
 from ..paths import fingerprint
 from ..records import ProblemState, Sample
+from ..shards import part
 from ..store import RunFolder
 from ..runner import Run, Task
 from . import EVAL, HUMAN
@@ -192,6 +193,9 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         problems = list(dict.fromkeys(s.problem_id for s in states))
         dataset = describe_dataset(config)
         _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
+        folder = run.folder
+        before = folder.read_manifest().config if (folder.path / folder.MANIFEST).is_file() else None
+        run.stack.enter_context(part(folder.path, config.shard, before, config.public()))  # --shard: this driver's part
         release = own_release(config)
         human = paper_human_sets(human_technique_sets(set(problems), release), config.paper, config.release_dir)
         box = run.open_sandbox(config.sandbox)
