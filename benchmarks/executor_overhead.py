@@ -106,11 +106,10 @@ def jobs(release_dir, limit):
     return out
 
 
-def judge_all(box, items, callers):
-    """Judge every job (stop at the first failure, as eval does) from ``callers`` threads,
-    each taking the next job as it finishes one; (wall s, driver CPU s, results)."""
-    results = [None] * len(items)
-    order = iter(range(len(items)))
+def take_turns(count, callers, fn):
+    """Call ``fn(i)`` for every i in range(``count``) from ``callers`` threads, each taking
+    the next i as it finishes one; (wall s, CPU s of this process)."""
+    order = iter(range(count))
     take = threading.Lock()
 
     def caller():
@@ -119,8 +118,7 @@ def judge_all(box, items, callers):
                 i = next(order, None)
             if i is None:
                 return
-            code, tests, checker, limits, _ = items[i]
-            results[i] = box.run(code, tests, limits, checker=checker, stop_at_first_failure=True)
+            fn(i)
 
     threads = [threading.Thread(target=caller) for _ in range(callers)]
     cpu, start = time.process_time(), time.perf_counter()
@@ -128,7 +126,20 @@ def judge_all(box, items, callers):
         t.start()
     for t in threads:
         t.join()
-    return time.perf_counter() - start, time.process_time() - cpu, results
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def judge_all(box, items, callers):
+    """Judge every job (stop at the first failure, as eval does) from ``callers`` threads,
+    each taking the next job as it finishes one; (wall s, driver CPU s, results)."""
+    results = [None] * len(items)
+
+    def one(i):
+        code, tests, checker, limits, _ = items[i]
+        results[i] = box.run(code, tests, limits, checker=checker, stop_at_first_failure=True)
+
+    wall, cpu = take_turns(len(items), callers, one)
+    return wall, cpu, results
 
 
 def start_cluster(folder, slots, nodes=2):
@@ -297,6 +308,17 @@ def projection(per_node, tests_per_program, cpu_ms):
           "about 1-2 s, on some node), TLE-heavy model mixes, and the models' own time")
 
 
+def stop_all(boxes, cluster):
+    """Close ``boxes`` (sandboxes, local or Ray), then this process's Ray and ``cluster`` (if any)."""
+    import ray
+    for box in boxes:
+        box.close()
+    if ray.is_initialized():
+        ray.shutdown()
+    if cluster is not None:
+        cluster.shutdown()
+
+
 def judged(args, items, folder):
     """The judged ways (local, Ray on 1 and 2 nodes); (tests/s of one Ray node, tests per program)."""
     import ray
@@ -323,13 +345,7 @@ def judged(args, items, folder):
         outcome = run_ways(ways, work, reference, args)
         return report(ways, boxes, *outcome, work, n_tests, args)
     finally:
-        for box in boxes.values():
-            box.close()
-        local.close()
-        if ray.is_initialized():
-            ray.shutdown()
-        if cluster is not None:
-            cluster.shutdown()
+        stop_all([*boxes.values(), local], cluster)
 
 
 def main():

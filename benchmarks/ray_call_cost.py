@@ -26,7 +26,6 @@ import shutil
 import sys
 import tempfile
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -59,26 +58,13 @@ def in_process_actor(box) -> SandboxPool:
 def through_actor(actor, work, callers=4, size=2):
     """Judge ``work`` as batches of ``size`` through ``actor.judge`` from callers / size
     threads (4 callers' jobs, 2 to a call); (wall s, CPU s of this process)."""
-    order, take = iter(range(0, len(work), size)), threading.Lock()
+    def batch(b):
+        jobs = [Job({"source": code, "tests": tests, "limits": limits, "checker": checker, "keep_output": False,
+                     "entry": "auto", "stop_at_first_failure": True}, True)
+                for code, tests, checker, limits, _ in work[b * size:(b + 1) * size]]
+        pickle.loads(actor.judge(pack(jobs), None))
 
-    def caller():
-        while True:
-            with take:
-                i = next(order, None)
-            if i is None:
-                return
-            jobs = [Job({"source": code, "tests": tests, "limits": limits, "checker": checker, "keep_output": False,
-                         "entry": "auto", "stop_at_first_failure": True}, True)
-                    for code, tests, checker, limits, _ in work[i:i + size]]
-            pickle.loads(actor.judge(pack(jobs), None))
-
-    threads = [threading.Thread(target=caller) for _ in range(max(1, callers // size))]
-    cpu, start = time.process_time(), time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return time.perf_counter() - start, time.process_time() - cpu
+    return eo.take_turns(-(-len(work) // size), max(1, callers // size), batch)
 
 
 def main():
@@ -124,14 +110,7 @@ def main():
               f"in the actor: {1000 * ray_actor / n:+.2f} ms CPU per job (the actor's CPU minus the same code "
               f"in-process); the driver's own: {1000 * rows['ray'][1] / n:.2f} ms per job")
     finally:
-        if box is not None:
-            box.close()
-        local.close()
-        import ray
-        if ray.is_initialized():
-            ray.shutdown()
-        if cluster is not None:
-            cluster.shutdown()
+        eo.stop_all([b for b in (box, local) if b is not None], cluster)
         shutil.rmtree(folder, ignore_errors=True)
 
 

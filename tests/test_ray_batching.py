@@ -178,3 +178,27 @@ def test_a_reply_wakes_the_dispatcher_and_a_failed_call_keeps_its_actor():
     d._step()
     assert a.state == "up" and second.attempts == 1 and second.avoid == {"a"} and d.stats["actors_lost"] == 0
     assert len(a.handle.judge.calls) == 3 and a.inflight == 1  # tried again on the only actor there is
+
+
+def test_a_reply_to_a_batch_given_up_has_the_actor_forget_what_it_kept():
+    """A batch dropped with its actor (here: its actor unreachable for a while) whose
+    reply still arrives with jobs left running: the driver tells the actor to forget
+    them, so the actor's table of running batches does not grow."""
+    a = _actor("a")
+    d = _dispatcher(a)
+    first, second = job("print(1)", [], Limits.for_cpu(1)), job("print(2)", [], Limits.for_cpu(1))
+    d.submit(first)
+    d.submit(second)
+    first.queued -= 1
+    d._step()
+    (_, lost_ref), = a.handle.judge.calls
+    third = job("print(3)", [], Limits.for_cpu(1))
+    d.submit(third)
+    third.queued -= 1
+    d._step()
+    _, other_ref = a.handle.judge.calls[-1]
+    other_ref.fut.set_exception(_RayActorError("unreachable"))  # drops every batch of the actor
+    d._step()
+    lost_ref.fut.set_result(pickle.dumps(([], 7)))  # the dropped batch's reply: token 7 still running
+    d._step()
+    assert [args for args, _ in a.handle.forget.calls] == [(7,)]

@@ -243,6 +243,7 @@ class Dispatcher:
         jobs, and ask for the rest of the batch while some are still running."""
         actor = batch.actor
         if batch not in self.batches:  # dropped with its actor's other batches
+            self._forget_reply(batch, future)
             return
         try:
             finished, token = pickle.loads(future.result())
@@ -286,6 +287,14 @@ class Dispatcher:
         self._forget(batch)
         for job in batch.jobs.values():
             self._retry(job, actor, error)
+
+    def _forget_reply(self, batch: Batch, future) -> None:
+        """A reply of a dropped batch arrived: if it left jobs running, the actor forgets them."""
+        try:
+            batch.token = pickle.loads(future.result())[1]
+        except Exception:  # noqa: BLE001 - a failed call left nothing to forget
+            return
+        self._forget(batch)
 
     def _forget(self, batch: Batch) -> None:
         """Tell ``batch``'s actor to drop the jobs it keeps for a ``rest`` call that will not come."""
