@@ -4,7 +4,7 @@ Every command writes the same run folder (``RunFolder``); the call cache and the
 oracle's run cache are append-only key-value files (``JsonlStore``).  A killed run loses
 at most the line it was writing.  Several processes may append to one file (the
 drivers of ``neocoder eval --shard``): each line is written whole under an exclusive
-``flock`` of the file, and so is the end of a line a crash cut.
+``flock`` of the file, after ending a line a crash cut.
 """
 
 from __future__ import annotations
@@ -30,17 +30,6 @@ def _locked(f):
         yield f
     finally:
         fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-
-
-def end_line(path: Path) -> None:
-    """If ``path`` ends in the middle of a line (a crash while writing it), end that line,
-    so the next appended record starts on a line of its own."""
-    if path.exists() and path.stat().st_size:
-        with path.open("rb+") as f, _locked(f):
-            f.seek(-1, 2)
-            if f.read(1) != b"\n":
-                f.write(b"\n")
-                f.flush()  # before the lock is let go: another process appends next
 
 
 def jsonl_lines(path: Path, skip_bad: bool = False):
@@ -71,7 +60,9 @@ def jsonl_lines(path: Path, skip_bad: bool = False):
 
 
 def append_jsonl(path: Path, record: dict, fsync: bool = False) -> None:
-    """Append ``record`` as one JSON line, whole, and flush it (``fsync``: to the disk too)."""
+    """Append ``record`` as one JSON line, whole, and flush it (``fsync``: to the disk too).
+    A file that ends in the middle of a line (a crash, in this process or another, while
+    writing it) gets that line ended first, so the record starts on a line of its own."""
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
     with Path(path).open("a+b") as f, _locked(f):
         size = os.fstat(f.fileno()).st_size
@@ -97,7 +88,6 @@ class JsonlStore:
         for _, row in jsonl_lines(self.path, skip_bad=True):
             if isinstance(row, dict) and "key" in row and field in row:
                 self.entries[row["key"]] = row[field]
-        end_line(self.path)
 
     def get(self, key: str):
         with self.lock:
@@ -144,7 +134,6 @@ class RunFolder:
         self.records_path = self.path / self.RECORDS
         self.calls_path = self.path / self.CALLS
         self._lock = threading.Lock()
-        end_line(self.records_path)
 
     def read(self, kind: type[Record] | None = None) -> list[Record]:
         """Every complete record (of type ``kind`` if given); the last line for a key wins.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import NeocoderError
 from .records import FORMAT_VERSION, Answer, Manifest, QuestionResult, Record, Sample, TierResult
-from .store import RunFolder, end_line
+from .store import RunFolder
 
 MANIFEST_KEYS = ("command", "started", "git_commit", "python", "platform", "packages")
 
@@ -55,7 +55,6 @@ def _convert(folder: Path, old: str, kind: str, convert) -> str:
     new = RunFolder(folder)
     new.write_all(records)
     new.write_manifest(manifest)
-    end_line(new.records_path)
     return f"{folder}: {len(records)} records converted to format {FORMAT_VERSION}; the old file is {old}.v1"
 
 
