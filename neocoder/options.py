@@ -63,13 +63,19 @@ class Option:
         return dataclasses.field(default=self.default, metadata={"option": self})
 
     def refusal(self, value) -> str | None:
-        """Why ``value`` breaks this declaration (None when it does not): a range or the
-        choices; a list is checked item by item.  ``cap`` is not checked here."""
+        """Why ``value`` breaks this declaration (None when it does not): a range, the
+        choices, or text its ``parse`` refuses; a list is checked item by item.  ``cap``
+        is not checked here."""
         for item in (value if isinstance(value, (list, tuple)) else [value]):
             if item is None or isinstance(item, bool):
                 continue
             if self.choices is not None and item not in self.choices:
                 return f"{item!r} is not one of {', '.join(map(str, self.choices))}"
+            if self.parse is not None and isinstance(item, str):  # text the option's parser must accept
+                try:
+                    self.parse(item)
+                except ValueError as exc:
+                    return str(exc)
             if not isinstance(item, (int, float)):
                 continue
             if self.ge is not None and item < self.ge:

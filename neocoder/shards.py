@@ -93,9 +93,10 @@ def part(folder: Path, shard: str | None, before: dict | None, now: dict):
     other = sorted({m for _, m, path in existing if m != n and _held(path)})
     if other:
         raise NeocoderError(f"{folder} is being judged in {other[0]} parts by other drivers: use --shard K/{other[0]}")
-    if before is not None and same_items(before, now):
-        raise NeocoderError(f"{folder}: this part has {same_items(before, now)} (the folder's manifest): every part "
-                            "of a run needs the same problems, states, samples and model")
+    differs = same_items(before, now) if before is not None else None
+    if differs:
+        raise NeocoderError(f"{folder}: this part has {differs} (the folder's manifest): every part of a run needs "
+                            "the same problems, states, samples and model")
     path = folder / f"part-{k}-of-{n}.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

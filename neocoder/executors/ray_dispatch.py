@@ -216,11 +216,10 @@ class Dispatcher:
                 what, ref, future = self.arrivals.popleft()
                 if isinstance(what, Batch):
                     self._collect(what, future)
-                elif what.probe is ref:  # the actor's probe in flight (not one a restart replaced)
-                    self.watched.discard(ref)
-                    self.cluster.probed(what, ref)
                 else:
                     self.watched.discard(ref)
+                    if what.probe is ref:  # the actor's probe in flight (not one a restart replaced)
+                        self.cluster.probed(what, ref)
             now = time.monotonic()
             self._housekeeping(now)
             sent = self.stats["jobs_in_batches"]

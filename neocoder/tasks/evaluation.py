@@ -23,7 +23,7 @@ from ..diversity.execution_classes import attach, execution_classes
 from ..diversity.humans import human_programs
 from ..diversity.run import human_diversity, run_diversity
 from ..errors import NeocoderError
-from ..options import parse_shard, shard_of
+from ..options import shard_of
 from ..paths import fingerprint
 from ..records import ProblemState, Sample
 from ..shards import part
@@ -88,12 +88,13 @@ def own_release(config: EvalConfig) -> Path | None:
     return Path(config.release_dir)
 
 
-def _check_resumed(folder, strategy: str, version: str, paper: list[str] = ()) -> None:
+def _check_resumed(folder, strategy: str, version: str, paper: list[str] = ()) -> dict | None:
     """Refuse to resume a run folder whose samples are of another strategy, were judged
     on another dataset version (its manifest's) or with other paper toggles (``--paper``,
-    docs/paper.md): they would be scored together."""
+    docs/paper.md): they would be scored together.  Returns the manifest's config (None:
+    a new folder)."""
     if not (folder.path / folder.MANIFEST).is_file():
-        return
+        return None
     manifest = folder.read_manifest()
     before = manifest.config.get("strategy", "direct")
     if before != strategy:
@@ -106,6 +107,7 @@ def _check_resumed(folder, strategy: str, version: str, paper: list[str] = ()) -
     if set(judged) != set(paper):  # toggles are a set: the API and the server may give them in any order
         raise NeocoderError(f"{folder.path} holds samples judged with --paper {','.join(judged) or 'none'}, not "
                             f"{','.join(paper) or 'none'}: give another --out (or the --paper it was started with)")
+    return manifest.config
 
 
 def describe_dataset(config: EvalConfig) -> DatasetInfo:
@@ -173,10 +175,6 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
                                 f"`neocoder run {HUMAN}` or `neocoder eval --model human`")
         if config.logprobs and config.model.spec.startswith("replay/"):
             raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
-        try:
-            parse_shard(config.shard)
-        except ValueError as exc:
-            raise NeocoderError(f"EvalConfig.shard: {exc}") from None
         if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
             drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
                 f"{config.samples} samples per state"
@@ -192,10 +190,8 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         states = paper_states(select_states(config), config.paper, config.release_dir)
         problems = list(dict.fromkeys(s.problem_id for s in states))
         dataset = describe_dataset(config)
-        _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
-        folder = run.folder
-        before = folder.read_manifest().config if (folder.path / folder.MANIFEST).is_file() else None
-        run.stack.enter_context(part(folder.path, config.shard, before, config.public()))  # --shard: this driver's part
+        before = _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
+        run.stack.enter_context(part(run.folder.path, config.shard, before, config.public()))  # --shard: this driver's part
         release = own_release(config)
         human = paper_human_sets(human_technique_sets(set(problems), release), config.paper, config.release_dir)
         box = run.open_sandbox(config.sandbox)
@@ -288,7 +284,7 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
             raise NeocoderError("--shard splits the judging of a model's samples; the human baselines judge "
                                 "nothing: run `neocoder eval --model human` without --shard")
         check_execution_classes(self.config)
-        states = select_states(self.config)
+        states = run.state["states"] = select_states(self.config)
         run.state["dataset"] = describe_dataset(self.config)
         run.state["rows"] = human_rows(states, human_solution_sets({s.problem_id for s in states},
                                                                    own_release(self.config)))
@@ -310,7 +306,7 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         programs = diversity_humans(config, {row.problem_id for row in run.state["rows"]})
         if programs and config.execution_classes:
             box = run.open_sandbox(config.sandbox)
-            execution_keys(config, box, select_states(config), [], programs, problems=list(programs))
+            execution_keys(config, box, run.state["states"], [], programs, problems=list(programs))
         if programs:
             metrics.diversity = human_diversity(programs, resamples=config.bootstrap, seed=config.bootstrap_seed)
         return metrics.to_dict()
