@@ -20,7 +20,7 @@ from .records import Sample
 from .store import RunFolder
 
 FORMATS = ("parquet", "jsonl")
-STRINGS, NUMBERS = "list<string>", "double"
+STRINGS = "list<string>"
 
 # column -> (type, how it is read from a Sample record)
 SAMPLE_COLUMNS = {
