@@ -208,10 +208,10 @@ def state_ratios(kept: list[Sample], values: dict[str, dict[str, float]] | None 
     terms: dict[str, list] = {name: [] for name in SAMPLE_RATES}
     for s in kept:
         terms["constraint_following"].append((s.problem_id, s.follows, 1))
-        terms["convergent"].append((s.problem_id, s.correct and s.follows, 1))
+        terms["convergent"].append((s.problem_id, s.convergent, 1))
         if s.divergent is not None:
             terms["divergent"].append((s.problem_id, s.divergent, 1))
-            terms["neogauge"].append((s.problem_id, s.correct * s.follows * s.divergent, 1))
+            terms["neogauge"].append((s.problem_id, s.neogauge, 1))
     for pid, got in per_problem(kept).items():
         terms["pass@1"].append((pid, pass_at_k(len(got), sum(s.correct for s in got), 1), 1))
         tiered = [s for s in got if s.correct_plus is not None]

@@ -188,6 +188,18 @@ class Sample(Record):
         return bool(self.examples and self.examples.correct)
 
     @property
+    def convergent(self) -> bool:
+        """Correct and following every constraint of its state: convergent creativity
+        (NeoCoder Eq. 2)."""
+        return self.correct and self.follows
+
+    @property
+    def neogauge(self) -> float | None:
+        """convergent x divergent, the per-sample term NeoGauge@t averages (NeoCoder Eq. 4);
+        None without a divergent value (no human technique set)."""
+        return None if self.divergent is None else float(self.convergent) * self.divergent
+
+    @property
     def correct_plus(self) -> bool | None:
         """Correct on the examples and on the extended tests; None without extended tests."""
         return None if self.plus is None else self.correct and self.plus.correct

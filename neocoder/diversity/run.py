@@ -36,7 +36,7 @@ def sample_program(sample: Sample, fingerprints: dict | None = None) -> Program:
     from ``fingerprints`` (code_sha256 -> class key) where given."""
     key = (fingerprints or {}).get(sample.code_sha256)
     return Program(source=sample.code or "", techniques=frozenset(sample.techniques), execution=key,
-                   correct=sample.correct, quality=float(sample.correct and sample.follows))
+                   correct=sample.correct, quality=float(sample.convergent))
 
 
 def _judged(samples: list[Sample]) -> list[Sample]:

@@ -55,10 +55,8 @@ def sample_scores(record: Sample) -> dict:
     ``convergent`` = correct x follow (Eq. 2), ``divergent`` (Eq. 3; None without H(p)) and
     ``neogauge`` = convergent x divergent (the term Eq. 4 averages); ``excluded`` when a
     model or sandbox failure leaves the sample out of every rate."""
-    convergent = float(record.correct and record.follows)
-    return {"pass": float(record.correct), "follows": float(record.follows), "convergent": convergent,
-            "divergent": record.divergent,
-            "neogauge": None if record.divergent is None else convergent * record.divergent,
+    return {"pass": float(record.correct), "follows": float(record.follows), "convergent": float(record.convergent),
+            "divergent": record.divergent, "neogauge": record.neogauge,
             "excluded": float(record.excluded)}
 
 
