@@ -59,8 +59,8 @@ from neocoder.executors.ray_actor import SandboxPool  # noqa: E402
 from neocoder.judge import DockerSandbox, Limits  # noqa: E402
 from neocoder.judge.verdicts import SubmissionResult, TestVerdict  # noqa: E402
 from neocoder.models import ReplayKey, get_model  # noqa: E402
-from neocoder.solve import solve_prompt  # noqa: E402
-from neocoder.program import program_from_reply  # noqa: E402
+from neocoder.benchmarks.neocoder.solve import solve_prompt  # noqa: E402
+from neocoder.benchmarks.neocoder.program import program_from_reply  # noqa: E402
 
 EXPERIMENT = 530_000  # judged programs: 20 models x 5 strategies x k = 5 samples (issue 18)
 NODES = (1, 4, 16, 64, 256)

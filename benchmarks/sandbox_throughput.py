@@ -41,8 +41,8 @@ from neocoder.dataset import build_from_release, default_release_dir
 from neocoder.judge import DockerSandbox, Limits, default_image, tokens_equal
 from neocoder.sandbox_recipe import runner  # the same program contract, run on the host
 from neocoder.models import ReplayKey, get_model
-from neocoder.program import program_from_reply
-from neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 
 
 child = runner.child

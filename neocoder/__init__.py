@@ -11,18 +11,22 @@ The Python API (what each ``neocoder`` command runs):
 - ``run(task, config)``: any registered task (``register_task``; docs/tasks.md) through the
   one runner (``neocoder/runner.py``), as ``neocoder run TASK`` and ``POST /v1/runs`` do.
 
-Configs are in ``neocoder.config``, records in ``neocoder.records``, run folders in
+The shared configs are in ``neocoder.config``, each benchmark's in its package
+(``neocoder.benchmarks.<name>.config``), records in ``neocoder.records``, run folders in
 ``neocoder.store``; ``docs/architecture.md`` shows how they fit.
 """
 
 from .errors import NeocoderError
 
 _LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "IdeasResult", "run_aidanbench", "build_chains",
-                 "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas"),
-         "runner": ("Stopped", "Task", "run"),
-         "tasks": ("get_task", "register_task", "task_names"),
-         "config": ("AidanConfig", "ChainConfig", "DatasetConfig", "EvalConfig", "IdeasConfig", "ModelConfig",
-                    "SandboxConfig")}
+                 "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas",
+                 "run"),
+         "runner": ("Stopped", "Task"),
+         "benchmarks": ("get_task", "register_task", "task_names"),
+         "config": ("ModelConfig", "SandboxConfig"),
+         "benchmarks.neocoder.config": ("ChainConfig", "DatasetConfig", "EvalConfig"),
+         "benchmarks.aidanbench.config": ("AidanConfig",),
+         "benchmarks.ideas.config": ("IdeasConfig",)}
 
 
 def __getattr__(name: str):

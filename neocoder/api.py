@@ -6,7 +6,7 @@
     >>> result.metrics["states"]["0"]["neogauge"]
 
 Each benchmark function runs its task (neocoder/tasks/) through the one runner
-(neocoder/runner.py: ``run(task, config)``), which writes the run folder
+(neocoder/runner.py: ``run(task)``), which writes the run folder
 (store.RunFolder: manifest, records, calls, metrics) and returns the task's result
 object.  Errors a user can act on are NeocoderError.
 """
@@ -17,15 +17,28 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from .config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, ModelConfig, SandboxConfig
+from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
+from neocoder.config import ModelConfig, SandboxConfig
 from .errors import NeocoderError
 from .executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from .models import get_model
-from .runner import run
-from .tasks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
-from .tasks.aidanbench import AidanResult, load_questions  # noqa: F401  (the API's names)
-from .tasks.dataset import DatasetResult  # noqa: F401  (the API's names)
-from .tasks.evaluation import EvalResult, describe_dataset, select_states  # noqa: F401  (the API's names)
+from . import runner
+from neocoder.benchmarks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
+from neocoder.benchmarks.aidanbench.task import AidanResult, load_questions  # noqa: F401  (the API's names)
+from neocoder.benchmarks.neocoder.building import DatasetResult  # noqa: F401  (the API's names)
+from neocoder.benchmarks.neocoder.evaluation import EvalResult, describe_dataset, select_states  # noqa: F401  (the API's names)
+
+
+def run(task, config=None, stop: threading.Event | None = None):
+    """Run ``task`` (a ``runner.Task``, or a registered task's name with its ``config``;
+    neocoder/benchmarks/__init__.py) through the one runner and return its result, as
+    ``neocoder run NAME`` and ``POST /v1/runs`` do.  Raises NeocoderError for an unknown
+    name, and whatever ``runner.run`` raises."""
+    if isinstance(task, str):
+        from .benchmarks import get_task
+        task = get_task(task)(config)
+    return runner.run(task, stop)
 
 
 def run_program(program: Path, tests: Path, cpu_seconds: float, memory_mb: int, sandbox: SandboxConfig):
@@ -61,8 +74,8 @@ def open_detector(kind: str = "treesitter", model: ModelConfig | None = None):
         return
     if model is None:
         raise NeocoderError("--detector llm needs --model")
-    from .techniques.llm import LLMDetector
-    with get_model(model) as chat:
+    from .techniques.llm import DETECTOR_DEFAULTS, LLMDetector
+    with get_model(model.filled(DETECTOR_DEFAULTS)) as chat:
         yield LLMDetector(chat)
 
 
@@ -89,7 +102,7 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     runner.Stopped when ``stop`` is set before the last sample (``neocoder serve``
     cancelling or shutting down: the samples judged are kept, metrics.json is not written).
     """
-    if config.model.spec == "human":
+    if config.model.spec == HUMAN:
         return human_baseline(config)
     return run(EVAL, config, stop)
 
@@ -144,7 +157,7 @@ def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
     ``bootstrap``, ``bootstrap_seed`` (None: the run's own).  Writes a new run folder
     (``out``, default beside ``run``) and returns its RescoreResult; raises
     NeocoderError as ``tasks.aidanbench.RescoreTask.check`` does."""
-    from .tasks.aidanbench import rescore_run
+    from neocoder.benchmarks.aidanbench.task import rescore_run
     return rescore_run(run, out, **thresholds)
 
 
@@ -161,6 +174,6 @@ def run_ideas(config):
 def __getattr__(name: str):
     """``IdeasResult`` from neocoder/ideas/ on first use (the package is imported only when needed)."""
     if name == "IdeasResult":
-        from .ideas import IdeasResult
+        from neocoder.benchmarks.ideas import IdeasResult
         return IdeasResult
     raise AttributeError(f"module 'neocoder.api' has no attribute {name!r}")

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import requests
 
-from .config import Config, EvalConfig
+from neocoder.config import Config
+from neocoder.benchmarks.neocoder.config import EvalConfig, dataset_name
 from .errors import NeocoderError
 from .options import names_a_path, sent
 
@@ -217,7 +218,7 @@ def eval_request(config: EvalConfig) -> dict:
     if config.shard:
         raise NeocoderError("--shard splits a run over this machine's driver processes: a server runs its eval "
                             "jobs whole")
-    return {**request_body(config), "dataset": "validated" if config.dataset is None else "release"}
+    return {**request_body(config), "dataset": dataset_name(config.dataset)}
 
 
 def request_body(config) -> dict:

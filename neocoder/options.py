@@ -17,7 +17,11 @@ it for a million samples; a local run may).  ``flag`` renames the command-line o
 (the default as typed) show it.  ``local`` marks how and where this process works (the
 progress bar, the sandbox): a client never sends it to a server, whose own it is; a field
 declared without an Option (the run folder ``out``, ``release_dir``, ``sandbox``) is the
-server's own too.  ``required`` declares a field without a default (``model``); ``file`` a path that must
+server's own too.  ``manifest=False`` keeps a field out of the run's manifest: how this
+process shows or splits its work (the progress bar, ``--shard``, the Ray address), never what
+the run is.  ``envvar`` is an environment variable the command line also reads; ``multiple`` a
+command-line option given once per item of a list (``--allow-endpoint A --allow-endpoint B``).
+``required`` declares a field without a default (``model``); ``file`` a path that must
 name an existing file.
 
 This module imports nothing heavy: config.py and strategies/options.py both use it.
@@ -53,6 +57,10 @@ class Option:
     factory: Callable[[], Any] | None = None
     required: bool = False
     file: bool = False
+    manifest: bool = True
+    envvar: str | None = None
+    metavar: str | None = None
+    multiple: bool = False
 
     def field(self):
         """The dataclass field of this option (its default, and itself as metadata)."""
@@ -95,6 +103,13 @@ def option(default: Any = None, help: str = "", **checks) -> Any:
 def option_of(field: dataclasses.Field) -> Option | None:
     """The Option a dataclass field was declared with (None: a field without one)."""
     return field.metadata.get("option")
+
+
+def in_manifest(field: dataclasses.Field) -> bool:
+    """Whether a config field goes into the run's manifest (all but those declared
+    ``manifest=False``)."""
+    opt = option_of(field)
+    return opt is None or opt.manifest
 
 
 def declared(config_type) -> list[tuple[dataclasses.Field, Option]]:

@@ -38,6 +38,7 @@ from pathlib import Path
 from .errors import NeocoderError, RecordError
 
 FORMAT_VERSION = 2
+HUMAN = "human"  # the model name of NeoCoder's human baselines (``--model human``; the ``human`` task)
 
 
 def _known_fields(cls, data: dict) -> tuple[dict, dict]:

@@ -8,7 +8,9 @@ AidanBench, LiveIdeaBench, an AidanBench re-score, or one of your own) declares
   config, config.py: the one declaration of its options), ``prompts`` (the prompt files
   whose texts and SHA-256 go into the manifest) and ``unit`` (what an item is);
 - ``open(run)``: the models, sandbox and inputs it needs (entered into ``run.stack``, so
-  they are closed when the run ends, whatever happens);
+  they are closed when the run ends, whatever happens), returned as one object of the
+  task's own type, which the runner keeps as ``run.inputs`` (after inspect_ai's typed
+  ``TaskState``: no string-keyed dict travels between the steps);
 - ``items(run)``: every item of the run in order, and ``pending(run, items)``: those not
   finished in the run folder yet (the resume rule, docs/records.md);
 - ``solve(item, run)``: one item through the model and the scorer, yielding the typed
@@ -28,8 +30,13 @@ not the item's own (an unreachable endpoint: every item would fail), and writing
 ``metrics.json``.  The CLI, the Python API, the client and the server all go through it.
 
     >>> from neocoder.runner import run
-    >>> result = run("eval", EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=Path("runs/gpt4"),
-    ...                                 release_dir=Path("../shared/neocoder")))
+    >>> from neocoder.benchmarks.neocoder.evaluation import EvalTask
+    >>> result = run(EvalTask(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=Path("runs/gpt4"),
+    ...                                  release_dir=Path("../shared/neocoder"))))
+
+A task is found by its name in the registry (neocoder/benchmarks/__init__.py) by the
+surfaces (``neocoder.run(NAME, config)``, api.py), never here: the runner sits below the
+benchmarks and imports none of them.
 
 docs/tasks.md shows how to add a task.
 """
@@ -58,7 +65,8 @@ class Run:
     """What one run of a task has while it runs: its config, its run folder (made on
     first use, so a task can refuse its inputs before any folder exists), the call
     cache in that folder, the ``ExitStack`` that closes models and sandboxes, the stop
-    event and the start time (``time.monotonic()`` seconds)."""
+    event, the start time (``time.monotonic()`` seconds) and ``inputs``, what the task's
+    ``open`` returned (its own typed object)."""
 
     def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None):
         self.task, self.config, self.stop = task, task.config, stop
@@ -67,7 +75,7 @@ class Run:
         self._folder = folder
         self._cache = None
         self.models: list = []  # the models open_model opened, in order
-        self.state: dict[str, Any] = {}  # what the task keeps between its steps
+        self.inputs: Any = None  # what task.open returned: the task's own inputs type
 
     @property
     def folder(self) -> RunFolder:
@@ -125,7 +133,8 @@ class Run:
 
     @property
     def progress(self) -> bool:
-        return getattr(self.config, "progress", True)
+        """Whether the run shows a progress bar (the config's ``progress``)."""
+        return self.config.progress
 
     def seconds(self) -> float:
         """Wall seconds since the run started."""
@@ -155,18 +164,24 @@ class Task(ABC):
             setattr(cls, key, value)
 
     def __init__(self, config):
+        """Keep ``config`` with the benchmark's defaults filled in (``Config.resolved``:
+        each model role's temperature and token budget, ...), so every surface runs the
+        same values and the manifest records them.  Raises NeocoderError for a config
+        of another type."""
         if not isinstance(config, self.config_type):
             raise NeocoderError(f"task {self.name!r} takes a {self.config_type.__name__}, got "
                                 f"{type(config).__name__}")
-        self.config = config
+        self.config = config.resolved()
 
     def check(self) -> None:
         """Refuse settings the task cannot honour (NeocoderError naming the option),
         before any folder, model or manifest is made."""
 
-    def open(self, run: Run) -> None:
-        """Open models and sandboxes (``run.open_model``, ``run.open_sandbox``) and read
-        the inputs; keep what ``items`` and ``solve`` need in ``run.state``."""
+    def open(self, run: Run) -> Any:
+        """Open models and sandboxes (``run.open_model``, ``run.open_sandbox``), read the
+        inputs and return what ``items``, ``solve`` and ``score`` need as one object of
+        the task's own type (the runner keeps it as ``run.inputs``)."""
+        return None
 
     @abstractmethod
     def items(self, run: Run) -> list:
@@ -193,7 +208,7 @@ class Task(ABC):
         still has at most its ``--max-connections`` calls in flight).  A task whose items
         also wait on the sandbox adds ``run.connections``, so the model calls do not wait
         on the sandbox's workers (EvalTask, ChainTask)."""
-        return getattr(self.config, "concurrency", 1)
+        return self.config.concurrency
 
     def label(self, run: Run) -> str:
         """The progress bar's description."""
@@ -229,9 +244,8 @@ def prompt_texts(names: Iterable[str]) -> dict:
     return out
 
 
-def run(task: "Task | str", config=None, stop: threading.Event | None = None):
-    """Run ``task`` (a Task, or a registered task's name with its ``config``) into its run
-    folder and return ``task.result``.
+def run(task: Task, stop: threading.Event | None = None):
+    """Run ``task`` into its run folder and return ``task.result``.
 
     Raises NeocoderError for a config value outside its declaration (options.py) or
     settings the task refuses (both before anything is written),
@@ -239,14 +253,11 @@ def run(task: "Task | str", config=None, stop: threading.Event | None = None):
     (the first such error stops the run; the records appended so far are kept and a
     rerun resumes after them).
     """
-    if isinstance(task, str):
-        from .tasks import get_task
-        task = get_task(task)(config)
     task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
     current = Run(task, stop)
     with current.stack:
-        task.open(current)
+        current.inputs = task.open(current)
         items = task.items(current)
         extra = task.manifest(current)
         if task.prompts:

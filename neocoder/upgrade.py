@@ -65,7 +65,7 @@ def upgrade_run_folder(folder: Path) -> str:
     the same samples, read through the typed records).  Raises NeocoderError when the
     folder holds no format-1 file.
     """
-    from .metrics import all_states
+    from neocoder.metrics.rates import all_states
     folder = Path(folder)
     if (folder / "samples.jsonl").is_file():
         summary = _convert(folder, "samples.jsonl", "eval", sample_from_v1)

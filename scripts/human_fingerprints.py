@@ -29,8 +29,8 @@ from tqdm import tqdm
 from neocoder.config import SandboxConfig
 from neocoder.dataset.release import default_release_dir
 from neocoder.dataset.shipped import load_states
-from neocoder.diversity import execution as ex
-from neocoder.diversity.growth import growth_inputs
+from neocoder.metrics.diversity import execution as ex
+from neocoder.metrics.diversity.growth import growth_inputs
 
 
 def problem_line(box, state, humans: list[str], cache, workers: int) -> dict:
@@ -51,7 +51,7 @@ def mean_interval(values: list[float]) -> dict | None:
     (neocoder/bootstrap.py: 2000 resamples, seed 0)."""
     import numpy as np
 
-    from neocoder.bootstrap import DEFAULT_RESAMPLES, summarize, weights
+    from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, summarize, weights
     if not values:
         return None
     v = np.asarray(values, dtype=float)

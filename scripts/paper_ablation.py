@@ -1,6 +1,6 @@
 """The ablation from the paper mode to the default, one change at a time (docs/paper.md).
 
-Runs ``neocoder eval`` once per step of ``neocoder.paper.ABLATION`` (the recorded GPT-4
+Runs ``neocoder eval`` once per step of ``neocoder.benchmarks.neocoder.paper.ABLATION`` (the recorded GPT-4
 programs by default), each in its own run folder under ``--out``, then prints the
 ablation table (pass@1, follow, convergent, divergent, NeoGauge per state, each with half
 its 95% bootstrap interval, in points) beside the paper's Table 4, as markdown, and the
@@ -22,9 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from neocoder.api import evaluate  # noqa: E402
-from neocoder.config import EvalConfig, ModelConfig, SandboxConfig  # noqa: E402
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig, SandboxConfig  # noqa: E402
 from neocoder.dataset.release import default_release_dir  # noqa: E402
-from neocoder.paper import ABLATION  # noqa: E402
+from neocoder.benchmarks.neocoder.paper import ABLATION  # noqa: E402
 
 METRICS = (("pass@1", "pass@1"), ("constraint_following", "follow"), ("convergent", "conv."),
            ("divergent", "div."), ("neogauge", "NeoGauge"))

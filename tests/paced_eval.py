@@ -9,10 +9,11 @@ import threading
 import time
 from pathlib import Path
 
-from neocoder.config import EvalConfig, ModelConfig, SandboxConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.dataset import build_from_release
 from neocoder.records import ProblemState
-from neocoder.runner import run
+from neocoder.api import run
 
 # three programs, chosen by the prompt: a for loop, a while loop, recursion (so the
 # techniques and the constraints followed differ between states)

@@ -12,15 +12,17 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from neocoder.aidanbench.embedders import Embedder, get_embedder
-from neocoder.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
+from neocoder.benchmarks.aidanbench.embedders import Embedder, get_embedder
+from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
 from neocoder.runner import Run, run_items
-from neocoder.tasks.aidanbench import AidanTask
-from neocoder.tasks.aidanbench import rescore_run
-from neocoder.aidanbench.scoring import gated_novelty, mmr_ab, novelty, parse_score, parse_verdict, stop_reason
+from neocoder.benchmarks.aidanbench.task import AidanInputs, AidanTask
+from neocoder.benchmarks.aidanbench.task import rescore_run
+from neocoder.benchmarks.aidanbench.scoring import (gated_novelty, mmr_ab, novelty, parse_score, parse_verdict,
+                                                    stop_reason)
 from neocoder.cli import main
-from neocoder.config import AidanConfig, ModelConfig
-from neocoder.entropy import discrete_entropy
+from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.config import ModelConfig
+from neocoder.metrics.entropy import discrete_entropy
 from neocoder.models import Model, get_model
 from neocoder.models.cache import request_key
 from neocoder.models.openai_compat import OpenAICompatModel
@@ -107,7 +109,7 @@ def run_benchmark(questions: list[str], generator, judge, embedder, folder: RunF
     task = AidanTask(dataclasses.replace(settings, out=folder.path, progress=progress))
     task.check()
     run = Run(task, folder=folder)
-    run.state.update(generators=[generator], judge=judge, embedder=embedder, questions=list(questions))
+    run.inputs = AidanInputs(generators=[generator], judge=judge, embedder=embedder, questions=list(questions))
     run_items(task, run, task.items(run))
     lines = task.results(run)[generator.name]
     return lines, totals(lines)
@@ -389,7 +391,7 @@ def test_paper_scale_gated_novelty_mmr_and_entropy_through_a_scripted_judge(scri
     assert (config["coherence_scale"], config["coherence_stop"], config["entailment"], config["mmr_lambda"],
             config["cot"]) == (10, 3.0, "judge", 0.5, False)  # the stop in force, written out
     # the 1-10 prompt went to the judge, the 0-100 one never did
-    from neocoder.aidanbench.loop import _score_prompt
+    from neocoder.benchmarks.aidanbench.loop import _score_prompt
     keys, judge = cached_keys(out), judge_model(server)
     question = a[0, 1].question
     asked = request_key(judge.request(_score_prompt("aidan_coherence_10.txt", 0, question=question,

@@ -24,7 +24,10 @@ from test_serve import TOKEN, Server, wait_job
 from neocoder import api
 from neocoder.cli import main
 from neocoder.cli.declared import cli_fields, flag_name
-from neocoder.config import AidanConfig, ChainConfig, DatasetConfig, EvalConfig, IdeasConfig, ModelConfig
+from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
+from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.config import ModelConfig
 
 SECRET = "sk-roundtrip-0123456789abcdef"
 # one value, never the default, for every option `neocoder eval` declares (the model's included)

@@ -13,7 +13,7 @@ import pytest
 from test_sandbox import sandbox  # noqa: F401  (the fixture: both backends, shared with test_sandbox.py)
 
 from neocoder.judge import Limits
-from neocoder.program import extract_code
+from neocoder.benchmarks.neocoder.program import extract_code
 from neocoder.sandbox_recipe.runner import contract as runner
 
 SOLVE = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"

@@ -13,11 +13,11 @@ import pytest
 from neocoder.dataset.raw import CRAWL_FILE, load_raw_problems
 from neocoder.dataset.release import DatasetError, clean_statement
 from neocoder.dataset.statement import strip_header, with_constraints
-from neocoder.denial import chain_rng, next_constraint
+from neocoder.benchmarks.neocoder.denial import chain_rng, next_constraint
 from neocoder.models import ModelError
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import OpenAICompatModel
-from neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 
 from loopback import FlakyServer
 
@@ -39,7 +39,7 @@ def test_draw_is_seeded_sorted_and_never_repeats():
 
 def test_draw_is_the_same_in_another_process():
     """Python's hash() of strings is salted per process; the chain RNG must not be."""
-    code = ("from neocoder.denial import chain_rng, next_constraint;"
+    code = ("from neocoder.benchmarks.neocoder.denial import chain_rng, next_constraint;"
             "print(next_constraint({'for loop','if statement','tuple','set'}, [], chain_rng(7, '1900A')))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONHASHSEED=str(h))).stdout for h in (1, 2, 3)}

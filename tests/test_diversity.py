@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from neocoder.diversity.classes import STRUCTURE, TECHNIQUE, Program, classes, joint_classes
-from neocoder.diversity.humans import disagreement, human_programs, reference
-from neocoder.diversity.measures import (distinct_k, effective_distinct, expected_distinct, overlap,
-                                         partition, utility_k)
-from neocoder.diversity.run import run_diversity
-from neocoder.diversity.structure import THRESHOLD, shape
+from neocoder.metrics.diversity.classes import STRUCTURE, TECHNIQUE, Program, classes, joint_classes
+from neocoder.metrics.diversity.humans import disagreement, human_programs, reference
+from neocoder.metrics.diversity.measures import (distinct_k, effective_distinct, expected_distinct, overlap, partition,
+                                                 utility_k)
+from neocoder.metrics.diversity.run import run_diversity
+from neocoder.metrics.diversity.structure import THRESHOLD, shape
 from neocoder.records import Sample, TierResult
 from neocoder.techniques import detect
 
@@ -217,7 +217,7 @@ def test_structure_classes_python_only_and_execution_needs_the_shipped_release(t
     classes Python programs only; --execution-classes with no shipped release is refused
     before anything is judged, and --paper is refused for the (unjudged) humans."""
     from neocoder import EvalConfig, ModelConfig, evaluate
-    from neocoder.diversity.classes import available
+    from neocoder.metrics.diversity.classes import available
     from neocoder.errors import NeocoderError
     cpp = Program(source="#include <cstdio>\nint main(){int n;scanf(\"%d\",&n);printf(\"%d\",n);}\n", language="cpp")
     assert available([program(SORTED), cpp], STRUCTURE) == [0]

@@ -18,10 +18,10 @@ import math
 import pytest
 
 from neocoder.dataset.shipped import load_states
-from neocoder.diversity import execution as ex
-from neocoder.diversity.complexity import COMPLEXITY_CLASSES, FitError, fit_complexity
-from neocoder.diversity.counter import MARKER, instrument, split_output
-from neocoder.diversity.growth import DEFAULT_SIZES, growth_inputs, split_cases
+from neocoder.metrics.diversity import execution as ex
+from neocoder.metrics.diversity.complexity import COMPLEXITY_CLASSES, FitError, fit_complexity
+from neocoder.metrics.diversity.counter import MARKER, instrument, split_output
+from neocoder.metrics.diversity.growth import DEFAULT_SIZES, growth_inputs, split_cases
 from neocoder.records import ProblemState
 
 # (problem id, index into the release's Python 3 solutions of the problem, label, why)

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from neocoder.entropy import (GreedyClasses, bidirectional, class_probabilities, classes_by_behaviour,
-                              classes_by_equivalence, classes_by_similarity, discrete_entropy,
-                              length_normalised_logprob, rao_blackwell_entropy)
+from neocoder.metrics.entropy import (GreedyClasses, bidirectional, class_probabilities, classes_by_behaviour,
+                                      classes_by_equivalence, classes_by_similarity, discrete_entropy,
+                                      length_normalised_logprob, rao_blackwell_entropy)
 
 
 def test_discrete_entropy_all_alike_is_zero_and_n_distinct_is_log_n():
@@ -122,7 +122,7 @@ def test_classes_by_similarity_on_hand_made_vectors():
 
 
 def test_classes_by_similarity_on_real_embeddings():
-    from neocoder.aidanbench.embedders import get_embedder
+    from neocoder.benchmarks.aidanbench.embedders import get_embedder
     texts = ["Plant trees along streets to shade the pavement.",
              "Plant street trees so that the pavement is in shade.",
              "Open air-conditioned cooling centres in public libraries.",

@@ -54,8 +54,8 @@ def test_recorded_gpt4_state0_solution_is_accepted(release_dir, sandbox):
     from neocoder.dataset import build_from_release
     from neocoder.judge import Limits
     from neocoder.models import ReplayKey, get_model
-    from neocoder.solve import solve_prompt
-    from neocoder.program import program_from_reply
+    from neocoder.benchmarks.neocoder.solve import solve_prompt
+    from neocoder.benchmarks.neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
     accepted = 0

@@ -18,15 +18,16 @@ from click.testing import CliRunner
 from loopback import RespondingServer
 
 from neocoder.cli import main
-from neocoder.config import IdeasConfig, ModelConfig
+from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError, RecordError
 from neocoder.api import run_ideas
-from neocoder.ideas.loop import grade_fluency
-from neocoder.ideas.panel import Seat, draw_fluency_judge, draw_judges, eligible, parse_judges
+from neocoder.benchmarks.ideas.loop import grade_fluency
+from neocoder.benchmarks.ideas.panel import Seat, draw_fluency_judge, draw_judges, eligible, parse_judges
 from neocoder.records import FluencyGrade, Idea, IdeaJudgement
-from neocoder.ideas.scoring import (FLUENCY_POINTS, extract_idea, is_refusal, keyword_rows, model_scores,
-                                    parse_grade, parse_scores, percentile)
-from neocoder.ideas.sources import load_keywords, load_leaderboard
+from neocoder.benchmarks.ideas.scoring import (FLUENCY_POINTS, extract_idea, is_refusal, keyword_rows, model_scores,
+                                               parse_grade, parse_scores, percentile)
+from neocoder.benchmarks.ideas.sources import load_keywords, load_leaderboard
 from neocoder.models.openai_compat import OpenAICompatModel
 from neocoder.report.html import build_report
 from neocoder.store import RunFolder

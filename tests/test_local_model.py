@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from neocoder.cli import main
 from neocoder.models import get_model
-from neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 
 pytestmark = pytest.mark.llm
 

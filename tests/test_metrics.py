@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from neocoder.metrics import all_states, divergent_ratio, pass_at_k, state_metrics
+from neocoder.metrics.rates import all_states, divergent_ratio, pass_at_k, state_metrics
 from neocoder.records import ProblemState, Sample, TierResult
 
 
@@ -76,7 +76,7 @@ def test_empty_state_has_no_rates():
 
 
 def test_human_baselines_eq5_eq6_hand_computed():
-    from neocoder.metrics import human_rows, score_humans, unique_share
+    from neocoder.metrics.rates import human_rows, score_humans, unique_share
     sols = {"A": [{"for loop", "if statement"}, {"for loop", "heap"}, {"while loop"}]}
     states = [ProblemState("A", 0, [], "s", []), ProblemState("A", 1, ["for loop"], "s", [])]
     assert unique_share({"for loop", "heap"}, [{"for loop", "if statement"}, {"while loop"}]) == 0.5
@@ -96,7 +96,7 @@ def test_human_baselines_eq5_eq6_hand_computed():
 def test_bootstrap_se_of_a_bernoulli_rate_is_close_to_the_formula():
     """n independent problems, one sample each, a share p correct: the bootstrap standard
     error of pass@1 approaches sqrt(p (1 - p) / n), and the 95% interval holds p."""
-    from neocoder.metrics import score_samples
+    from neocoder.metrics.rates import score_samples
     n, p = 400, 0.3
     samples = [s(f"P{i}", 0, i < p * n, True, 0.5) for i in range(n)]
     states = score_samples("m", samples, resamples=4000, seed=1).to_dict()["states"]
@@ -107,7 +107,7 @@ def test_bootstrap_se_of_a_bernoulli_rate_is_close_to_the_formula():
 
 
 def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
-    from neocoder.metrics import score_samples
+    from neocoder.metrics.rates import score_samples
     samples = [s(f"P{i}", t, (i * 7 + t) % 3 == 0, i % 2 == 0, (i % 5) / 5) for i in range(60) for t in (0, 1)]
     first = score_samples("m", samples, 500, 0).to_dict()["states"]
     again = score_samples("m", samples, 500, 0).to_dict()["states"]
@@ -120,7 +120,7 @@ def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
 def test_ratios_reproduce_the_point_estimates_exactly_enough():
     """The bootstrap's per-problem sums give the metrics' own values (several samples per
     problem, an excluded sample, a missing human set, an extended tier)."""
-    from neocoder.metrics import sample_ratios
+    from neocoder.metrics.rates import sample_ratios
     samples = [s("A", 0, True, True, 0.5, plus=True), s("A", 0, False, True, 1.0, plus=False),
                s("B", 0, True, False, None), s("C", 0, False, True, 0.2, excluded=True),
                s("C", 0, True, True, 0.25)]
@@ -130,8 +130,8 @@ def test_ratios_reproduce_the_point_estimates_exactly_enough():
 
 
 def test_paired_difference_of_a_run_with_itself_is_zero_and_shifts_are_found():
-    from neocoder.bootstrap import paired_difference
-    from neocoder.metrics import sample_ratios
+    from neocoder.metrics.bootstrap import paired_difference
+    from neocoder.metrics.rates import sample_ratios
     a = [s(f"P{i}", 0, i % 2 == 0, True, 0.5) for i in range(100)]
     b = [s(f"P{i}", 0, i % 4 == 0, True, 0.5) for i in range(100)]  # right on half as many problems
     ra, rb = sample_ratios(a)[0]["pass@1"], sample_ratios(b)[0]["pass@1"]
@@ -156,7 +156,7 @@ def multi(pid, outputs, correct, divergent, logprobs=None, techniques=None):
 
 def test_multi_sample_metrics_hand_computed():
     import math
-    from neocoder.metrics import best_of_k, sample_ratios
+    from neocoder.metrics.rates import best_of_k, sample_ratios
     # A: 5 samples, 2 correct; behaviours x, x, y, y, TLE; products 0.5, 0, 0, 0, 0 (two correct: 0.5 and 0)
     a = multi("A", ["x", "x", "y", "y", None], [True, True, False, False, False], [0.5, 0.0, 1.0, 0.0, 0.0],
               logprobs=[-1.0, -1.0, -2.0, -2.0, -3.0], techniques={0: ["set"], 1: ["set"]})
@@ -191,7 +191,7 @@ def test_one_sample_per_problem_has_no_multi_sample_rates():
 
 
 def test_a_compile_error_is_one_behaviour_over_all_tests():
-    from neocoder.metrics import behaviour
+    from neocoder.metrics.rates import behaviour
     a = multi("A", ["x", "y"], [True, False], [0.0, 0.0])
     broken = Sample(problem_id="A", state=0, sample=2, model="m", constraints=[], prompt_sha256="0" * 64,
                     compile_error="SyntaxError", examples=TierResult([{"verdict": "RE"}], False), follows=True,

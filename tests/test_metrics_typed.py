@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neocoder.bootstrap import Ratio, bootstrap_info
-from neocoder.metric_types import StateMetrics, field_name, json_key
-from neocoder.metrics import (MULTI_SAMPLE_RATES, all_states, sample_ratios, score_humans, score_samples,
-                              state_metrics)
+from neocoder.metrics.bootstrap import Ratio, bootstrap_info
+from neocoder.metrics.types import StateMetrics, field_name, json_key
+from neocoder.metrics.rates import (MULTI_SAMPLE_RATES, all_states, sample_ratios, score_humans, score_samples,
+                                    state_metrics)
 from neocoder.records import HumanBaseline, Sample, TierResult
 from neocoder.store import RunFolder
 

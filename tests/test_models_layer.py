@@ -13,16 +13,16 @@ from pathlib import Path
 
 import neocoder.models
 from neocoder.models import Prompt, ReplayKey
-from neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 
 # what neocoder/models may import: the shared bottom layer and the dataset stage to its left
 ALLOWED = {"config", "errors", "resources", "records", "store", "dataset", "netpolicy"}
-RIGHT_OF_MODELS = ("neocoder.solve", "neocoder.program", "neocoder.strategies", "neocoder.pipeline",
-                   "neocoder.judge", "neocoder.techniques", "neocoder.metrics", "neocoder.report", "neocoder.api",
-                   "neocoder.aidanbench", "neocoder.ideas", "neocoder.denial")
+RIGHT_OF_MODELS = ("neocoder.benchmarks.neocoder.solve", "neocoder.benchmarks.neocoder.program", "neocoder.benchmarks.neocoder.strategies", "neocoder.benchmarks.neocoder.pipeline",
+                   "neocoder.judge", "neocoder.techniques", "neocoder.metrics.rates", "neocoder.report", "neocoder.api",
+                   "neocoder.benchmarks.aidanbench", "neocoder.benchmarks.ideas", "neocoder.benchmarks.neocoder.denial")
 # config.py (the bottom layer) reads the strategies' option declarations; those modules hold
 # declarations only, and importing them loads no solver (strategies/__init__ is lazy)
-DECLARATIONS = ("neocoder.strategies", "neocoder.strategies.options")
+DECLARATIONS = ("neocoder.benchmarks.neocoder.strategies", "neocoder.benchmarks.neocoder.strategies.options")
 
 
 def test_the_solve_prompt_is_the_one_the_model_layer_built():

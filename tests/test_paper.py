@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from neocoder.api import evaluate
-from neocoder.config import EvalConfig, ModelConfig, SandboxConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.dataset import shipped
 from neocoder.errors import NeocoderError
 from neocoder.models import Reply
-from neocoder.paper import (ABLATION, PAPER_TOGGLES, PaperProtocol, gpt4_label_sets, paper_human_sets, paper_states,
-                            parse_paper)
-from neocoder.pipeline import judge_reply
+from neocoder.benchmarks.neocoder.paper import (ABLATION, PAPER_TOGGLES, PaperProtocol, gpt4_label_sets,
+                                                paper_human_sets, paper_states, parse_paper)
+from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from neocoder.records import Sample
 from neocoder.report.compare import load_run
 

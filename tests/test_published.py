@@ -19,7 +19,8 @@ from click.testing import CliRunner
 
 from neocoder.api import evaluate
 from neocoder.cli import main
-from neocoder.config import EvalConfig, ModelConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.report import published
 from neocoder.report.compare import compare, load_run, render

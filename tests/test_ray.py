@@ -35,7 +35,8 @@ import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from neocoder.api import evaluate, open_sandbox  # noqa: E402
-from neocoder.config import EvalConfig, ModelConfig, SandboxConfig  # noqa: E402
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig, SandboxConfig  # noqa: E402
 from neocoder.executors.ray import RESOURCE, RaySandbox  # noqa: E402
 from neocoder.judge import Limits, default_image  # noqa: E402
 
@@ -278,8 +279,8 @@ def test_without_ray_or_a_cluster_the_message_says_what_to_do(tmp_path, release_
 
 def test_serve_judges_through_the_ray_executor(cluster, release_dir):
     from neocoder.serve.judging import JudgeService
-    judge = JudgeService(release_dir, "release", "docker", workers=2, executor="ray",
-                         ray_address=cluster[0].address)
+    judge = JudgeService(release_dir, "release", SandboxConfig("docker", workers=2, executor="ray",
+                                                             ray_address=cluster[0].address))
     try:
         assert judge.health() == {"sandbox": "ray", "image": default_image(), "ok": True, "detail": None}
         result = judge.run(ADD, [{"input": "1 2\n", "output": "3\n"}, {"input": "5 5\n"}], 2.0, 256)

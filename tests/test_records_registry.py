@@ -1,7 +1,7 @@
 """Every record type is known to ``neocoder.records`` without any other import (issue 22,
 item 7): a run folder of any benchmark reads back in a process that imported nothing else.
 
-Before, LiveIdeaBench's record types registered themselves when ``neocoder.ideas`` was
+Before, LiveIdeaBench's record types registered themselves when ``neocoder.benchmarks.ideas`` was
 imported, so a fresh process reading an ideas run folder failed with "unknown record
 type 'idea'"."""
 
@@ -23,7 +23,7 @@ import collections, json, sys
 from neocoder.store import RunFolder
 records = RunFolder(sys.argv[1], create=False).read()
 print(json.dumps({"types": collections.Counter(type(r).__name__ for r in records),
-                  "ideas_imported": any(m.startswith("neocoder.ideas") for m in sys.modules)}))
+                  "ideas_imported": any(m.startswith("neocoder.benchmarks.ideas") for m in sys.modules)}))
 """
 
 

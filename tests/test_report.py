@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from neocoder.api import evaluate, run_aidanbench
-from neocoder.config import AidanConfig, EvalConfig, ModelConfig
+from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.records import Manifest, Sample
 from neocoder.report.html import build_report, sample_verdict, top_techniques

@@ -18,7 +18,7 @@ from neocoder.errors import NeocoderError
 from neocoder.records import Answer
 from neocoder.runner import Run, Stopped, Task, run
 from neocoder.store import RunFolder
-from neocoder.tasks import EVAL, get_task, register_task, task_names
+from neocoder.benchmarks import EVAL, get_task, register_task, task_names
 
 
 @dataclass

@@ -125,8 +125,8 @@ def test_verdicts_do_not_change_under_six_busy_processes(release_dir):
     import time
     from neocoder.dataset import build_from_release
     from neocoder.models import ReplayKey, get_model
-    from neocoder.solve import solve_prompt
-    from neocoder.program import program_from_reply
+    from neocoder.benchmarks.neocoder.solve import solve_prompt
+    from neocoder.benchmarks.neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
     wanted = {"1856A", "1786A2", "1717A", "1901A", "1899A", "1873A", "1862A", "1850A", "1846A", "1829A"}

@@ -198,8 +198,8 @@ def test_run_verdicts_limits_and_validation(server):
 def test_score_equals_the_in_process_judge(server, release_dir, sandbox):
     from neocoder.dataset import build_from_release
     from neocoder.models import ReplayKey, Reply, get_model
-    from neocoder.solve import solve_prompt
-    from neocoder.pipeline import judge_reply
+    from neocoder.benchmarks.neocoder.solve import solve_prompt
+    from neocoder.benchmarks.neocoder.pipeline import judge_reply
     from neocoder.records import ProblemState, Sample
     from neocoder.techniques.human import human_technique_sets
 

@@ -16,6 +16,8 @@ import pytest
 import requests
 from click.testing import CliRunner
 
+from neocoder.config import SandboxConfig
+
 from loopback import ScriptedServer
 from neocoder import netpolicy
 from neocoder.cli import main
@@ -46,7 +48,7 @@ class Served:
 
         (tmp_path / "tokens.txt").write_text(f"{TOKEN}\n{OTHER}\n")
         config = ServeConfig(release_dir, port=_free_port(), data_dir=tmp_path / "data", dataset="release",
-                             sandbox="process", workers=1, tokens_file=tmp_path / "tokens.txt", **options).check()
+                             sandbox=SandboxConfig("process", workers=1), tokens_file=tmp_path / "tokens.txt", **options).check()
         self.url = f"http://127.0.0.1:{config.port}"
         self.server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=config.port,
                                                     log_level="warning", lifespan="on"))

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 
 from neocoder.api import evaluate
 from neocoder.cli import main
-from neocoder.config import EvalConfig, ModelConfig, SandboxConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.options import parse_shard
 
@@ -87,7 +88,7 @@ def test_the_parts_split_the_items_whole_and_without_overlap():
     whole in one part (no Docker: ``EvalTask.items`` on a run's states)."""
     from types import SimpleNamespace
 
-    from neocoder.tasks.evaluation import EvalTask
+    from neocoder.benchmarks.neocoder.evaluation import EvalTask
     problems = [f"p{i}" for i in range(5)]
     states = [SimpleNamespace(problem_id=p, state=t) for p in problems for t in (0, 1)]
     run = SimpleNamespace(state={"states": states, "problems": problems})
@@ -111,7 +112,7 @@ def test_part_locks_keep_the_drivers_of_one_run_apart(tmp_path):
     """A second driver for a running part, a split into another N, a part with other items
     and the whole-run pass while a part runs are all refused; once the parts end, the
     whole-run pass goes ahead and clears their lock files."""
-    from neocoder.shards import part
+    from neocoder.benchmarks.neocoder.shards import part
     config = {"dataset": None, "limit": 5, "states": [0, 1], "samples": 1, "model": {"spec": "replay/x"}}
     with part(tmp_path, "1/2", None, config):
         with pytest.raises(NeocoderError, match="already being judged"):

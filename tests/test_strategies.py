@@ -16,13 +16,13 @@ from click.testing import CliRunner
 from loopback import RespondingServer
 
 from neocoder.cli import main
-from neocoder.metrics import best_of_k, state_metrics
+from neocoder.metrics.rates import best_of_k, state_metrics
 from neocoder.models import get_model
-from neocoder.pipeline import judge_sample
+from neocoder.benchmarks.neocoder.pipeline import judge_sample
 from neocoder.records import ProblemState
-from neocoder.strategies import StrategyOptions
-from neocoder.strategies.mcts import Node, backpropagate, beta, children_from, p_ucb, select
-from neocoder.strategies.sample import pick
+from neocoder.benchmarks.neocoder.strategies import StrategyOptions
+from neocoder.benchmarks.neocoder.strategies.mcts import Node, backpropagate, beta, children_from, p_ucb, select
+from neocoder.benchmarks.neocoder.strategies.sample import pick
 
 STATEMENT = "Read two integers a and b on one line. Print a + b.\n\nProgramming constraints: do not use a for loop."
 EXTENDED_MARK = 917_253  # appears only in the extended tests' inputs

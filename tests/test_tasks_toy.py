@@ -21,7 +21,7 @@ from click.testing import CliRunner
 import neocoder
 from neocoder.cli import main
 from neocoder.client import Client, ServerError
-from neocoder.config import Config
+from neocoder.config import PROGRESS, Config, SandboxConfig
 from neocoder.options import option
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.runner import Task
@@ -35,7 +35,7 @@ class ToyConfig(Config):
 
     out: Path
     words: int = option(3, "Words to write.", ge=1, cap=50)
-    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
+    progress: bool = PROGRESS.field()  # declared once in neocoder/config.py, kept out of the manifest
 
 
 @dataclass
@@ -117,7 +117,7 @@ def served(tmp_path, release_dir):
     token = "toy-token-0123456789abcdef"
     (tmp_path / "tokens.txt").write_text(token + "\n")
     config = ServeConfig(release_dir, port=_free_port(), data_dir=tmp_path / "data", dataset="release",
-                         sandbox="process", workers=1, tokens_file=tmp_path / "tokens.txt").check()
+                         sandbox=SandboxConfig("process", workers=1), tokens_file=tmp_path / "tokens.txt").check()
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=config.port,
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)

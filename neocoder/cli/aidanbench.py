@@ -3,31 +3,33 @@ thresholds from a run's stored scores, no model call)."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import click
 
 from .. import api
-from ..config import AidanConfig, RescoreConfig
+from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
 from ..report import text as report
 from . import main
 from .declared import declared_options
-from .options import model_options, quiet_option, run_dir
+from .options import model_options, quiet_option, role_model, role_options, run_dir
 
 
 @main.group("aidanbench", invoke_without_command=True, subcommand_metavar="[rescore RUN ...]")
-@model_options(temperature=0.7, max_tokens=256, required=False,
+@model_options(AidanConfig, required=False,
                model_help="Generator: openai/<name>, local/gemma-3-270m, or replay/<answers.jsonl or run folder> "
                "to re-score recorded answers (every model in it).  Required unless a subcommand is given.")
 @click.option("--judge", "judge_spec", default=None,
-              help="Coherence judge (PROVIDER/NAME), or 'none' to score novelty only.  Required with --model.")
+              help="Coherence judge (PROVIDER/NAME), or 'none' to score novelty only; it shares the model options "
+                   "(--base-url ...) but for its own --judge-temperature and --judge-max-tokens.  Required with "
+                   "--model.")
+@role_options(AidanConfig, "judge")
 @declared_options(AidanConfig, "declared")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/aidanbench/<model>); an existing one is resumed.")
 @quiet_option
 @click.pass_context
-def aidanbench_command(ctx, model, judge_spec, declared, out, quiet):
+def aidanbench_command(ctx, model, judge_spec, judge_generation, declared, out, quiet):
     """AidanBench: answers until incoherent or repetitive; counts and novelty per question,
     with the paper's analyses (coherence-gated novelty, MMR_AB) and, with --entailment, the
     semantic entropy of each question's answers (docs/aidanbench.md)."""
@@ -37,11 +39,9 @@ def aidanbench_command(ctx, model, judge_spec, declared, out, quiet):
         raise click.UsageError("--model and --judge are required (or give a subcommand: rescore RUN)")
     if declared["entailment"] == "judge" and judge_spec == "none":
         raise click.UsageError("--entailment judge asks the judge: give a --judge model, or use --entailment embedding")
-    judge = None if judge_spec == "none" else model.with_(spec=judge_spec, temperature=0.0, max_tokens=16)
-    config = AidanConfig(model=model, judge=judge, out=out or run_dir(model.spec, "aidanbench"), progress=not quiet,
-                         **declared)
-    # the stop in force, written out: the manifest says 15 or 3, not "the scale's default"
-    result = api.run_aidanbench(dataclasses.replace(config, coherence_stop=config.stop_at_coherence()))
+    judge = None if judge_spec == "none" else role_model(model, judge_spec, judge_generation)
+    result = api.run_aidanbench(AidanConfig(model=model, judge=judge, out=out or run_dir(model.spec, "aidanbench"),
+                                            progress=not quiet, **declared))
     for name, results in result.results.items():
         click.echo(f"model: {name}\n" + report.aidan_table(results, result.totals[name]))
     click.echo(f"embedded {result.embedded} texts; model calls {result.calls['calls_made']} made, "

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import api
-from ..config import ChainConfig, DatasetConfig
+from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig
 from ..report import text as report
 from . import main
 from .declared import declared_options
@@ -20,7 +20,7 @@ from .options import model_options, quiet_option, release_option, sandbox_option
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/dataset"),
               show_default=True, help="Run folder for the dataset (records.jsonl holds the problem states).")
 @declared_options(DatasetConfig, "building")
-@model_options(required=False, model_help="Build constraint chains by Denial Prompting with this augmentation "
+@model_options(ChainConfig, required=False, model_help="Build constraint chains by Denial Prompting with this augmentation "
                "model (PROVIDER/NAME) instead of converting the release.")
 @declared_options(ChainConfig, "chains", exclude=("limit", "seed"))  # shared with the release's build
 @quiet_option

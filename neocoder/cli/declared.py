@@ -31,8 +31,11 @@ def base_type(annotation) -> Any:
     return typing.get_origin(annotation) or annotation
 
 
-def flag_name(field: dataclasses.Field, opt: Option) -> str:
-    """The option's command-line name: ``opt.flag``, else ``--field-name``."""
+def flag_name(field: dataclasses.Field, opt: Option, prefix: str = "") -> str:
+    """The option's command-line name: ``opt.flag``, else ``--field-name``; with a
+    ``prefix`` (a model role's, e.g. "judge") ``--judge-field-name``."""
+    if prefix:
+        return f"--{prefix}-" + field.name.replace("_", "-")
     return opt.flag or "--" + field.name.replace("_", "-")
 
 
@@ -59,14 +62,18 @@ def click_type(kind, opt: Option):
     return kind if kind in (int, float) else str
 
 
-def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasses.MISSING):
-    """The click option declaration ``opt`` of ``field`` stands for."""
-    name = flag_name(field, opt)
+def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasses.MISSING, prefix: str = "",
+                 shown=None):
+    """The click option declaration ``opt`` of ``field`` stands for (``prefix``: a model
+    role's options, ``--judge-temperature`` into ``judge_temperature``; ``shown``: the
+    default the help shows when the value given is None, e.g. a benchmark's own)."""
+    name = flag_name(field, opt, prefix)
+    dest = f"{prefix}_{field.name}" if prefix else field.name
     default = default_of(field, opt) if default is dataclasses.MISSING else default
     if opt.choices is not None and default is not None:
         default = str(default)  # click compares a choice as text (e.g. "100" for the int 100)
     if kind is bool:
-        decls = [f"{name}/--no-{name[2:]}" if default else name, field.name]
+        decls = [f"{name}/--no-{name[2:]}" if default else name, dest]
         return click.option(*decls, is_flag=True, default=bool(default), show_default=bool(default), help=opt.help)
 
     def convert(_ctx, _param, value):
@@ -84,8 +91,12 @@ def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasse
             return next(c for c in opt.choices if str(c) == value)
         return value
 
-    return click.option(name, field.name, type=click_type(kind, opt), default=default, callback=convert,
-                        show_default=default is not None, help=opt.help)
+    if opt.multiple:  # one option per item; the value is the list of them
+        return click.option(name, dest, type=str, multiple=True, callback=lambda _c, _p, value: list(value),
+                            envvar=opt.envvar, metavar=opt.metavar, help=opt.help)
+    return click.option(name, dest, type=click_type(kind, opt), default=default, callback=convert,
+                        show_default=shown if shown is not None else default is not None, help=opt.help,
+                        envvar=opt.envvar, metavar=opt.metavar)
 
 
 def cli_fields(config_type, only=None, exclude=()) -> list[tuple[dataclasses.Field, Option, Any]]:
@@ -104,19 +115,21 @@ def cli_fields(config_type, only=None, exclude=()) -> list[tuple[dataclasses.Fie
     return out
 
 
-def declared_options(config_type, into: str, only=None, exclude=(), defaults: dict | None = None):
+def declared_options(config_type, into: str, only=None, exclude=(), prefix: str = "", shown: dict | None = None):
     """A decorator adding ``config_type``'s declared options to a command; their values
-    arrive as one dict ``into`` (field name -> value).  ``defaults`` overrides a field's
-    default for this command (e.g. a higher temperature for AidanBench's generator)."""
+    arrive as one dict ``into`` (field name -> value).  ``prefix`` names a model role's
+    copy of the options (``--judge-max-tokens``); ``shown`` maps a field to the default
+    its help shows where the declared default is None (a benchmark's own for the role)."""
     chosen = cli_fields(config_type, only, exclude)
-    defaults = defaults or {}
-    options = [click_option(f, opt, kind, defaults.get(f.name, dataclasses.MISSING)) for f, opt, kind in chosen]
+    shown = shown or {}
+    options = [click_option(f, opt, kind, prefix=prefix, shown=shown.get(f.name)) for f, opt, kind in chosen]
     names = [f.name for f, _, _ in chosen]
+    dest = (lambda n: f"{prefix}_{n}") if prefix else (lambda n: n)
 
     def decorate(command):
         @functools.wraps(command)
         def wrapper(*args, **kwargs):
-            kwargs[into] = {name: kwargs.pop(name) for name in names}
+            kwargs[into] = {name: kwargs.pop(dest(name)) for name in names}
             return command(*args, **kwargs)
 
         for option in reversed(options):

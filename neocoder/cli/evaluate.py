@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import api
-from ..config import EvalConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
 from ..report import text as report
 from . import main
 from .declared import declared_options
@@ -16,7 +16,7 @@ from .options import model_options, quiet_option, release_option, run_dir, sandb
 
 
 @main.command("eval")
-@model_options(model_help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview, "
+@model_options(EvalConfig, model_help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview, "
                "replay/<run folder>; or 'human' for the human baselines (Eq. 5, 6).")
 @declared_options(EvalConfig, "declared")
 @declared_options(EvalConfig, "local_declared", only=["execution_classes", "shard"])  # this machine's work, not a server's
@@ -66,7 +66,7 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
               help="Techniques in the macro F1 need at least this support.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--detector", type=click.Choice(["treesitter", "llm"]), default="treesitter", show_default=True)
-@model_options(max_tokens=200, required=False, model_help="Chat model for --detector llm (PROVIDER/NAME).")
+@model_options(required=False, model_help="Chat model for --detector llm (PROVIDER/NAME; default 200 tokens a reply).")
 def detect_command(file, language, labels, release, min_support, as_json, detector, model):
     """Detect techniques in FILE, or measure agreement with reference labels."""
     from ..techniques.agreement import agreement

@@ -36,14 +36,23 @@ def _apply(options, f):
     return f
 
 
-def model_options(temperature: float = 0.0, max_tokens: int = 1024, required: bool = True,
+GENERATION = ("temperature", "max_tokens")  # what a benchmark declares per model role (config.GenerateDefaults)
+
+
+def _shown(config_type, role: str) -> dict:
+    """The defaults ``config_type`` declares for ``role``, as the help shows them."""
+    defaults = config_type.roles.get(role) if config_type is not None else None
+    return {} if defaults is None else {k: f"{getattr(defaults, k):g}" for k in GENERATION}
+
+
+def model_options(config_type=None, required: bool = True,
                   model_help: str = "PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/<source>."):
     """``--model`` and how to call it (ModelConfig's declared options), handed to the
     command as ``model: ModelConfig`` (None when ``--model`` is optional and not given).
-    ``temperature`` and ``max_tokens`` are this command's defaults."""
+    The temperature and token budget left unset take the benchmark's defaults for its
+    ``model`` role (``config_type.roles``, filled in by the runner), which the help shows."""
     spec = click.option("--model", "model_spec", required=required, default=None, help=model_help)
-    how = declared_options(ModelConfig, "model_fields", defaults={"temperature": temperature,
-                                                                  "max_tokens": max_tokens})
+    how = declared_options(ModelConfig, "model_fields", shown=_shown(config_type, "model"))
 
     def decorate(f):
         @functools.wraps(f)
@@ -51,6 +60,21 @@ def model_options(temperature: float = 0.0, max_tokens: int = 1024, required: bo
             return f(*args, model=ModelConfig(model_spec, **model_fields) if model_spec else None, **kw)
         return spec(how(wrapper))
     return decorate
+
+
+def role_options(config_type, role: str, prefix: str = "judge"):
+    """A model role's own generation options (``--judge-temperature``,
+    ``--judge-max-tokens``), declared by ModelConfig and defaulting to the benchmark's for
+    ``role``; handed to the command as ``<prefix>_generation``: a dict of the values given."""
+    return declared_options(ModelConfig, f"{prefix}_generation", only=GENERATION, prefix=prefix,
+                            shown=_shown(config_type, role))
+
+
+def role_model(model: ModelConfig, spec: str, generation: dict) -> ModelConfig:
+    """The ModelConfig of another role (a judge) named ``spec``: the endpoint options of
+    ``model`` (base URL, key, timeout, retries, connections), the role's own ``generation``
+    (None: the benchmark's default for the role) and the provider's default API."""
+    return model.with_(spec=spec, api=None, **generation)
 
 
 def sandbox_options(f):

@@ -19,7 +19,7 @@ import click
 
 from ..config import ModelConfig, SandboxConfig
 from ..errors import NeocoderError
-from ..tasks import get_task, task_names
+from neocoder.benchmarks import get_task, task_names
 from . import main
 from .declared import declared_options
 from .options import model_options, quiet_option, release_option, sandbox_options
@@ -65,7 +65,7 @@ def task_command(task) -> click.Command:
     shared = [click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
                            help=f"Run folder (default: runs/{task.name}); an existing one is resumed.")]
     if _holds(names.get("model"), ModelConfig):
-        shared.append(model_options())
+        shared.append(model_options(config_type))
     if "release_dir" in names:
         shared.append(release_option())
     if _holds(names.get("sandbox"), SandboxConfig):
@@ -86,4 +86,4 @@ def _holds(field, kind) -> bool:
 
 @main.group("run", cls=TaskCommands)
 def run_command():
-    """Run any registered task (neocoder.tasks): its options come from its config."""
+    """Run any registered task (neocoder.benchmarks): its options come from its config."""

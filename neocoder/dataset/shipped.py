@@ -164,9 +164,15 @@ def release_fingerprint(release_dir: Path) -> str:
 def is_shipped_release(release_dir: Path) -> bool:
     """Whether ``release_dir`` holds the release neocoder ships (its ``release_fingerprint``
     equals the manifest's): then its human solutions line up with the shipped technique
-    sets.  False for another release or one missing a file the shipped release has."""
+    sets.  False for another release or one missing a file the shipped release has.  The
+    release's files (about 6.8 MB) are hashed once per folder and process."""
+    return _is_shipped_release(str(Path(release_dir).resolve()))
+
+
+@lru_cache(maxsize=8)
+def _is_shipped_release(release_dir: str) -> bool:
     try:
-        return release_fingerprint(release_dir) == manifest()["release_sha256"]
+        return release_fingerprint(Path(release_dir)) == manifest()["release_sha256"]
     except OSError:
         return False
 

@@ -45,6 +45,15 @@ class InspectModel(Model):
                      completion_tokens=usage.output_tokens if usage else None, seconds=time.monotonic() - t0)
 
 
+def generate_config(model):
+    """inspect's ``GenerateConfig`` for the resolved ``model`` (a ModelConfig whose
+    benchmark filled its role's defaults): the temperature, token budget and seed that
+    neocoder's own provider sends with every call, so both surfaces ask the same."""
+    from inspect_ai.model import GenerateConfig
+    return GenerateConfig(**{k: v for k, v in (("temperature", model.temperature), ("max_tokens", model.max_tokens),
+                                                ("seed", model.seed)) if v is not None})
+
+
 async def run_loop(loop, *args) -> list:
     """Run the generator function ``loop(*args)`` to the end in a worker thread; return what it yielded."""
     import anyio.to_thread

@@ -20,24 +20,33 @@ from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
 from ..records import RECORD_TYPES, Idea
-from .bridge import InspectModel, run_loop
+from .bridge import InspectModel, generate_config, run_loop
 
 SCORES = ("originality", "feasibility", "clarity", "fluency", "flexibility")
 
 
-def ideas_config(judges: str | list[str], judge_base_url: str | None = None, judge_max_tokens: int = 64, **options):
-    """The ``IdeasConfig`` the task stands for (no run folder: inspect writes the log): the
-    panel ``judges`` as ``neocoder ideas --judges`` takes it (``[NAME=]PROVIDER/MODEL,...``),
-    at temperature 0 with ``judge_max_tokens``, on ``judge_base_url`` where given.  Raises
-    NeocoderError for a bad panel or option."""
-    from ..config import IdeasConfig, ModelConfig
-    from ..ideas.panel import parse_judges
+def ideas_config(judges: str | list[str], judge_base_url: str | None = None, temperature: float | None = None,
+                 max_tokens: int | None = None, judge_temperature: float | None = None,
+                 judge_max_tokens: int | None = None, **options):
+    """The ``IdeasConfig`` the task stands for, with IdeasConfig's defaults filled in
+    (``resolved``) wherever a value is None: the idea model's ``temperature`` and
+    ``max_tokens`` (inspect's model sends them), the panel ``judges`` as ``neocoder ideas
+    --judges`` takes it (``[NAME=]PROVIDER/MODEL,...``, on ``judge_base_url`` where given)
+    with their own, and the loop's ``options``.  No run folder: inspect writes the log.
+    Raises NeocoderError for a bad panel or option."""
+    from neocoder.benchmarks.ideas.config import IdeasConfig
+    from neocoder.benchmarks.ideas.panel import parse_judges
+    from neocoder.config import ModelConfig
+    given = lambda **kw: {k: v for k, v in kw.items() if v is not None}  # noqa: E731  (None: the declared default)
     text = ",".join(map(str, judges)) if isinstance(judges, (list, tuple)) else str(judges or "")
     seats = parse_judges(text)  # inspect's -T judges=a,b,c arrives as a list
-    panel = [ModelConfig(s.spec, base_url=judge_base_url, temperature=0.0, max_tokens=int(judge_max_tokens))
-             for s in seats]
-    return IdeasConfig(model=ModelConfig("inspect/task"), judges=panel, judge_names=[s.name for s in seats],
-                       out=Path("inspect-log"), progress=False, **options)
+    panel = [ModelConfig(s.spec, **given(base_url=judge_base_url, temperature=judge_temperature,
+                                         max_tokens=judge_max_tokens)) for s in seats]
+    config = IdeasConfig(model=ModelConfig("inspect/task", **given(temperature=temperature, max_tokens=max_tokens)),
+                         judges=panel, judge_names=[s.name for s in seats], out=Path("inspect-log"), progress=False,
+                         **given(**options))
+    config.check()
+    return config.resolved()
 
 
 _PANELS: dict[tuple, tuple] = {}
@@ -47,7 +56,7 @@ def _panel(config, model_name: str):
     """(seat name -> Seat, the seat names that may judge ``model_name``), built once per panel."""
     from dataclasses import astuple
 
-    from ..ideas.panel import Seat, eligible
+    from neocoder.benchmarks.ideas.panel import Seat, eligible
     from ..models import get_model
     key = (tuple(astuple(j) for j in config.judges), tuple(config.judge_names), config.judges_per_idea, model_name)
     if key not in _PANELS:
@@ -64,8 +73,8 @@ def _records(records: list) -> list[dict]:
 @solver
 def ideas_solver(judges: str, **options):
     """Write, judge and grade the sample's keyword's ideas with inspect's model."""
-    from ..ideas.loop import IdeaWriter, run_keyword
-    from ..ideas.sources import Keyword
+    from neocoder.benchmarks.ideas.loop import IdeaWriter, run_keyword
+    from neocoder.benchmarks.ideas.sources import Keyword
     from ..models.cache import CallCache
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -89,8 +98,8 @@ def ideas_solver(judges: str, **options):
 def ideas_scores(judges: str, **options):
     """LiveIdeaBench's five scores over the keywords (``ideas.summarize_model``: originality,
     feasibility, clarity as judge means, fluency, flexibility), on the judges' scales."""
-    from ..ideas import summarize_model
-    from ..ideas.sources import Keyword
+    from neocoder.benchmarks.ideas import summarize_model
+    from neocoder.benchmarks.ideas.sources import Keyword
     from ..store import RunFolder
 
     def compute(scores: list[SampleScore]) -> dict:
@@ -123,17 +132,21 @@ def ideas_scorer_for(judges: str, **options):
 
 
 @task
-def ideas(judges: str | list[str], limit: int | None = None, keywords: str | None = None, ideas_per_keyword: int = 3,
-          judges_per_idea: int = 3, seed: int = 0, judge_base_url: str | None = None,
-          judge_max_tokens: int = 64) -> Task:
+def ideas(judges: str | list[str], limit: int | None = None, keywords: str | None = None,
+          ideas_per_keyword: int | None = None, judges_per_idea: int | None = None, seed: int | None = None,
+          judge_base_url: str | None = None, temperature: float | None = None, max_tokens: int | None = None,
+          judge_temperature: float | None = None, judge_max_tokens: int | None = None) -> Task:
     """LiveIdeaBench (Ruan et al.) on inspect's model: one sample per keyword (LiveIdeaBench's
     keywords.csv, or ``keywords``), judged by the panel ``judges`` (neocoder model specs, on
-    ``judge_base_url`` where given; see ``ideas_config``)."""
-    from ..ideas.sources import load_keywords
-    options = dict(ideas_per_keyword=int(ideas_per_keyword), judges_per_idea=int(judges_per_idea), seed=int(seed),
-                   judge_base_url=judge_base_url, judge_max_tokens=int(judge_max_tokens))
-    ideas_config(judges, **options)  # refuse a bad option before any sample runs
+    ``judge_base_url`` where given; see ``ideas_config``).  Every option left None takes
+    IdeasConfig's declared default (``neocoder ideas``'s)."""
+    from neocoder.benchmarks.ideas.sources import load_keywords
+    options = dict(ideas_per_keyword=ideas_per_keyword, judges_per_idea=judges_per_idea, seed=seed,
+                   judge_base_url=judge_base_url, temperature=temperature, max_tokens=max_tokens,
+                   judge_temperature=judge_temperature, judge_max_tokens=judge_max_tokens)
+    config = ideas_config(judges, **options)  # refuse a bad option before any sample runs
     words = load_keywords(Path(keywords) if keywords else None)[:None if limit is None else int(limit)]
     return Task(dataset=MemoryDataset([InspectSample(id=i, input=k.text, metadata={"index": i, "category": k.category})
                                        for i, k in enumerate(words)], name="ideas"),
-                solver=ideas_solver(judges, **options), scorer=ideas_scorer_for(judges, **options))
+                solver=ideas_solver(judges, **options), scorer=ideas_scorer_for(judges, **options),
+                config=generate_config(config.model), metadata={"neocoder": config.public()})

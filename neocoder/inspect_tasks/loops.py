@@ -19,41 +19,63 @@ from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
 from ..records import Answer, QuestionResult
-from .bridge import InspectModel, run_loop
+from .bridge import InspectModel, generate_config, run_loop
 
 
 @lru_cache(maxsize=2)
 def _embedder(spec: str):
-    from ..aidanbench.embedders import get_embedder
+    from neocoder.benchmarks.aidanbench.embedders import get_embedder
     return get_embedder(spec)
 
 
-@lru_cache(maxsize=4)
-def _judge(spec: str | None):
+_JUDGES: dict = {}
+
+
+def _judge(config):
+    """The coherence judge ``config`` (a ModelConfig; None: novelty only) names, built once
+    per distinct config and kept for the task's samples."""
+    from dataclasses import astuple
+
     from ..models import get_model
-    return None if spec in (None, "", "none") else get_model(spec)
+    if config is None:
+        return None
+    key = astuple(config)
+    if key not in _JUDGES:
+        _JUDGES[key] = get_model(config)
+    return _JUDGES[key]
 
 
-def aidan_config(**options):
-    """The ``AidanConfig`` the task stands for (no run folder: inspect writes the log)."""
+def aidan_config(judge: str | None = None, judge_base_url: str | None = None, temperature: float | None = None,
+                 max_tokens: int | None = None, judge_temperature: float | None = None,
+                 judge_max_tokens: int | None = None, **options):
+    """The ``AidanConfig`` the task stands for, with AidanConfig's defaults filled in
+    (``resolved``) wherever a value is None: the generator's ``temperature`` and
+    ``max_tokens`` (inspect's model sends them), the ``judge`` (a neocoder model spec, on
+    ``judge_base_url`` where given; none: novelty only) with its own, and the loop's
+    ``options``.  No run folder: inspect writes the log.  Raises NeocoderError for a bad value."""
     from pathlib import Path
 
-    from ..config import AidanConfig, ModelConfig
-    judge = options.pop("judge", None)
-    return AidanConfig(model=ModelConfig("inspect/task"), out=Path("inspect-log"),
-                       judge=None if judge in (None, "", "none") else ModelConfig(judge), progress=False, **options)
+    from neocoder.benchmarks.aidanbench.config import AidanConfig
+    from neocoder.config import ModelConfig
+    given = lambda **kw: {k: v for k, v in kw.items() if v is not None}  # noqa: E731  (None: the declared default)
+    judge_model = None if judge in (None, "", "none") else ModelConfig(
+        judge, **given(base_url=judge_base_url, temperature=judge_temperature, max_tokens=judge_max_tokens))
+    config = AidanConfig(model=ModelConfig("inspect/task", **given(temperature=temperature, max_tokens=max_tokens)),
+                         out=Path("inspect-log"), judge=judge_model, progress=False, **given(**options))
+    config.check()
+    return config.resolved()
 
 
 @solver
-def aidanbench_solver(judge: str | None, **options):
+def aidanbench_solver(**options):
     """Answer the sample's question until AidanBench's stop rule, with inspect's model."""
-    from ..aidanbench.loop import run_question
+    from neocoder.benchmarks.aidanbench.loop import run_question
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        config = aidan_config(judge=judge, **options)
+        config = aidan_config(**options)
         generator = InspectModel(inspect_model(), name=str(state.model))
         records = await run_loop(run_question, int(state.metadata["index"]), state.input_text, generator,
-                                 _judge(judge), _embedder(config.embedder), config, [])
+                                 _judge(config.judge), _embedder(config.embedder), config, [])
         answers = [r for r in records if isinstance(r, Answer)]
         state.metadata["answers"] = [a.to_dict() for a in answers]
         state.metadata["result"] = next(r for r in records if isinstance(r, QuestionResult)).to_dict()
@@ -67,7 +89,7 @@ def aidanbench_solver(judge: str | None, **options):
 def aidanbench_totals():
     """AidanBench's totals over the questions (``aidanbench.loop.totals``): answers before the
     stop summed (the README's score), novelty summed (the paper's), errors."""
-    from ..aidanbench.loop import totals
+    from neocoder.benchmarks.aidanbench.loop import totals
 
     def compute(scores: list[SampleScore]) -> dict:
         results = [QuestionResult.from_dict(s.score.metadata["result"]) for s in scores]
@@ -87,21 +109,23 @@ def aidanbench_scorer():
 
 @task
 def aidanbench(limit: int | None = None, questions: str | None = None, judge: str | None = None,
-               max_answers: int = 100, novelty_stop: float | None = None, embedder: str = "local/all-MiniLM-L6-v2",
-               temperature: float = 0.7) -> Task:
+               judge_base_url: str | None = None, max_answers: int | None = None, novelty_stop: float | None = None,
+               embedder: str | None = None, temperature: float | None = None, max_tokens: int | None = None,
+               judge_temperature: float | None = None, judge_max_tokens: int | None = None,
+               coherence_scale: int | None = None) -> Task:
     """AidanBench (McLaughlin et al.) on inspect's model: one sample per question (the 65
     shipped, or ``questions``, one a line), answered until incoherent (``judge``: a neocoder
-    model spec; none: novelty only) or repetitive (novelty with ``embedder``)."""
+    model spec; none: novelty only) or repetitive (novelty with ``embedder``).  Every
+    option left None takes AidanConfig's declared default (``neocoder aidanbench``'s)."""
     from pathlib import Path
 
-    from inspect_ai.model import GenerateConfig
-
-    from ..tasks.aidanbench import load_questions
-    options = dict(max_answers=int(max_answers), embedder=embedder,
-                   **({} if novelty_stop is None else {"novelty_stop": float(novelty_stop)}))
-    aidan_config(judge=judge, **options)  # refuse a bad option before any sample runs
+    from neocoder.benchmarks.aidanbench.task import load_questions
+    options = dict(judge=judge, judge_base_url=judge_base_url, temperature=temperature, max_tokens=max_tokens,
+                   judge_temperature=judge_temperature, judge_max_tokens=judge_max_tokens, max_answers=max_answers,
+                   novelty_stop=novelty_stop, embedder=embedder, coherence_scale=coherence_scale)
+    config = aidan_config(**options)  # refuse a bad option before any sample runs
     asked = load_questions(Path(questions) if questions else None)[:None if limit is None else int(limit)]
     return Task(dataset=MemoryDataset([InspectSample(id=i, input=q, metadata={"index": i})
                                        for i, q in enumerate(asked)], name="aidanbench"),
-                solver=aidanbench_solver(judge, **options), scorer=aidanbench_scorer(),
-                config=GenerateConfig(temperature=float(temperature)))
+                solver=aidanbench_solver(**options), scorer=aidanbench_scorer(),
+                config=generate_config(config.model), metadata={"neocoder": config.public()})

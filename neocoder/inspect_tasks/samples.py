@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..config import EvalConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
 from ..errors import NeocoderError
 from ..models.base import ReplayKey
 from ..records import ProblemState
-from ..solve import solve_prompt
-from ..tasks.evaluation import own_release, select_states
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.evaluation import own_release, select_states
 
 
 def sample_id(problem_id: str, state: int, sample: int) -> str:
@@ -63,17 +63,25 @@ def eval_samples(config: EvalConfig) -> list:
     return out
 
 
-def eval_config(model: str = "inspect/task", **options) -> EvalConfig:
-    """The ``EvalConfig`` an inspect task stands for: ``options`` are its fields (states,
-    limit, dataset, samples, strategy, ...); no run folder (inspect writes its own log); the
-    release where ``$NEOCODER_RELEASE`` points.  Raises NeocoderError for a bad value, as
-    ``neocoder eval`` would."""
+def eval_config(model: str = "inspect/task", temperature: float | None = None, max_tokens: int | None = None,
+                seed: int | None = None, workers: int | None = None, sandbox: str | None = None,
+                **options) -> EvalConfig:
+    """The ``EvalConfig`` an inspect task stands for, with EvalConfig's own defaults
+    filled in (``resolved``) wherever a value is None: ``options`` are its fields (states,
+    limit, dataset, samples, strategy, ...), ``temperature``/``max_tokens``/``seed`` the
+    model's, ``workers``/``sandbox`` the sandbox's; no run folder (inspect writes its own
+    log); the release where ``$NEOCODER_RELEASE`` points.  Raises NeocoderError for a bad
+    value, as ``neocoder eval`` would."""
     from pathlib import Path
 
-    from ..config import ModelConfig
+    from ..config import ModelConfig, SandboxConfig
     from ..dataset import default_release_dir
-    return EvalConfig(model=ModelConfig(model), out=Path("inspect-log"), release_dir=default_release_dir(),
-                      **options)
+    given = lambda **kw: {k: v for k, v in kw.items() if v is not None}  # noqa: E731  (None: the declared default)
+    config = EvalConfig(model=ModelConfig(model, **given(temperature=temperature, max_tokens=max_tokens, seed=seed)),
+                        out=Path("inspect-log"), release_dir=default_release_dir(),
+                        sandbox=SandboxConfig(**given(kind=sandbox, workers=workers)), **given(**options))
+    config.check()
+    return config.resolved()
 
 
 _STATES: dict[tuple, ProblemState] = {}
@@ -98,6 +106,6 @@ def problem_state(dataset: str | None, problem_id: str, state: int) -> ProblemSt
 
 @lru_cache(maxsize=4)
 def _all_states(dataset: str | None) -> dict[tuple, ProblemState]:
-    from ..config import dataset_arg
+    from neocoder.benchmarks.neocoder.config import dataset_arg
     config = eval_config(dataset=dataset_arg(dataset), states=list(range(21)))
     return {(s.problem_id, s.state): s for s in select_states(config)}

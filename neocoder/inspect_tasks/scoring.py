@@ -71,7 +71,7 @@ def neocoder_states():
     """NeoCoder's per-state rates over the scored samples, named ``<rate>/t<t>``
     (``metrics.sample_states``: pass@1, constraint following, convergent (Eq. 2),
     divergent (Eq. 3), NeoGauge@t (Eq. 4) and cumulative NeoGauge; rates in [0, 1])."""
-    from ..metrics import sample_states
+    from neocoder.metrics.rates import sample_states
 
     def compute(scores: list[SampleScore]) -> dict:
         records = sorted((record_of(s.score) for s in scores), key=lambda r: r.key)
@@ -86,15 +86,15 @@ def neocoder_states():
 
 
 @scorer(metrics=[neocoder_states()])
-def neocoder_scorer(dataset: str | None = None, workers: int = 2, sandbox: str = "docker",
-                    cpu_scale: float = 1.0, judge_all_tests: bool = False, strategy: str = "direct"):
+def neocoder_scorer(dataset: str | None, box: SandboxConfig, cpu_scale: float, judge_all_tests: bool,
+                    strategy: str):
     """Judge the model's reply to a NeoCoder sample like ``neocoder eval`` (``pipeline.judge_reply``
-    in the sandbox ``sandbox`` with ``workers`` at once; see the module).  A reply inspect
-    could not get (a model error) is recorded as the sample's ``error`` and excluded."""
+    in the sandbox ``box``; the rest as EvalConfig gives them; see the module).  A reply
+    inspect could not get (a model error) is recorded as the sample's ``error`` and excluded."""
     import anyio
 
-    from ..pipeline import judge_reply
-    box_config = SandboxConfig(kind=sandbox, workers=workers)
+    from neocoder.benchmarks.neocoder.pipeline import judge_reply
+    box_config = box
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata

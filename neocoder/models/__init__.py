@@ -3,7 +3,7 @@
 A provider is one module and one line in ``PROVIDERS``: a factory that takes the NAME
 part and the ``ModelConfig`` and returns a ``Model``.  Modules are imported only when
 their provider is used.  The layer knows no benchmark: prompts are built by the benchmarks
-(NeoCoder's solve prompt is ``neocoder.solve.solve_prompt``).
+(NeoCoder's solve prompt is ``neocoder.benchmarks.neocoder.solve.solve_prompt``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
-from ..config import ModelConfig
+from ..config import CHAT_DEFAULTS, ModelConfig
 from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 
 
@@ -36,7 +36,8 @@ PROVIDERS: dict[str, Callable[[str, ModelConfig], Model]] = {
 def get_model(config: ModelConfig | str, **options) -> Model:
     """Build the model ``config.spec`` = ``PROVIDER/NAME`` names.
 
-    A bare spec string is accepted with ``options`` as ``ModelConfig`` fields.  Raises
+    A bare spec string is accepted with ``options`` as ``ModelConfig`` fields; a
+    temperature or token budget left None is the chat default (0, 1024 tokens).  Raises
     ModelError for an unknown provider, an unknown model, or a model that cannot start.
     """
     if isinstance(config, str):
@@ -44,7 +45,8 @@ def get_model(config: ModelConfig | str, **options) -> Model:
     provider, sep, name = config.spec.partition("/")
     if not sep or not name or provider not in PROVIDERS:
         raise ModelError(f"--model must be PROVIDER/NAME with PROVIDER in {tuple(PROVIDERS)}, got {config.spec!r}")
-    return PROVIDERS[provider](name, config)
+    # a model called outside a benchmark (whose runner fills its roles' defaults) gets the chat defaults
+    return PROVIDERS[provider](name, config.filled(CHAT_DEFAULTS))
 
 
 __all__ = ["Model", "ModelConfig", "ModelError", "NoRecordedReply", "PROVIDERS", "Prompt", "ReplayKey", "Reply",

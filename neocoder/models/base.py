@@ -129,6 +129,11 @@ class Model:
         """The items (AidanBench questions) a recorded source holds, in order; [] for live models."""
         return []
 
+    @property
+    def recorded_models(self) -> set[str]:
+        """The models whose outputs a recorded source holds (never judges of them); empty for live models."""
+        return set()
+
     def close(self) -> None:
         """Release resources (servers, connections)."""
 

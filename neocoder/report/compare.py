@@ -28,12 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diversity import diversity_lines, diversity_rows
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, paired_difference
+from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, paired_difference
 from ..errors import NeocoderError
-from ..metrics import human_ratios, sample_ratios
+from neocoder.metrics.rates import human_ratios, sample_ratios
 from ..records import HumanBaseline, Sample
 from ..store import RunFolder
 from .text import percent
+from ..records import HUMAN
 
 METRICS = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "divergent", "neogauge",
            "cumulative_neogauge", "pass@5", "pass@10", "neogauge_best@5", "semantic_entropy",
@@ -82,7 +83,7 @@ def load_run(path: Path) -> RunScores:
     if manifest.kind == "eval":
         samples = folder.read(Sample)
         ratios = sample_ratios(samples)
-    elif manifest.kind == "human":
+    elif manifest.kind == HUMAN:
         rows = folder.read(HumanBaseline)
         if not rows:
             raise NeocoderError(f"{path}: a human baseline without per-problem records; run "

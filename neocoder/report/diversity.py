@@ -9,7 +9,7 @@ share of its correct programs' classes that the first run also produced).
 
 from __future__ import annotations
 
-from ..diversity.run import cross_overlap
+from neocoder.metrics.diversity.run import cross_overlap
 from .text import mean_text, percent
 
 

@@ -81,7 +81,7 @@ def leaderboard_comparison(models: dict[str, dict], path: Path | None = None) ->
     """The run's models placed among the published December 2024 leaderboard's rows by
     Average, in its columns (1-10).  When the leaderboard cannot be read, says so in one
     line instead (the run's own tables stand without it)."""
-    from ..ideas.sources import load_leaderboard
+    from neocoder.benchmarks.ideas.sources import load_leaderboard
     try:
         leaderboard = load_leaderboard(path)
     except NeocoderError as exc:

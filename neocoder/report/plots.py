@@ -39,6 +39,7 @@ import math
 from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from ..records import HUMAN
 
 # Verdict order and colours, bottom of the stack first (AC at the bottom).
 VERDICT_COLORS = {"AC": "#4c9a2a", "WA": "#d1495b", "TLE": "#edae49", "MLE": "#8e6c8a", "RE": "#00798c",
@@ -53,7 +54,7 @@ def palette(labels: list[str]) -> dict[str, str]:
     """A colour per run label, stable in the order given; ``human`` is always near-black."""
     colors, i = {}, 0
     for label in labels:
-        if label == "human":
+        if label == HUMAN:
             colors[label] = HUMAN_COLOR
         else:
             colors[label] = _CYCLE[i % len(_CYCLE)]

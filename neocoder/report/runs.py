@@ -25,7 +25,7 @@ class Run:
     """One run folder as the report reads it (the record lists its section fills)."""
 
     path: Path
-    kind: str  # the manifest's kind: a task name (neocoder.tasks: EVAL, HUMAN, AIDANBENCH, IDEAS)
+    kind: str  # the manifest's kind: a task name (neocoder.benchmarks: EVAL, HUMAN, AIDANBENCH, IDEAS)
     manifest: Manifest
     metrics: dict
     label: str = ""  # the model (disambiguated by folder name when two runs share it)

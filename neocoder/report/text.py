@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..records import ProblemState, QuestionResult
 from ..dataset import RELEASE_DATASET  # metrics["dataset"] of a `--dataset release` run
+from ..records import HUMAN
 
 
 def percent(value: float | None, interval: dict | None = None) -> str:
@@ -39,7 +40,7 @@ def eval_table(metrics: dict) -> str:
     if metrics.get("dataset"):
         lines.append(f"tests: {' + '.join(metrics.get('tests', ['examples']))}; dataset: {metrics['dataset']}")
     last = max(metrics["states"], key=int, default=None)
-    if metrics["model"] != "human" and last is not None and metrics["states"][last].get("cumulative_neogauge") is not None:
+    if metrics["model"] != HUMAN and last is not None and metrics["states"][last].get("cumulative_neogauge") is not None:
         m = metrics["states"][last]
         lines.append(f"headline: cumulative NeoGauge@{last} = "
                      f"{percent(m['cumulative_neogauge'], m.get('intervals', {}).get('cumulative_neogauge'))} "
@@ -48,7 +49,7 @@ def eval_table(metrics: dict) -> str:
         b = metrics["bootstrap"]
         lines.append(f"± half the {b['level']:.0%} interval, in points: bootstrap over {b['unit']}s, "
                      f"{b['resamples']} resamples, seed {b['seed']}")
-    if metrics["model"] == "human":
+    if metrics["model"] == HUMAN:
         lines.append("human: accepted Codeforces solutions (Python and C/C++), not judged; convergent is Eq. 5, "
                      "divergent Eq. 6 (techniques no other human solution of the problem uses)")
     return "\n".join(lines)

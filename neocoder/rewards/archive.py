@@ -49,7 +49,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import NeocoderError
-from ..metrics import divergent_ratio
+from neocoder.metrics.rates import divergent_ratio
 
 N_GRAM = 4  # tokens per shingle
 ARCHIVE_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"

@@ -14,11 +14,11 @@ import threading
 
 from ..errors import NeocoderError
 from ..judge import Sandbox
-from ..metrics import state_metrics
+from neocoder.metrics.rates import state_metrics
 from ..models import ReplayKey, Reply
-from ..pipeline import judge_reply
+from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from ..records import ProblemState, Sample
-from ..solve import solve_prompt
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 
 
 class NotFound(NeocoderError):

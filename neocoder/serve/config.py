@@ -16,9 +16,10 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import DOCKER, LOCAL, PROCESS, RAY
+from ..config import Config, SandboxConfig
 from ..errors import NeocoderError
 from ..netpolicy import EndpointPolicy
+from ..options import Option, check, option
 
 TOKENS_ENV = "NEOCODER_SERVE_TOKENS"  # tokens separated by whitespace or commas
 
@@ -58,19 +59,26 @@ def read_tokens(tokens_file: Path | None, environ=os.environ) -> list[str]:
     return list(dict.fromkeys(tokens))
 
 
-@dataclass
-class ServeConfig:
-    """``neocoder serve``: where to listen, what to judge with, who may call, and the limits.
+def _providers(text: str) -> tuple:
+    """'openai,replay' -> ('openai', 'replay')."""
+    return tuple(p.strip() for p in str(text).split(",") if p.strip())
 
-    ``workers`` programs are judged at once (the server's sandbox, and each eval job's);
-    ``jobs`` eval jobs run at once.  ``data_dir`` holds the job store (unless
+
+@dataclass
+class ServeConfig(Config):
+    """``neocoder serve``: where to listen, what to judge with, who may call, and the limits;
+    each option declared once (``Option``), from which ``neocoder serve``'s options are built.
+
+    ``sandbox.workers`` programs are judged at once (the server's sandbox, and each eval
+    job's); ``jobs`` eval jobs run at once.  ``data_dir`` holds the job store (unless
     ``database_url`` names another database: SQLAlchemy URLs, ``sqlite:///...`` or
     ``postgresql+psycopg://...``), the jobs' run folders and their reports.  ``dataset``
     is what /v1/score and /v1/problems judge on and the jobs' default: None for the
     validated dataset shipped with neocoder (no release needed), "release" for the
-    release's statement examples (at ``release_dir``), or a problem-states file or folder.  ``executor`` "ray"
-    sends every judge job (of /v1/run, /v1/score and the eval jobs) to sandbox-pool actors
-    on the Ray cluster at ``ray_address`` (docs/scale-out.md).
+    release's statement examples (at ``release_dir``), or a problem-states file or folder.
+    ``sandbox`` is where every program of the server and its jobs runs, and who judges:
+    with executor "ray", sandbox-pool actors on the Ray cluster at ``sandbox.ray_address``
+    (docs/scale-out.md).
 
     What callers may make the server do (docs/serve.md, "Sharing a server safely"): their
     jobs' model endpoints reach public addresses and the hosts, addresses and CIDR networks
@@ -80,32 +88,45 @@ class ServeConfig:
     """
 
     release_dir: Path
-    host: str = "127.0.0.1"
-    port: int = 8000
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
-    jobs: int = 1
-    data_dir: Path = Path("serve-data")
-    database_url: str | None = None
-    dataset: str | None = None
-    sandbox: str = DOCKER  # DOCKER or PROCESS (docs/sandbox.md)
-    tokens_file: Path | None = None
-    no_auth: bool = False
-    max_body_bytes: int = 2 << 20  # a request body past this is 413
-    max_program_bytes: int = 64 << 10  # a program (or the program in a reply) past this is 413
-    max_tests: int = 256  # tests in one /v1/run request
-    per_token: int = 16  # requests of one token admitted at once (judging or queued)
-    queue: int = 64  # requests waiting for a judge slot, all tokens together
-    max_jobs: int = 32  # eval jobs queued or running before POST /v1/evals answers 429
-    jobs_per_token: int = 8  # of them, one token's
-    programs_per_minute: int = 600  # programs one token may judge a minute (/v1/run, /v1/score) before 429
-    allow_endpoint: list = field(default_factory=list)  # hosts, IPs, CIDR networks endpoints may reach besides public
-    allow_provider: tuple = ("openai", "replay")  # model providers callers may use (local starts a process here)
-    shutdown_timeout: float = 60.0  # seconds SIGTERM waits for requests and jobs in flight
-    log_level: str = "info"
-    executor: str = LOCAL  # LOCAL or RAY: sandbox-pool actors on a Ray cluster (docs/scale-out.md)
-    ray_address: str | None = None  # the cluster for executor "ray" (None: $RAY_ADDRESS, else a local Ray)
-    max_batch: int = 256  # items in one /v1/score batch (docs/rewards.md); past it 413 naming "items"
+    host: str = option("127.0.0.1", "Address to listen on.")
+    port: int = option(8000, "Port to listen on.", ge=0, le=65535)
+    jobs: int = option(1, "Eval and task jobs run at once.", ge=1)
+    data_dir: Path = option(Path("serve-data"), "The job store, the jobs' run folders and their reports.")
+    database_url: str | None = option(None, "Job store as a SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+                                      "(default: SQLite in --data-dir).", envvar="NEOCODER_DATABASE_URL")
+    dataset: str | None = option(None, "What /v1/score judges on and the jobs' default: 'release', a problem-states "
+                                 "file or folder (default: the validated dataset).")
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    tokens_file: Path | None = option(None, "Bearer tokens, one per line (also $NEOCODER_SERVE_TOKENS).", file=True)
+    no_auth: bool = option(False, "No tokens: only on a loopback --host.")
+    max_body_bytes: int = option(2 << 20, "A request body past this many bytes is 413.", ge=1)
+    max_program_bytes: int = option(64 << 10, "A program (or the program in a reply) past this many bytes is 413.",
+                                    ge=1)
+    max_tests: int = option(256, "Tests per /v1/run.", ge=1)
+    per_token: int = option(16, "Judge requests of one token in flight (judging or queued) before 429.", ge=1,
+                            flag="--per-token-concurrency")
+    queue: int = option(64, "Judge requests waiting for a slot, all tokens together, before 429.", ge=0)
+    max_jobs: int = option(32, "Eval jobs queued or running before POST /v1/evals answers 429.", ge=1)
+    jobs_per_token: int = option(8, "Eval and task jobs of one token queued or running before 429.", ge=1)
+    programs_per_minute: int = option(600, "Programs one token may judge a minute (/v1/run, /v1/score) before 429.",
+                                      ge=1)
+    allow_endpoint: list = Option(help="A host name, IP address or CIDR network the jobs' model endpoints may reach "
+                                  "besides public addresses (repeatable; loopback, private and link-local addresses "
+                                  "are refused otherwise).", factory=list, multiple=True,
+                                  metavar="HOST_OR_CIDR").field()
+    allow_provider: tuple = option(("openai", "replay"), "Model providers callers may use, comma-separated (local "
+                                   "starts a model server on this machine).", parse=_providers,
+                                   text="openai,replay")
+    shutdown_timeout: float = option(60.0, "Seconds SIGTERM waits for requests and jobs in flight.", ge=0)
+    log_level: str = option("info", "Server log level.", choices=("debug", "info", "warning", "error"))
+    max_batch: int = option(256, "Items in one /v1/score batch (docs/rewards.md); past it 413 naming the field "
+                            "items.", ge=1)
     tokens: list = field(default_factory=list, repr=False)  # filled by check(); never logged
+
+    @property
+    def workers(self) -> int:
+        """Programs judged at once (``sandbox.workers``)."""
+        return self.sandbox.workers
 
     @property
     def db_url(self) -> str:
@@ -119,8 +140,9 @@ class ServeConfig:
 
     def check(self) -> "ServeConfig":
         """Read the tokens and refuse an unsafe or impossible setting (NeocoderError):
-        no token without ``no_auth``, ``no_auth`` on a non-loopback host, limits below 1,
-        an allow-list entry or a provider that does not exist."""
+        no token without ``no_auth``, ``no_auth`` on a non-loopback host, a value outside
+        its declaration (limits below 1, ...), an allow-list entry or a provider that does
+        not exist.  Returns this config."""
         self.tokens = read_tokens(self.tokens_file)
         if self.no_auth:
             if self.tokens:
@@ -130,16 +152,7 @@ class ServeConfig:
         elif not self.tokens:
             raise NeocoderError(f"no tokens: give --tokens-file FILE or ${TOKENS_ENV}, or bind to 127.0.0.1 "
                                 "with an explicit --no-auth")
-        for name in ("workers", "jobs", "max_body_bytes", "max_program_bytes", "max_tests", "max_batch", "per_token",
-                     "max_jobs", "jobs_per_token", "programs_per_minute"):
-            if int(getattr(self, name)) < 1:
-                raise NeocoderError(f"{name} must be at least 1")
-        if self.queue < 0:
-            raise NeocoderError("queue must be 0 or more")
-        if self.sandbox not in (DOCKER, PROCESS):
-            raise NeocoderError(f"sandbox must be docker or process, not {self.sandbox!r}")
-        if self.executor not in (LOCAL, RAY):
-            raise NeocoderError(f"executor must be local or ray, not {self.executor!r}")
+        check(self)  # each option within its declaration: ServeConfig.jobs: 0 is below 1, ...
         self.endpoint_policy()
         from ..models import PROVIDERS
         unknown = sorted(set(self.allow_provider) - set(PROVIDERS))

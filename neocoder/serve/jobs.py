@@ -32,6 +32,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from ..benchmarks import EVAL
 from ..errors import NeocoderError
 from ..records import Sample
 from ..runner import Stopped
@@ -165,14 +166,15 @@ class JobRunner:
         """``{"done", "total"}`` samples: done are the finished records in the run folder,
         total is known once the job has selected its problem states (else None)."""
         folder = self.run_dir(job.id)
-        if "task" in job.request:
-            return {"done": _task_done(job.request["task"], folder), "total": None}
+        task, config = job_task(job.request)
+        if task != EVAL:
+            return {"done": _task_done(task, folder), "total": None}
         total = None
         manifest = folder / RunFolder.MANIFEST
         if manifest.is_file():
             try:
                 states = json.loads(manifest.read_text(encoding="utf-8")).get("extra", {}).get("problem_states")
-                total = int(states) * int(job.request.get("samples", 1)) if states is not None else None
+                total = int(states) * int(config.get("samples", 1)) if states is not None else None
             except (ValueError, OSError):
                 total = None
         records = folder / RunFolder.RECORDS
@@ -227,9 +229,18 @@ class JobRunner:
                  f": {error}" if error and status == FAILED else "")
 
 
+def job_task(stored: dict) -> tuple[str, dict]:
+    """``(task name, config)`` of a stored job request: a task's ``{"task", "config"}``
+    (``POST /v1/runs``, and ``POST /v1/evals``, its alias for the ``eval`` task), or an eval
+    job stored before /v1/evals was that alias (the config itself)."""
+    if "task" in stored:
+        return stored["task"], stored.get("config") or {}
+    return EVAL, stored
+
+
 def _task_done(name: str, folder: Path) -> int:
     """Items of task ``name`` finished in ``folder`` (0 for a task without a record type)."""
-    from ..tasks import get_task
+    from neocoder.benchmarks import get_task
     try:
         kind = get_task(name).record_type
     except NeocoderError:  # a task this server no longer has registered

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import DOCKER, LOCAL, RAY, SandboxConfig
+from ..config import DOCKER, RAY, SandboxConfig
 from ..dataset import build_from_release, load_states, shipped
 from ..errors import NeocoderError
 from ..judge import Limits, Sandbox, SubmissionResult
 from ..models import Reply
-from ..program import program_from_reply
+from neocoder.benchmarks.neocoder.program import program_from_reply
 from ..records import ProblemState, Sample
 from ..rewards.scoring import NotFound, ProblemBank, score_state  # noqa: F401 - NotFound: app.py, deps.py map it to 404
 
@@ -50,14 +50,15 @@ class JudgeService:
 
     ``dataset`` is None (the shipped validated dataset), "release" (the release at
     ``release_dir``), or a problem-states file or run folder.
-    ``executor`` "ray" judges on sandbox-pool actors of the Ray cluster at ``ray_address``
-    (neocoder/executors/ray.py) instead of this machine's pool.  ``close()`` removes the
+    ``sandbox`` is where programs run (its executor "ray" judges on sandbox-pool actors of
+    the Ray cluster at its ``ray_address``, neocoder/executors/ray.py, instead of this
+    machine's pool).  ``close()`` removes the
     sandbox's containers.
     """
 
-    def __init__(self, release_dir: Path | None, dataset: str | None, sandbox: str = DOCKER, workers: int = 2,
-                 max_program_bytes: int = 64 << 10, executor: str = LOCAL, ray_address: str | None = None):
-        self.release_dir, self.dataset, self.workers = release_dir, dataset, workers
+    def __init__(self, release_dir: Path | None, dataset: str | None, sandbox: SandboxConfig,
+                 max_program_bytes: int = 64 << 10):
+        self.release_dir, self.dataset, self.workers = release_dir, dataset, sandbox.workers
         self.max_program_bytes = max_program_bytes
         if dataset is None:
             fixed = shipped.load_states()
@@ -67,8 +68,7 @@ class JudgeService:
             fixed = load_states(Path(dataset))
         self.bank = ProblemBank(fixed, self.dataset_name)
         from ..executors import EXECUTORS
-        self.box: Sandbox = EXECUTORS[executor](
-            SandboxConfig(sandbox, workers=workers, executor=executor, ray_address=ray_address), workers)
+        self.box: Sandbox = EXECUTORS[sandbox.executor](sandbox, sandbox.workers)
 
     @property
     def dataset_name(self) -> str:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import EvalConfig
 from ..netpolicy import EndpointPolicy, EndpointRefused
 from .derive import model_fields
+from ..records import HUMAN
 
-HUMAN = "human"  # the human baselines of an eval: no model, no provider
 
 
 @dataclass(frozen=True)
@@ -58,8 +57,8 @@ class CallerPolicy:
         ``loc`` is a request location as FastAPI's (``("body", "judges", 0, "base_url")``)."""
         if "task" in stored:
             values, prefix = stored.get("config") or {}, ("body", "config")
-        else:
-            values, prefix, config_type = stored, ("body",), EvalConfig
+        else:  # an eval request as POST /v1/evals takes it
+            values, prefix = stored, ("body",)
         found = []
         for name, is_list in model_fields(config_type):
             value = values.get(name)

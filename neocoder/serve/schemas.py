@@ -21,10 +21,12 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SecretStr, Tag, create_model, field_validator,
                       model_validator)
 
-from ..config import EvalConfig, ModelConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.config import ModelConfig
 from ..rewards.archive import ARCHIVE_NAME
 from ..rewards.formula import RewardWeights
 from .derive import request_model
+from ..records import HUMAN
 
 PROBLEM_ID = r"^[0-9]{1,6}[A-Z][0-9]?$"  # a Codeforces problem id, e.g. 1901A
 JOB_ID = r"^[0-9a-f]{32}$"  # made by the server (jobs.new_job_id)
@@ -197,7 +199,7 @@ class ModelChecks(Strict):
     @classmethod
     def _allowed(cls, spec: str) -> str:
         provider, _, name = spec.partition("/")
-        if spec == "human" or spec in REPLAYABLE:
+        if spec == HUMAN or spec in REPLAYABLE:
             return spec
         if provider == "replay":
             raise ValueError(f"a server replays only {', '.join(REPLAYABLE)} (replaying a file means reading "
@@ -252,7 +254,7 @@ class TaskRunRequest(Strict):
     """POST /v1/runs: a job of any registered task (``neocoder run TASK``)."""
 
     task: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="A registered task's name "
-                      "(neocoder.tasks.task_names()).")
+                      "(neocoder.benchmarks.task_names()).")
     config: dict[str, Any] = Field(default_factory=dict, description="The task's config, as its config type "
                                    "declares it (the run folder and the sandbox are the server's).")
 
@@ -260,7 +262,10 @@ class TaskRunRequest(Strict):
 @functools.cache
 def config_request(config_type) -> type[BaseModel]:
     """The request model of a task's config: every option ``config_type`` declares that a
-    caller may send (derive.py), its models as ModelSpec."""
+    caller may send (derive.py), its models as ModelSpec; for an eval, ``EvalRequest``
+    (the dataset named, since a caller never names a path on the server's disk)."""
+    if config_type is EvalConfig:
+        return EvalRequest
     return request_model(config_type, f"{config_type.__name__}Request", Strict,
                          f"The config of a {config_type.__name__} job.", model_schema=ModelSpec)
 

@@ -21,16 +21,17 @@ import anyio
 from fastapi.exceptions import RequestValidationError
 
 from .. import netpolicy
-from ..config import EvalConfig, SandboxConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig, dataset_arg
+from neocoder.config import SandboxConfig
 from ..errors import NeocoderError
 from ..store import RunFolder
 from .config import ServeConfig
 from .derive import to_config
-from .jobs import JobConflict, JobRunner
+from .jobs import JobConflict, JobRunner, job_task
 from .judging import JudgeService, Unavailable
 from .limits import Admission
 from .policy import CallerPolicy
-from ..tasks import get_task
+from neocoder.benchmarks import EVAL, get_task
 from .schemas import EvalJob, EvalRequest, Progress, config_request
 from .store import SUCCEEDED, Job, JobStore
 from .telemetry import Telemetry
@@ -57,8 +58,7 @@ class Services:
     def refused_models(self, stored: dict) -> list[tuple[tuple, str]]:
         """``(loc, message)`` for each model of a stored job request (an eval's, or a task's
         ``{"task", "config"}``) that the operator's policy refuses (policy.py)."""
-        config_type = get_task(stored["task"]).config_type if "task" in stored else EvalConfig
-        return self.policy.problems(stored, config_type)
+        return self.policy.problems(stored, get_task(job_task(stored)[0]).config_type)
 
     def check_models(self, stored: dict) -> None:
         """Refuse a job request whose models' provider or endpoint the operator does not
@@ -75,43 +75,42 @@ class Services:
                 found = RunFolder(self.runner.run_dir(job.id), create=False).read_metrics()
             except (NeocoderError, ValueError):
                 found = None
-        base = f"/v1/runs/{job.id}" if "task" in job.request else f"/v1/evals/{job.id}"
+        task, config = job_task(job.request)
+        base = f"/v1/evals/{job.id}" if task == EVAL else f"/v1/runs/{job.id}"
         return EvalJob(id=job.id, status=job.status, created=_iso(job.created), started=_iso(job.started),
-                       finished=_iso(job.finished), attempts=job.attempts, request=job.request,
+                       finished=_iso(job.finished), attempts=job.attempts,
+                       request=config if task == EVAL else job.request,
                        progress=Progress(**self.runner.progress(job)), error=job.error, metrics=found,
-                       links={"self": base} if "task" in job.request else {"self": base, "report": f"{base}/report"})
+                       links={"self": base, "report": f"{base}/report"} if task == EVAL else {"self": base})
 
     def sandbox(self) -> SandboxConfig:
         """The sandbox every job of this server judges in (the server's own, never a caller's)."""
-        return SandboxConfig(self.config.sandbox, workers=self.config.workers, executor=self.config.executor,
-                             ray_address=self.config.ray_address)
+        return self.config.sandbox
 
-    def eval_config(self, job: Job, api_key: str | None, run_dir: Path) -> EvalConfig:
-        """The EvalConfig of a stored job request (the key from memory, never from the store);
-        a request stored before an option existed gets the option's declared default."""
-        req = EvalRequest.model_validate(job.request)
-        chosen = req.dataset
-        dataset = self.config.dataset if chosen is None else (None if chosen == "validated" else "release")
-        if dataset not in (None, "release"):
-            dataset = Path(dataset)
+    def eval_config(self, stored: dict, api_key: str | None, run_dir: Path) -> EvalConfig:
+        """The EvalConfig of a stored eval request (the key from memory, never from the
+        store); a request stored before an option existed gets the option's declared default."""
+        req = EvalRequest.model_validate(stored)
+        dataset = dataset_arg(self.config.dataset if req.dataset is None else req.dataset)
         return to_config(EvalConfig, req, api_key=api_key, out=run_dir, release_dir=self.config.release_dir,
                          dataset=dataset, sandbox=self.sandbox(), progress=False)
 
     def execute(self, job: Job, api_key: str | None, run_dir: Path, stop: threading.Event) -> None:
-        """Run a stored job into ``run_dir``: an eval job through ``api.evaluate``, a task's
-        job (``POST /v1/runs``) through ``runner.run``.  Raises Stopped when ``stop`` is set
-        first, NeocoderError for what the library refuses, or for a model this server's
-        policy refuses (it may have changed since the job was queued)."""
+        """Run a stored job into ``run_dir`` through the one runner: the task it names (an
+        eval through ``api.evaluate``, which gives ``--model human`` its own task).  Raises
+        Stopped when ``stop`` is set first, NeocoderError for what the library refuses, or
+        for a model this server's policy refuses (it may have changed since the job was
+        queued)."""
         refused = self.refused_models(job.request)
         if refused:
             raise NeocoderError("refused by this server's policy: " + "; ".join(
                 f"{'.'.join(map(str, loc))}: {message}" for loc, message in refused))
-        if "task" in job.request:
-            from ..runner import run
-            run(self.task_of(job.request["task"], job.request["config"], api_key, run_dir), stop=stop)
+        from .. import api
+        task, config = job_task(job.request)
+        if task == EVAL:
+            api.evaluate(self.eval_config(config, api_key, run_dir), stop=stop)
         else:
-            from .. import api
-            api.evaluate(self.eval_config(job, api_key, run_dir), stop=stop)
+            api.run(self.task_of(task, config, api_key, run_dir), stop=stop)
 
     def task_of(self, name: str, stored: dict, api_key: str | None, run_dir: Path):
         """The Task ``name`` with the config of a stored request plus the server's own
@@ -161,8 +160,7 @@ async def open_services(config: ServeConfig, telemetry: Telemetry) -> Services:
     policy = CallerPolicy(config.endpoint_policy(), tuple(config.allow_provider))
     store = JobStore(config.db_url)
     judge = await anyio.to_thread.run_sync(lambda: JudgeService(
-        config.release_dir, config.dataset, config.sandbox, config.workers, config.max_program_bytes,
-        executor=config.executor, ray_address=config.ray_address))
+        config.release_dir, config.dataset, config.sandbox, config.max_program_bytes))
     if judge.box.unavailable:
         log.warning("the sandbox cannot run: %s", judge.box.unavailable)
     holder: dict = {}

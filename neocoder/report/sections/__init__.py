@@ -1,7 +1,7 @@
 """The report's sections, one per benchmark, found by the run's manifest ``kind``.
 
 Why: the report builder never asks which benchmark a run is: ``SECTIONS`` maps each task
-name (``neocoder.tasks``) to the section that reads and shows its runs; each section names
+name (``neocoder.benchmarks``) to the section that reads and shows its runs; each section names
 its kinds (``Section.kinds``).  A new task's report is one new section module (a
 ``Section``, ``base.py``) and one entry in ``_ORDER`` here.
 """
@@ -16,7 +16,7 @@ from .neocoder import NeoCoderSection
 
 _ORDER = (NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection())  # as the index shows them
 
-# manifest kind (a task name: neocoder.tasks EVAL, HUMAN, AIDANBENCH, IDEAS) -> the section showing it
+# manifest kind (a task name: neocoder.benchmarks EVAL, HUMAN, AIDANBENCH, IDEAS) -> the section showing it
 SECTIONS: dict[str, Section] = {kind: section for section in _ORDER for kind in section.kinds}
 KINDS = tuple(SECTIONS)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...config import COHERENCE_STOP, COHERENCE_STOP_10
+from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, COHERENCE_STOP_10
 from ...records import Answer, QuestionResult
-from ...tasks import AIDANBENCH
+from neocoder.benchmarks import AIDANBENCH
 from .. import plots
 from ..render import render
 from ..runs import Run, model_names

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from ...errors import NeocoderError
 from ...records import FluencyGrade, Idea, IdeaJudgement
-from ...tasks import IDEAS
+from neocoder.benchmarks import IDEAS
 from .. import plots
 from ..ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
 from ..render import render, write_page
@@ -64,7 +64,7 @@ class LiveIdeaBenchSection(Section):
 def leaderboard_view(models: dict[str, dict]) -> dict:
     """The run's models among the published leaderboard's rows (``report.ideas.comparison_rows``)
     with the bar figure and where the leaderboard was read, or why it could not be."""
-    from ...ideas.sources import LEADERBOARD_FILE, liveideabench_dir, load_leaderboard
+    from neocoder.benchmarks.ideas.sources import LEADERBOARD_FILE, liveideabench_dir, load_leaderboard
 
     try:
         leaderboard = load_leaderboard()

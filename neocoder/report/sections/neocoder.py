@@ -33,7 +33,7 @@ from markupsafe import Markup
 from ...dataset import shipped
 from ...errors import NeocoderError
 from ...records import Sample
-from ...tasks import EVAL, HUMAN
+from neocoder.benchmarks import EVAL, HUMAN
 from .. import plots
 from ..render import render
 from ..runs import Run
@@ -41,6 +41,7 @@ from ..verdicts import verdict_counts
 from .base import Section
 from .drilldown import write_drilldowns
 from .metrics_view import metrics_view, published_series, published_view
+from ...records import HUMAN
 
 
 def top_techniques(groups: list[list[set[str]]], k: int = 5) -> list[tuple[str, float]]:
@@ -110,7 +111,7 @@ class NeoCoderSection(Section):
             run.samples = sorted(folder.read(Sample), key=lambda s: (s.state, s.problem_id, s.sample))
             run.label = run.metrics.get("model") or run.model_label()
         else:
-            run.label = "human"
+            run.label = HUMAN
 
     def has_page(self, run: Run) -> bool:
         return run.kind == EVAL

@@ -10,7 +10,9 @@ from fastapi.responses import FileResponse, HTMLResponse
 from ..deps import caller, job_slot, owned_job, services
 from ..judging import NotFound
 from ..schemas import JOB_ID, EvalJob, EvalList, EvalRequest, ResumeRequest
+from ..jobs import job_task
 from ..services import Services
+from ...benchmarks import EVAL
 from ..store import Job
 from . import SECURED
 
@@ -21,10 +23,11 @@ router = APIRouter(tags=["evals"], **SECURED)
 
 @router.post("/v1/evals", response_model=EvalJob, status_code=202)
 def submit(body: EvalRequest, response: Response, who: str = Depends(job_slot), s: Services = Depends(services)):
-    """Queue `neocoder eval` as a job; its run folder is written on the server."""
+    """Queue `neocoder eval` as a job (``POST /v1/runs`` with the ``eval`` task, the request
+    being EvalConfig's options); its run folder is written on the server."""
     key = body.model.api_key.get_secret_value() if body.model.api_key else None
     s.check_models(body.public())  # the operator's providers and endpoints (422 naming the field)
-    job = s.runner.submit(who, body.public(), key)
+    job = s.runner.submit(who, {"task": EVAL, "config": body.public()}, key)
     response.headers["Location"] = f"/v1/evals/{job.id}"
     return s.view(job)
 
@@ -32,7 +35,8 @@ def submit(body: EvalRequest, response: Response, who: str = Depends(job_slot), 
 @router.get("/v1/evals", response_model=EvalList)
 def list_jobs(who: str = Depends(caller), s: Services = Depends(services)):
     """The caller's jobs, newest first, without their metrics."""
-    return EvalList(jobs=[s.view(j, metrics=False) for j in reversed(s.store.list(who)) if "task" not in j.request])
+    return EvalList(jobs=[s.view(j, metrics=False) for j in reversed(s.store.list(who))
+                          if job_task(j.request)[0] == EVAL])
 
 
 @router.get("/v1/evals/{job_id}", response_model=EvalJob)

@@ -15,9 +15,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import SecretStr, ValidationError
 
 from ...errors import NeocoderError
-from ...tasks import get_task
+from neocoder.benchmarks import get_task
 from ..deps import caller, job_slot, owned_job, services
-from ..judging import NotFound
 from ..derive import unsendable
 from ..schemas import EvalJob, EvalList, TaskRunRequest, config_request
 from ..services import Services
@@ -69,12 +68,6 @@ def _without_keys(data):
     return data
 
 
-def _run_job(job: Job) -> Job:
-    if "task" not in job.request:
-        raise NotFound("job_id", f"no run {job.id} (an eval job: /v1/evals/{job.id})")
-    return job
-
-
 @router.post("/v1/runs", response_model=EvalJob, status_code=202)
 def submit_run(body: TaskRunRequest, response: Response, who: str = Depends(job_slot),
                s: Services = Depends(services)):
@@ -88,18 +81,18 @@ def submit_run(body: TaskRunRequest, response: Response, who: str = Depends(job_
 
 @router.get("/v1/runs", response_model=EvalList)
 def list_runs(who: str = Depends(caller), s: Services = Depends(services)):
-    """The caller's task runs, newest first, without their metrics."""
-    return EvalList(jobs=[s.view(j, metrics=False) for j in reversed(s.store.list(who)) if "task" in j.request])
+    """The caller's runs of every task (eval jobs included), newest first, without their metrics."""
+    return EvalList(jobs=[s.view(j, metrics=False) for j in reversed(s.store.list(who))])
 
 
 @router.get("/v1/runs/{job_id}", response_model=EvalJob)
 def get_run(job: Job = Depends(owned_job), s: Services = Depends(services)):
     """A run's status, progress and (once it has succeeded) metrics.json."""
-    return s.view(_run_job(job))
+    return s.view(job)
 
 
 @router.delete("/v1/runs/{job_id}", response_model=EvalJob, status_code=202)
 def cancel_run(job: Job = Depends(owned_job), s: Services = Depends(services)):
     """Cancel a queued or running run (a running one after its items in flight); 409 once it has ended."""
-    s.runner.cancel(_run_job(job).id)
+    s.runner.cancel(job.id)
     return s.view(s.store.get(job.id))

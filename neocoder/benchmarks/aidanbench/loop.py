@@ -1,0 +1,400 @@
+"""The AidanBench loop: answer, judge, embed, stop; resumable, one JSONL of results.
+
+Per question: the generator sees every earlier answer and is asked for a new one
+(``cot``: it reasons first and its answer is what follows "Answer:"); the judge rates
+its coherence (0-100, or 1-10 with ``coherence_scale`` 10); its novelty is 1 - the
+largest cosine similarity to the earlier answers (one matrix-vector product against the
+stored embeddings: each answer is embedded once); the question stops at the first
+answer with coherence <= the stop (15, or 3 on the 1-10 scale) or novelty <= 0.15
+(optionally also judge-rated similarity, ``llm_similarity``), at ``max_answers``, or at
+an error.  With ``entailment`` each answer also gets a meaning class (bidirectional
+entailment asked of the judge, or embedding similarity), for the semantic entropy of
+the question's answers.  Formulas: scoring.py, analyses.py, neocoder/entropy.py.
+
+Results go to the run folder's ``records.jsonl`` as they happen: one ``Answer`` record
+per answer and one ``QuestionResult`` when a question ends (records.py), appended by the
+runner as ``run_question`` yields them (the aidanbench task, neocoder/tasks/aidanbench.py).
+A rerun with the same folder skips ended questions and continues unfinished ones after
+their last answer.  The settings are the run's ``AidanConfig`` (config.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from dataclasses import dataclass, field
+from collections import Counter
+
+import numpy as np
+
+from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
+from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
+from neocoder.errors import NeocoderError
+from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
+from neocoder.resources import prompt_text as load_prompt
+from neocoder.records import Answer, QuestionResult
+from neocoder.store import RunFolder
+from .analyses import question_result
+from .scoring import coherence_range, novelty, parse_score, parse_verdict, stop_reason
+
+ANSWER_STOP = ("\n\n", "\nQuestion:")
+PROMPT_FILES = ("aidan_answer_system.txt", "aidan_answer_user.txt", "aidan_answer_completion.txt",
+                "aidan_answer_user_cot.txt", "aidan_answer_completion_cot.txt", "aidan_coherence.txt",
+                "aidan_coherence_10.txt", "aidan_similarity.txt", "aidan_entailment.txt")
+COHERENCE_PROMPTS = {100: "aidan_coherence.txt", 10: "aidan_coherence_10.txt"}
+
+
+def answer_prompt(question: str, previous: list[str], cot: bool = False, logprobs: int | None = None) -> Prompt:
+    """The generator's prompt: the question and every earlier answer (chat and completion).
+    ``cot``: the chain-of-thought variant (``prompts/aidan_answer_*_cot.txt``), which asks
+    for reasoning first and the answer after "Answer:".  ``logprobs``: ask for the
+    tokens' log-probabilities (the semantic entropy's log-probability estimate)."""
+    suffix = "_cot" if cot else ""
+    listed = "\n".join(f"{i}. {a}" for i, a in enumerate(previous, 1)) or "(none yet)"
+    user = load_prompt(f"aidan_answer_user{suffix}.txt").replace("{question}", question).replace("{previous}", listed)
+    label = "Answer: " if cot else ""
+    numbered = "".join(f"{i}. {label}{' '.join(a.split())}\n\n" for i, a in enumerate(previous, 1))
+    completion = (load_prompt(f"aidan_answer_completion{suffix}.txt").replace("{question}", question)
+                  .replace("{numbered}", numbered).replace("{next_number}", str(len(previous) + 1)))
+    return Prompt(messages=({"role": "system", "content": load_prompt("aidan_answer_system.txt").strip()},
+                            {"role": "user", "content": user}),
+                  completion=completion.rstrip("\n"), code_prefix="",
+                  stop=ANSWER_STOP + (f"\n{len(previous) + 2}.",),
+                  replay_key=ReplayKey(question, len(previous) + 1), logprobs=logprobs)
+
+
+_ANSWER_MARK = re.compile(r"(?:^|\s)\**\s*(?:final\s+)?answer\s*\**\s*:\s*\**\s*", re.I)
+
+
+def split_reasoning(text: str) -> tuple[str, str | None]:
+    """(answer, reasoning) of a chain-of-thought reply: the answer is what follows the
+    last "Answer:" (or "Final answer:", any case), the reasoning what comes before it.
+    A reply without the mark is all answer, with reasoning None; so is a mark with
+    nothing after it (the whole reply is kept rather than an empty answer)."""
+    marks = list(_ANSWER_MARK.finditer(text))
+    if not marks:
+        return text.strip(), None
+    last = marks[-1]
+    answer, reasoning = text[last.end():].strip(), text[:last.start()].strip()
+    if not answer:
+        return text.strip(), None
+    return answer, reasoning or None
+
+
+def _ask_prompt(name: str, attempt: int, tag: str, reminder: str, **fields) -> Prompt:
+    text = load_prompt(name)
+    for key, value in fields.items():
+        text = text.replace("{" + key + "}", value)
+    if attempt:  # each retry its own text: the call cache would answer a repeated prompt with the same reply
+        text += f"\nYour previous {'reply' if attempt == 1 else f'{attempt} replies'} could not be read. {reminder}\n"
+    return Prompt(messages=({"role": "user", "content": text},), completion=text.rstrip("\n") + f"\n<{tag}>",
+                  code_prefix="", stop=(f"</{tag}>", "\n"))
+
+
+def _score_prompt(name: str, attempt: int, **fields) -> Prompt:
+    return _ask_prompt(name, attempt, "score", "Reply with <score>N</score>, your number in place of N, "
+                       "and nothing else.", **fields)
+
+
+def _ask(judge: Model, prompts, parse, retries: int):
+    replies, tokens = [], {"prompt": 0, "completion": 0}
+    for attempt in range(retries + 1):
+        reply = judge.generate(prompts(attempt))
+        replies.append(reply.text)
+        tokens["prompt"] += reply.prompt_tokens or 0
+        tokens["completion"] += reply.completion_tokens or 0
+        value = parse(reply.text)
+        if value is not None:
+            return value, replies, tokens
+    return None, replies, tokens
+
+
+def judge_score(judge: Model, name: str, retries: int, low: float = 0.0, high: float = 100.0,
+                **fields) -> tuple[float | None, list[str], dict]:
+    """Ask ``judge`` with prompt ``name``; returns (score in ``low..high`` or None, the
+    replies, tokens).  An unparseable or out-of-range reply is asked again up to
+    ``retries`` times with a reminder; None after that (the caller records an error,
+    never a 0).  ModelError propagates."""
+    return _ask(judge, lambda attempt: _score_prompt(name, attempt, **fields),
+                lambda text: parse_score(text, low, high), retries)
+
+
+def judge_verdict(judge: Model, retries: int, **fields) -> tuple[bool | None, list[str], dict]:
+    """Ask ``judge`` whether answer ``a`` entails answer ``b`` (``prompts/aidan_entailment.txt``,
+    fields question, a, b); returns (True / False, or None when no reply could be read
+    after ``retries`` more asks, the replies, tokens).  ModelError propagates."""
+    return _ask(judge, lambda attempt: _ask_prompt("aidan_entailment.txt", attempt, "verdict",
+                                                   "Reply with <verdict>yes</verdict> or <verdict>no</verdict> "
+                                                   "and nothing else.", **fields),
+                parse_verdict, retries)
+
+
+class Unclassified(Exception):
+    """The judge's entailment verdict could not be read: the answer gets no class."""
+
+
+def meaning_classes(settings: AidanConfig, judge: Model | None, question: str, tokens: dict) -> GreedyClasses | None:
+    """The greedy meaning classes of one question's answers (neocoder/entropy.py) for
+    ``settings.entailment``: "judge" asks ``judge`` both directions of entailment
+    (a class's first answer -> the new one, then back); "embedding" joins a class whose
+    first answer has cosine similarity >= ``settings.entailment_threshold`` (an
+    approximation).  Items are (text, unit vector) pairs.  The judge's tokens are added
+    to ``tokens``.  None without ``entailment``."""
+    if not settings.entailment:
+        return None
+    if settings.entailment == "embedding":
+        close = cosine_equivalence(settings.entailment_threshold)
+        return GreedyClasses(lambda a, b: close(a[1], b[1]))
+
+    def entails(a, b) -> bool:
+        verdict, _, used = judge_verdict(judge, settings.judge_retries, question=question, a=a[0], b=b[0])
+        for k in used:
+            tokens[k] = tokens.get(k, 0) + used[k]
+        if verdict is None:
+            raise Unclassified()
+        return verdict
+    return GreedyClasses(bidirectional(entails))
+
+
+def check_settings(settings: AidanConfig, judged: bool) -> None:
+    """Refuse settings the loop cannot honour, with the option's name: an unknown
+    coherence scale or entailment, lambda outside [0, 1], --entailment judge without a
+    judge, a threshold that is not a cosine similarity."""
+    if settings.coherence_scale not in (10, 100):
+        raise NeocoderError(f"--coherence-scale {settings.coherence_scale}: use 10 or 100")
+    if not 0.0 <= settings.mmr_lambda <= 1.0:
+        raise NeocoderError(f"--mmr-lambda {settings.mmr_lambda}: lambda must be in [0, 1]")
+    if settings.entailment not in (None, "judge", "embedding"):
+        raise NeocoderError(f"--entailment {settings.entailment!r}: use judge or embedding")
+    if settings.entailment == "judge" and not judged:
+        raise NeocoderError("--entailment judge asks the judge model: give --judge (not none), or use "
+                            "--entailment embedding")
+    if not -1.0 <= settings.entailment_threshold <= 1.0:
+        raise NeocoderError(f"--entailment-threshold {settings.entailment_threshold}: a cosine similarity, "
+                            "between -1 and 1")
+
+
+def check_scale(folder: RunFolder, answers: list[Answer], scale: int) -> None:
+    """A run folder holds coherence on one scale: refuse to add answers on another."""
+    for a in answers:
+        if a.coherence is not None and a.coherence_scale != scale:
+            raise NeocoderError(
+                f"{folder.records_path}: answer {a.answer_num} of question {a.question_index + 1} ({a.model}), field "
+                f"coherence_scale: scored on the {a.coherence_scale}-point scale, this run asks for {scale}; "
+                "continue with the same --coherence-scale or give another --out")
+
+
+@dataclass
+class Judged:
+    """What the judge says of one answer: coherence (None: no judge or unreadable), the
+    raw replies, judge tokens, judge-rated novelty (``llm_similarity``), meaning class
+    (``entailment``) and the error that ends the question, if any."""
+
+    coherence: float | None = None
+    replies: list = field(default_factory=list)
+    tokens: dict = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    llm_novelty: float | None = None
+    semantic_class: int | None = None
+    error: str | None = None
+
+    def add_tokens(self, used: dict) -> None:
+        self.tokens = {k: self.tokens[k] + used.get(k, 0) for k in self.tokens}
+
+
+def _llm_novelty(judge: Model, settings: AidanConfig, question: str, texts: list[str], text: str,
+                 judged: Judged) -> None:
+    """1 - the largest judge-rated similarity of ``text`` to the earlier answers, into
+    ``judged`` (or its error when a similarity reply cannot be read)."""
+    sims = []
+    for earlier in texts:
+        score, _, used = judge_score(judge, "aidan_similarity.txt", settings.judge_retries, question=question,
+                                     a=earlier, b=text)
+        judged.add_tokens(used)
+        if score is None:
+            judged.error = "similarity judge reply unparseable"
+            return
+        sims.append(score / 100.0)
+    judged.llm_novelty = 1.0 - max(sims)
+
+
+def judge_answer(judge: Model | None, settings: AidanConfig, question: str, texts: list[str], text: str, vector,
+                 classes: GreedyClasses | None, class_tokens: dict) -> Judged:
+    """Coherence, judge-rated novelty and meaning class of the new answer ``text`` (its
+    unit embedding ``vector``), after the earlier answers ``texts``.  A judge's
+    ModelError becomes the error; an unclassifiable answer gets no class, never a guess."""
+    judged = Judged()
+    try:
+        if judge is not None:
+            low, high = coherence_range(settings.coherence_scale)
+            judged.coherence, judged.replies, used = judge_score(
+                judge, COHERENCE_PROMPTS[settings.coherence_scale], settings.judge_retries, low, high,
+                question=question, answer=text)
+            judged.add_tokens(used)
+            if judged.coherence is None:
+                judged.error = f"judge reply unparseable after {settings.judge_retries + 1} attempts"
+            if settings.llm_similarity and texts and judged.error is None:
+                _llm_novelty(judge, settings, question, texts, text, judged)
+        if classes is not None and judged.error is None:
+            before = dict(class_tokens)
+            try:
+                judged.semantic_class = classes.add((text, vector))
+            except Unclassified:
+                judged.semantic_class = None  # the question's entropy is then left out
+            judged.add_tokens({k: class_tokens[k] - before[k] for k in before})
+    except ModelError as exc:
+        judged.error = f"judge: {exc}"
+    return judged
+
+
+def _reclassify(kept: list[Answer], classes: GreedyClasses, matrix):
+    """Work out the meaning classes of a resumed question's answers again (from the call
+    cache), updating ``kept`` and yielding each answer whose class changed.  ModelError
+    propagates."""
+    for k, a in enumerate(kept):
+        try:
+            c = classes.add((a.answer, matrix[k]))
+        except Unclassified:
+            c = None
+        if c != a.semantic_class:
+            kept[k] = dataclasses.replace(a, semantic_class=c)
+            yield kept[k]
+
+
+def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder,
+                 settings: AidanConfig, done_answers: list[Answer]):
+    """Answer ``question`` until the stop rule, yielding every ``Answer`` as it is judged
+    and the final ``QuestionResult`` last (the runner appends each to the run folder).
+    ``done_answers`` are this question's answers from an interrupted run (continued, not
+    redone; with ``entailment`` their classes are worked out again, from the call cache,
+    and an answer whose class changes is yielded again).  A replayed source whose
+    recorded answers end stops the question as "max answers".  The caller has checked
+    that ``done_answers`` are on the run's coherence scale (``check_scale``).
+    """
+    kept = list(done_answers)
+    texts = [a.answer for a in kept]
+    matrix = embedder.embed(texts) if texts else None  # once, to rebuild the stored matrix
+    class_tokens = {"prompt": 0, "completion": 0}
+    classes = meaning_classes(settings, judge, question, class_tokens)
+    reason, error, stopper = None, None, None
+    if classes is not None:
+        try:
+            yield from _reclassify(kept, classes, matrix)
+        except ModelError as exc:
+            reason, error = "error", f"judge: {exc}"
+    while reason is None:
+        if len(kept) >= settings.max_answers:
+            reason = "max answers"
+            break
+        t0 = time.monotonic()
+        try:
+            reply = generator.generate(answer_prompt(question, texts, settings.cot, 1 if classes else None))
+        except NoRecordedReply:
+            reason = "max answers"  # a replayed source has no more answers for this question
+            break
+        except ModelError as exc:
+            reason, error = "error", f"generator: {exc}"
+            break
+        text, reasoning = split_reasoning(reply.text) if settings.cot else (reply.text.strip(), None)
+        t1 = time.monotonic()
+        vector = embedder.embed([text])[0]
+        n = round(novelty(vector, matrix), 6)  # as stored: a resumed run sums the same numbers
+        t2 = time.monotonic()
+        judged = judge_answer(judge, settings, question, texts, text, vector, classes, class_tokens)
+        reason = "error" if judged.error else stop_reason(judged.coherence, n, settings.stop_at_coherence(),
+                                                          settings.novelty_stop)
+        if reason is None and judged.llm_novelty is not None and judged.llm_novelty <= settings.novelty_stop:
+            reason = "repetitive"
+        record = answer_record(generator.name, index, question, len(kept) + 1, text, reasoning, reply, n, judged,
+                               reason, settings.coherence_scale, (t0, t1, t2, time.monotonic()))
+        yield record
+        if reason is None:
+            kept.append(record)
+            texts.append(text)
+            matrix = vector[None, :] if matrix is None else np.vstack([matrix, vector])
+        else:
+            stopper, error = record, judged.error
+    yield question_result(generator.name, index, question, kept + ([stopper] if stopper else []), len(kept),
+                          reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
+                          coherence_scale=settings.coherence_scale, judged=judge is not None,
+                          entailment=classes is not None)
+
+
+def answer_record(model: str, index: int, question: str, number: int, text: str, reasoning: str | None, reply,
+                  novelty_: float, judged: Judged, reason: str | None, scale: int, times: tuple) -> Answer:
+    """The ``Answer`` record of one answer: ``times`` are the monotonic seconds before
+    generating, after generating, after embedding and after judging."""
+    t0, t1, t2, t3 = times
+    logprob = reply.mean_logprob
+    return Answer(
+        model=model, question_index=index, question=question, answer_num=number, answer=text,
+        coherence=judged.coherence, novelty=novelty_, llm_novelty=judged.llm_novelty, stop=reason,
+        error=judged.error, judge_replies=judged.replies,
+        tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
+                "judge": judged.tokens},
+        seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
+        coherence_scale=scale, reasoning=reasoning, logprob=None if logprob is None else round(logprob, 6),
+        semantic_class=judged.semantic_class)
+
+
+def resume_state(folder: RunFolder, model_name: str) -> tuple[dict, dict]:
+    """(ended questions: index -> QuestionResult, unfinished: index -> Answers in order) of
+    ``model_name`` in a run folder.  Answers that ended their question (``stop`` set) are
+    left out of the unfinished ones: that answer is redone.  A question that ended in an
+    error is unfinished again (the resume rule: it is not ``finished``)."""
+    ended = {q.question_index: q for q in folder.read(QuestionResult) if q.model == model_name and q.finished}
+    partial: dict[int, dict[int, Answer]] = {}
+    for a in folder.read(Answer):
+        if a.model == model_name and a.stop is None and a.question_index not in ended:
+            partial.setdefault(a.question_index, {})[a.answer_num] = a
+    unfinished = {}
+    for i, answers in partial.items():
+        ordered = [answers[k] for k in sorted(answers)]
+        unfinished[i] = [a for k, a in enumerate(ordered, 1) if a.answer_num == k]  # a gap ends the prefix
+    return ended, unfinished
+
+
+ANALYSES = ("gated_novelty", "mmr")  # per-question sums, totalled where a judge scored the answers
+ENTROPIES = ("semantic_entropy", "semantic_entropy_rb")  # per-question values, averaged where present
+
+
+def totals(results: list[QuestionResult]) -> dict:
+    """Per-model totals: the README's score (answers before the stop, summed), the paper's
+    (novelty summed), the stop reasons; where present, the coherence-gated novelty and
+    MMR_AB summed over questions, and the mean semantic entropies over the questions
+    that have one (with ``<name>_questions``, how many)."""
+    out = {"questions": len(results),
+           "answers": sum(q.answers for q in results),
+           "novelty_sum": round(sum(q.novelty_sum for q in results), 6),
+           "stop_reasons": dict(Counter(q.stop_reason for q in results)),
+           "errors": sum(1 for q in results if q.stop_reason == "error")}
+    for name in ANALYSES:
+        values = [getattr(q, name) for q in results if getattr(q, name) is not None]
+        if values:
+            out[name] = round(sum(values), 6)
+    for name in ENTROPIES:
+        values = [getattr(q, name) for q in results if getattr(q, name) is not None]
+        if values:
+            out[name] = round(sum(values) / len(values), 6)
+            out[f"{name}_questions"] = len(values)
+    return out
+
+
+def total_intervals(results: list[QuestionResult], resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> dict:
+    """Intervals of a model's totals (``answers``, ``novelty_sum``, and where present the
+    gated novelty, MMR_AB and the mean semantic entropies) from a bootstrap that
+    resamples questions (neocoder/bootstrap.py): total -> {"low", "high", "se"}."""
+    units = [str(q.question_index) for q in results]
+    if not units:
+        return {}
+    w = weights(len(units), resamples, seed)
+    out = {name: summarize(replicates(Ratio({str(q.question_index): getattr(q, name) for q in results}), units, w))
+           for name in ("answers", "novelty_sum")}
+    for name in ANALYSES + ENTROPIES:
+        have = {str(q.question_index): getattr(q, name) for q in results if getattr(q, name) is not None}
+        if have:
+            ratio = Ratio(have, {u: 1.0 for u in have}) if name in ENTROPIES else Ratio(have)
+            out[name] = summarize(replicates(ratio, units, w))
+    return out

@@ -1,0 +1,249 @@
+"""AidanBench as a task: each generator answers each question until an answer is
+incoherent or repetitive (neocoder/aidanbench/).
+
+An item is one (generator, question); solving it is ``aidanbench.loop.run_question``,
+which yields each ``Answer`` as it is judged and the ``QuestionResult`` last.  A recorded
+source of several models (``--model replay/FILE``) is one generator per model.  The
+score is per-model totals with bootstrap intervals over questions.  The runner
+(neocoder/runner.py) owns the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
+from neocoder.errors import NeocoderError
+from neocoder.records import Answer, QuestionResult
+from .loop import PROMPT_FILES
+from neocoder.runner import Run, Task
+from neocoder.store import RunFolder
+from neocoder.benchmarks import AIDANBENCH, AIDANBENCH_RESCORE
+
+
+@dataclass
+class AidanResult:
+    """What an AidanBench run returns: per generator model, its question results (in
+    question order) and totals; texts embedded, call-cache stats, wall time in seconds."""
+
+    run: Path
+    results: dict[str, list[QuestionResult]]
+    totals: dict[str, dict]
+    embedded: int = 0
+    calls: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def load_questions(path: Path | None = None) -> list[str]:
+    """AidanBench questions, one per non-blank line of ``path`` (default: the 65 shipped
+    questions).  Raises NeocoderError for a missing file."""
+    if path is None:
+        from importlib import resources
+        text = resources.files("neocoder.benchmarks.aidanbench").joinpath("questions.txt").read_text(encoding="utf-8")
+    elif not Path(path).is_file():
+        raise NeocoderError(f"{path}: questions file not found")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return [q.strip() for q in text.splitlines() if q.strip()]
+
+
+@dataclass
+class AidanInputs:
+    """What an AidanBench run works with (``AidanTask.open``): the ``generators`` (one per
+    model of a recorded source, each behind the call cache), the coherence ``judge``
+    (None: novelty only), the ``embedder``, the ``questions``; then the answers of the
+    questions left ``unfinished`` (per item) and, once scored, the ``results``."""
+
+    generators: list
+    judge: Any
+    embedder: Any
+    questions: list[str]
+    unfinished: dict = field(default_factory=dict)
+    results: dict = field(default_factory=dict)
+
+
+class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question", prompts=PROMPT_FILES):
+    """AidanBench (see the module)."""
+
+    def check(self) -> None:
+        from .loop import check_settings
+        check_settings(self.config, self.config.judge is not None)
+
+    def open(self, run: Run) -> AidanInputs:
+        from .embedders import get_embedder
+        config = self.config
+        raw = run.open_model(config.model)
+        judge = None
+        if config.judge is not None:
+            shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
+            judge = run.cached(shared or run.open_model(config.judge))
+        questions = load_questions(config.questions) if config.questions or not raw.recorded_items() \
+            else raw.recorded_items()
+        return AidanInputs(generators=[run.cached(m) for m in raw.variants()], judge=judge,
+                           embedder=get_embedder(config.embedder, base_url=config.model.base_url,
+                                                 api_key=config.model.api_key),
+                           questions=questions[:config.limit] if config.limit else questions)
+
+    def items(self, run: Run) -> list:
+        return [(g, i) for g in range(len(run.inputs.generators)) for i in range(len(run.inputs.questions))]
+
+    def pending(self, run: Run, items: list) -> list:
+        """Questions not ended yet; an unfinished one continues after its last answer
+        (kept in ``run.inputs.unfinished``).  Raises NeocoderError when the folder holds
+        answers judged on another coherence scale."""
+        from .loop import check_scale, resume_state
+        ended, unfinished = {}, {}
+        for g, generator in enumerate(run.inputs.generators):
+            check_scale(run.folder, [a for a in run.folder.read(Answer) if a.model == generator.name],
+                        self.config.coherence_scale)
+            done, partial = resume_state(run.folder, generator.name)
+            ended.update({(g, i): q for i, q in done.items()})
+            unfinished.update({(g, i): answers for i, answers in partial.items()})
+        run.inputs.unfinished = unfinished
+        return [item for item in items if item not in ended]
+
+    def solve(self, item, run: Run):
+        from .loop import run_question
+        g, i = item
+        s = run.inputs
+        return run_question(i, s.questions[i], s.generators[g], s.judge, s.embedder, self.config,
+                            s.unfinished.get(item, []))
+
+    def label(self, run: Run) -> str:
+        return "aidanbench " + ", ".join(g.name for g in run.inputs.generators)
+
+    def manifest(self, run: Run) -> dict:
+        return {"questions": len(run.inputs.questions)}
+
+    def results(self, run: Run) -> dict[str, list[QuestionResult]]:
+        """Per generator, its QuestionResults in question order (resumed ones included)."""
+        count = len(run.inputs.questions)
+        ended = run.folder.read(QuestionResult)
+        return {g.name: sorted((q for q in ended if q.model == g.name and q.question_index < count and q.finished),
+                               key=lambda q: q.question_index) for g in run.inputs.generators}
+
+    def score(self, run: Run) -> dict:
+        from .loop import total_intervals, totals
+        from neocoder.metrics.bootstrap import bootstrap_info
+        config = self.config
+        run.inputs.results = results = self.results(run)
+        models = {}
+        for name, lines in results.items():
+            models[name] = totals(lines)
+            models[name]["intervals"] = total_intervals(lines, config.bootstrap, config.bootstrap_seed)
+        return {"benchmark": "aidanbench", "models": models,
+                "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "question")}
+
+    def result(self, run: Run, metrics: dict) -> AidanResult:
+        return AidanResult(run.folder.path, run.inputs.results, metrics["models"],
+                           embedded=run.inputs.embedder.texts_embedded, calls=run.cache.stats(),
+                           seconds=run.seconds())
+
+
+@dataclass
+class RescoreInputs:
+    """What a re-score works with (``RescoreTask.open``): the questions the run ``ended``,
+    their ``new`` records (the answers shown and the new result, per question) and the
+    ``result`` being filled."""
+
+    ended: list
+    new: list
+    result: Any
+
+
+class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit="question"):
+    """AidanBench re-scored at new thresholds from a run's stored judge scores and
+    novelties, with no model call (neocoder/aidanbench/rescore.py has the method).  An
+    item is one question the run ended; the new folder's manifest has the run's kind and
+    config with the new thresholds, so every reader treats it as an AidanBench run."""
+
+
+    def check(self) -> None:
+        """Read the run and resolve the rule and ``out``.  Raises NeocoderError when
+        ``run`` is not an AidanBench run folder, for a bad threshold, and when ``out`` is
+        the run itself or a folder that is not an earlier re-score."""
+        from .rescore import check_out, default_out, new_rule, source_rule
+        config = self.config
+        self.source = RunFolder(Path(config.run), create=False)
+        self.origin = self.source.read_manifest()
+        if self.origin.kind != AIDANBENCH:
+            raise NeocoderError(f"{self.source.path}: a {self.origin.kind!r} run folder; rescore reads AidanBench runs")
+        self.run_rule = source_rule(self.origin.config)
+        self.rule = new_rule(self.run_rule, config.coherence_stop, config.novelty_stop, config.max_answers,
+                             config.mmr_lambda)
+        out = Path(config.out) if config.out is not None else default_out(self.source.path, self.rule, self.run_rule)
+        check_out(self.source.path, out)
+        self.config = dataclasses.replace(config, out=out)
+        self.resamples = self.origin.config.get("bootstrap", 2000) if config.bootstrap is None else config.bootstrap
+        self.seed = self.origin.config.get("bootstrap_seed", 0) if config.bootstrap_seed is None \
+            else config.bootstrap_seed
+
+    def open(self, run: Run) -> "RescoreInputs":
+        """Re-score every question the run ended, before anything is written: a
+        contradiction in the records (NeocoderError) leaves an earlier re-score in the
+        folder as it was; otherwise the new records replace it whole (``score``)."""
+        from .rescore import RescoreResult, rescore_question
+        answers = {a.key: a for a in self.source.read(Answer)}
+        ended = sorted(self.source.read(QuestionResult), key=lambda q: (q.model, q.question_index))
+        started = {(a.model, a.question_index) for a in answers.values()}
+        new = [rescore_question(self.source, answers, q, self.rule, self.run_rule.max_answers, self.origin.config)
+               for q in ended]
+        return RescoreInputs(ended=ended, new=new, result=RescoreResult(
+            run=self.config.out, source=self.source.path, rule=self.rule,
+            unfinished=len(started - {(q.model, q.question_index) for q in ended})))
+
+    def items(self, run: Run) -> list:
+        return []  # the work is done in ``open``: nothing may be written before every question is re-scored
+
+    def solve(self, item, run: Run):
+        return ()
+
+    def manifest_head(self, run: Run) -> tuple[str, dict]:
+        rule = self.rule
+        return AIDANBENCH, dict(self.origin.config, coherence_stop=rule.coherence_stop,
+                                novelty_stop=rule.novelty_stop, max_answers=rule.max_answers,
+                                mmr_lambda=rule.mmr_lambda, bootstrap=self.resamples, bootstrap_seed=self.seed,
+                                out=str(self.config.out))
+
+    def manifest(self, run: Run) -> dict:
+        origin = self.origin
+        return {"rescored_from": str(self.source.path.resolve()),
+                "source": {"started": origin.started, "git_commit": origin.git_commit, "command": origin.command,
+                           "config": origin.config},
+                "questions": origin.extra.get("questions"), "prompts": origin.extra.get("prompts", {})}
+
+    def score(self, run: Run) -> dict:
+        from .loop import totals
+        from .rescore import model_totals
+        from neocoder.metrics.bootstrap import bootstrap_info
+        result = run.inputs.result
+        records = []
+        for i, q in enumerate(run.inputs.ended):
+            shown, new = run.inputs.new[i]
+            records += shown + [new]
+            result.results.setdefault(q.model, []).append(new)
+            result.original.setdefault(q.model, []).append(q)
+        run.folder.write_all(records)
+        result.original = {m: totals(qs) for m, qs in result.original.items()}
+        result.totals = model_totals(result.results, self.resamples, self.seed)
+        return {"benchmark": AIDANBENCH, "models": result.totals, "original": result.original,
+                "rescored_from": str(self.source.path.resolve()), "unfinished_questions": result.unfinished,
+                "model_calls": 0, "bootstrap": bootstrap_info(self.resamples, self.seed, "question")}
+
+    def result(self, run: Run, metrics: dict):
+        run.inputs.result.seconds = run.seconds()
+        return run.inputs.result
+
+
+def rescore_run(run: Path, out: Path | None = None, **thresholds):
+    """Re-score the AidanBench run folder ``run`` at new thresholds from its stored judge
+    scores and novelties, with no model call (the ``aidanbench-rescore`` task).
+    ``thresholds``: ``coherence_stop``, ``novelty_stop``, ``max_answers``, ``mmr_lambda``,
+    ``bootstrap``, ``bootstrap_seed`` (None: the run's own).  Writes a new run folder
+    (``out``, default beside ``run``) and returns its RescoreResult.  Raises NeocoderError
+    as ``RescoreTask.check`` says."""
+    from neocoder.runner import run as run_task
+    return run_task(RescoreTask(RescoreConfig(run=Path(run), out=None if out is None else Path(out), **thresholds)))

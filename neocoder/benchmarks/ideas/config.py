@@ -1,0 +1,47 @@
+"""LiveIdeaBench's config (``IdeasConfig``): the idea model and the judge panel with their
+defaults, each option declared once."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig
+from neocoder.options import Option, option
+
+
+@dataclass
+class IdeasConfig(Config):
+    """``neocoder ideas`` (LiveIdeaBench): ``model`` writes ``ideas_per_keyword`` research
+    ideas for each keyword; ``judges_per_idea`` judges drawn with ``seed`` from ``judges``
+    (never the idea model itself) score originality, feasibility and clarity 1-10; one judge
+    grades fluency per keyword.  Ideas over ``max_words`` words are left out and counted.
+    ``judge_names`` name the panel's seats (one per judge; None: their specs), so one model
+    can sit in several seats; a seat never judges ideas of its own spec (docs/ideas.md)."""
+
+    # The idea model samples (0.7) with room for a short idea; each judge gives three scores, greedily.
+    roles: ClassVar[dict[str, GenerateDefaults]] = {"model": GenerateDefaults(temperature=0.7, max_tokens=400),
+                                                    "judges": GenerateDefaults(temperature=0.0, max_tokens=64)}
+
+    model: ModelConfig = Option(help="The idea model.", required=True).field()
+    judges: list[ModelConfig] = Option(help="The judge panel.", required=True).field()
+    out: Path
+    keywords: Path | None = option(None, "A .csv with a keyword column (and category), or one keyword per line "
+                                   "(default: LiveIdeaBench's 1180 keywords from $LIVEIDEABENCH_DIR or "
+                                   "../shared/liveideabench).", file=True)
+    limit: int | None = option(None, "Only the first N keywords.", ge=1)
+    ideas_per_keyword: int = option(3, "Ideas per keyword; fluency grades a keyword with at least 2 kept ideas.",
+                                    ge=1, cap=20)
+    judges_per_idea: int = option(3, "Judges drawn from the panel for each idea.", ge=1, cap=20)
+    max_words: int = option(200, "Ideas over this many words are left out and counted.", ge=1)
+    judge_retries: int = option(2, "Asks again after an unparseable judge reply, then records an error.", ge=0,
+                                cap=10)
+    seed: int = option(0, "Seed of the judge draws.")
+    concurrency: int = option(1, "Keywords in flight at once.", ge=1, cap=32)
+    bootstrap: int = BOOTSTRAP.field()
+    bootstrap_seed: int = dataclasses.replace(BOOTSTRAP_SEED, flag=None).field()  # --seed is the judge draws' here
+    judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",
+                                           flag="")
+    progress: bool = PROGRESS.field()

@@ -1,0 +1,271 @@
+"""The ideas loop: write, filter, judge, grade fluency; resumable, one JSONL of records.
+
+Per keyword (``run_keyword``), for one idea model:
+
+1. ideas 1..K (``ideas_per_keyword``): the model gets the keyword (``prompts/ideas_user.txt``
+   with ``ideas_system.txt``, or ``ideas_completion.txt`` for a completions-API base
+   model); the idea is the reply after a leading "Idea:" (``scoring.extract_idea``).  A
+   refusal (``scoring.is_refusal``) is asked once more with the fallback prompt
+   (``ideas_fallback_*.txt``); refused again, the idea is recorded as "refused".  An idea
+   over ``max_words`` words is recorded as "too long" and not judged.  Each idea number
+   is sampled with its own seed (the model's seed + idea number - 1, a per-call override) and has the number
+   in its call-cache key, so K ideas are K calls, not one cached reply;
+2. each kept idea is scored by ``judges_per_idea`` seats drawn from the panel
+   (panel.py), one call per seat (``ideas_judge.txt``), read by ``scoring.parse_scores``
+   with up to ``judge_retries`` more asks after an unparseable reply, then recorded as an
+   error, never as a score;
+3. when the keyword has two or more kept ideas, one drawn seat grades their fluency
+   (``ideas_fluency.txt``, ``scoring.parse_grade``, the same retries).
+
+Every record is appended as it is made (records.py), by the runner as ``run_keyword``
+yields it (the ideas task, neocoder/tasks/ideas.py).  A rerun with the same folder keeps
+finished records and redoes the rest: ideas whose call failed, judgements that ended in
+an error (from the call cache, so at no cost when the replies were merely unparseable),
+and a fluency grade whose kept ideas changed.  A model endpoint that cannot be reached
+(EndpointError) stops the run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
+from neocoder.resources import prompt_text as load_prompt
+from neocoder.models.cache import CachedModel, CallCache
+from neocoder.models.openai_compat import EndpointError
+from neocoder.store import RunFolder
+from .panel import draw_fluency_judge, draw_judges
+from neocoder.records import FluencyGrade, Idea, IdeaJudgement
+from .replay import FALLBACK, MAIN
+from .scoring import (
+    extract_idea,
+    fluency_points,
+    is_refusal,
+    parse_grade,
+    parse_scores,
+    word_count,
+)
+from .sources import Keyword
+
+PROMPT_FILES = ("ideas_system.txt", "ideas_user.txt", "ideas_completion.txt", "ideas_fallback_user.txt",
+                "ideas_fallback_completion.txt", "ideas_judge.txt", "ideas_judge_completion.txt", "ideas_fluency.txt",
+                "ideas_fluency_completion.txt")
+IDEA_STOP = ("\n\n", "\nKeyword:")
+JUDGE_STOP = ("\n\n", "\nKeyword:")
+REMINDER = ("\nYour previous reply could not be read (reminder {attempt} of {retries}). Reply in exactly the format "
+            "asked for above, with your {what} in place of {slot}, and nothing else.\n")
+
+
+def _fill(name: str, **fields) -> str:
+    text = load_prompt(name)
+    for key, value in fields.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def idea_prompt(keyword: str, idea_num: int, fallback: bool = False) -> Prompt:
+    """The idea model's prompt for ``keyword`` (the fallback prompt after a refusal), in
+    both shapes; its replay key is (keyword, idea number, MAIN or FALLBACK)."""
+    user = _fill("ideas_fallback_user.txt" if fallback else "ideas_user.txt", keyword=keyword)
+    completion = _fill("ideas_fallback_completion.txt" if fallback else "ideas_completion.txt", keyword=keyword)
+    return Prompt(messages=({"role": "system", "content": load_prompt("ideas_system.txt").strip()},
+                            {"role": "user", "content": user.strip()}),
+                  completion=completion.rstrip("\n"), code_prefix="", stop=IDEA_STOP,
+                  replay_key=ReplayKey(keyword, idea_num, FALLBACK if fallback else MAIN))
+
+
+def judge_prompt(keyword: str, idea: str, attempt: int = 0, retries: int = 2) -> Prompt:
+    """A judge's prompt for one idea: ``ideas_judge.txt`` for chat models (``attempt`` > 0
+    adds a reminder of the reply format, numbered, so each retry is a new call and not
+    the cached reply just refused), and for a completions-API base model the worked
+    examples of ``ideas_judge_completion.txt`` ending in "originality:", which the reply
+    continues (``code_prefix`` holds it for parsing; a retry asks the same text, so at
+    temperature 0 it comes from the call cache)."""
+    idea = " ".join(idea.split())
+    text = _fill("ideas_judge.txt", keyword=keyword, idea=idea)
+    if attempt:
+        text += REMINDER.format(what="scores", slot="N", attempt=attempt, retries=retries)
+    completion = _fill("ideas_judge_completion.txt", keyword=keyword, idea=idea).rstrip("\n") + "\noriginality:"
+    return Prompt(messages=({"role": "user", "content": text.strip()},), completion=completion,
+                  code_prefix="originality:", stop=JUDGE_STOP)
+
+
+def fluency_prompt(keyword: str, ideas: list[str], attempt: int = 0, retries: int = 2) -> Prompt:
+    """The fluency judge's prompt: the keyword and the kept ideas, numbered
+    (``ideas_fluency.txt``; ``ideas_fluency_completion.txt`` ending in "grade:" for a
+    completions-API base model)."""
+    ideas = [" ".join(text.split()) for text in ideas]
+    text = _fill("ideas_fluency.txt", keyword=keyword,
+                 ideas="\n\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
+    if attempt:
+        text += REMINDER.format(what="letter", slot="X", attempt=attempt, retries=retries)
+    completion = _fill("ideas_fluency_completion.txt", keyword=keyword,
+                       ideas="\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
+    return Prompt(messages=({"role": "user", "content": text.strip()},),
+                  completion=completion.rstrip("\n") + "\ngrade:", code_prefix="grade:", stop=("\n",))
+
+
+class _Numbered(Model):
+    """An idea model for one idea number: its own sampling seed, and the number in the
+    call-cache key (so the K ideas of a keyword are K calls even without a seed)."""
+
+    def __init__(self, inner: Model, idea_num: int):
+        self.inner, self.idea_num, self.name = inner, idea_num, inner.name
+
+    def request(self, prompt: Prompt) -> dict | None:
+        req = self.inner.request(prompt)
+        return None if req is None else {**req, "idea_num": self.idea_num}
+
+    def generate(self, prompt: Prompt) -> Reply:
+        return self.inner.generate(prompt)
+
+
+class IdeaWriter:
+    """The idea model behind the call cache, one cached view per idea number (the number
+    is part of the call-cache key, so the K ideas of a keyword are K calls even where the
+    model takes no seed; ``write_idea`` sends idea n with seed ``seed + n - 1``)."""
+
+    def __init__(self, model: Model, cache: CallCache):
+        self.model, self.cache, self.name = model, cache, model.name
+        self._per_num: dict[int, Model] = {}
+
+    def for_idea(self, idea_num: int) -> Model:
+        """The cached model that writes idea ``idea_num`` (1-based) of every keyword."""
+        if idea_num not in self._per_num:
+            self._per_num[idea_num] = CachedModel(_Numbered(self.model, idea_num), self.cache)
+        return self._per_num[idea_num]
+
+
+def _tokens(*replies: Reply) -> dict:
+    return {"prompt": sum(r.prompt_tokens or 0 for r in replies),
+            "completion": sum(r.completion_tokens or 0 for r in replies)}
+
+
+def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, settings: IdeasConfig) -> Idea | None:
+    """Ask for idea ``idea_num`` of ``keyword``, apply the refusal and length rules, and
+    return its Idea record (status "ok", "too long", "refused" or "error").  None when a
+    replayed source holds no such idea.  EndpointError propagates (the run stops)."""
+    model = writer.for_idea(idea_num)
+    started = time.monotonic()
+    record = Idea(model=writer.name, keyword_index=index, keyword=keyword.text, idea_num=idea_num,
+                  category=keyword.category)
+    replies: list[Reply] = []
+    try:
+        seed = None if settings.model.seed is None else settings.model.seed + idea_num - 1  # idea n: its own draw
+        reply = model.generate(replace(idea_prompt(keyword.text, idea_num), seed=seed))
+        replies.append(reply)
+        text = extract_idea(reply.text)
+        if is_refusal(text):
+            record.fallback, record.refused_reply = True, reply.text
+            reply = model.generate(replace(idea_prompt(keyword.text, idea_num, fallback=True), seed=seed))
+            replies.append(reply)
+            text = extract_idea(reply.text)
+    except NoRecordedReply:
+        return None
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        record.status, record.error = "error", str(exc)
+        record.tokens, record.seconds = _tokens(*replies), round(time.monotonic() - started, 3)
+        return record
+    record.reply, record.idea, record.words = reply.text, text, word_count(text)
+    record.recorded_model = reply.extra.get("recorded_model")
+    record.finish_reason = reply.extra.get("finish_reason")
+    if is_refusal(text):
+        record.status = "refused"
+    elif record.words > settings.max_words:
+        record.status = "too long"
+    record.tokens, record.seconds = _tokens(*replies), round(time.monotonic() - started, 3)
+    return record
+
+
+def ask_judge(judge: Model, prompts, parse, retries: int) -> tuple[object, list[str], dict, str | None]:
+    """Ask ``judge`` ``prompts(attempt)`` until ``parse`` reads the reply (the prefix of a
+    completion prompt included), at most ``retries`` + 1 times.  Returns (parsed value or
+    None, the raw replies, summed tokens, error or None).  A ModelError becomes the error;
+    EndpointError propagates."""
+    replies, tokens = [], {"prompt": 0, "completion": 0}
+    for attempt in range(retries + 1):
+        try:
+            reply = judge.generate(prompts(attempt))
+        except EndpointError:
+            raise
+        except ModelError as exc:
+            return None, replies, tokens, f"judge: {exc}"
+        replies.append(reply.text)
+        tokens = {k: tokens[k] + v for k, v in _tokens(reply).items()}
+        value = parse(reply.code_prefix + reply.text)
+        if value is not None:
+            return value, replies, tokens, None
+    return None, replies, tokens, f"judge reply unparseable after {retries + 1} attempts"
+
+
+def judge_idea(idea: Idea, seat, settings: IdeasConfig) -> IdeaJudgement:
+    """One seat's scores of one kept idea (an error after the bounded retries)."""
+    scores, replies, tokens, error = ask_judge(
+        seat, lambda a: judge_prompt(idea.keyword, idea.idea, a, settings.judge_retries), parse_scores,
+        settings.judge_retries)
+    return IdeaJudgement(model=idea.model, keyword_index=idea.keyword_index, keyword=idea.keyword,
+                         idea_num=idea.idea_num, judge=seat.name, judge_spec=seat.spec, scores=scores, error=error,
+                         replies=replies, tokens=tokens)
+
+
+def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig) -> FluencyGrade:
+    """One seat's fluency grade of a keyword's kept ideas (an error after the retries)."""
+    first = kept[0]
+    grade, replies, tokens, error = ask_judge(
+        seat, lambda a: fluency_prompt(first.keyword, [i.idea for i in kept], a, settings.judge_retries), parse_grade,
+        settings.judge_retries)
+    return FluencyGrade(model=first.model, keyword_index=first.keyword_index, keyword=first.keyword,
+                        judge=seat.name, judge_spec=seat.spec, idea_nums=[i.idea_num for i in kept], grade=grade,
+                        score=None if grade is None else fluency_points(grade), error=error, replies=replies,
+                        tokens=tokens)
+
+
+def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, eligible: list[str],
+                settings: IdeasConfig, done: dict):
+    """Write, judge and grade one keyword's ideas for one model, yielding each new record
+    as it is made (the runner appends it).  ``seats``: seat name -> Seat; ``eligible``:
+    the seat names that may judge this model; ``done``: this keyword's finished records
+    from an earlier run (``{"ideas": {num: Idea}, "judgements": {(num, seat):
+    IdeaJudgement}, "fluency": FluencyGrade | None}``), kept, not redone."""
+    kept = []
+    for n in range(1, settings.ideas_per_keyword + 1):
+        idea = done["ideas"].get(n)
+        if idea is None:
+            idea = write_idea(writer, keyword, index, n, settings)
+            if idea is None:  # a replayed source holds no more ideas for this keyword
+                break
+            yield idea
+        if idea.status != "ok":
+            continue
+        kept.append(idea)
+        for name in draw_judges(eligible, settings.judges_per_idea, settings.seed, keyword.text, n):
+            if (n, name) not in done["judgements"]:
+                yield judge_idea(idea, seats[name], settings)
+    graded = done["fluency"]
+    if len(kept) >= 2 and (graded is None or graded.idea_nums != [i.idea_num for i in kept]):
+        yield grade_fluency(kept, seats[draw_fluency_judge(eligible, settings.seed, keyword.text)], settings)
+
+
+def resume_state(folder: RunFolder, model_name: str) -> dict[tuple, dict]:
+    """The finished records of ``model_name`` per (keyword index, keyword): ``{"ideas":
+    {num: Idea}, "judgements": {(num, seat): IdeaJudgement}, "fluency": FluencyGrade |
+    None}``.  Keyed by the text too, so a folder resumed with another keywords file never
+    takes one keyword's records for another's."""
+    state: dict[tuple, dict] = {}
+
+    def of(k):
+        return state.setdefault(k, {"ideas": {}, "judgements": {}, "fluency": None})
+    for rec in folder.read():
+        if getattr(rec, "model", None) != model_name or not rec.finished:
+            continue
+        if isinstance(rec, Idea):
+            of((rec.keyword_index, rec.keyword))["ideas"][rec.idea_num] = rec
+        elif isinstance(rec, IdeaJudgement):
+            of((rec.keyword_index, rec.keyword))["judgements"][(rec.idea_num, rec.judge)] = rec
+        elif isinstance(rec, FluencyGrade):
+            of((rec.keyword_index, rec.keyword))["fluency"] = rec
+    return state

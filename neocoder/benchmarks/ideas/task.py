@@ -1,0 +1,139 @@
+"""LiveIdeaBench as a task: research ideas per keyword, judged by a panel (neocoder/ideas/).
+
+An item is one (idea model, keyword); solving it is ``ideas.loop.run_keyword``, which
+yields the ``Idea``, ``IdeaJudgement`` and ``FluencyGrade`` records as they are made and
+skips what an earlier run finished.  A recorded source of several models
+(``--model replay/FILE``) is judged per model.  The panel is checked before any model
+(or local server) starts and before a run folder exists.  The score is per idea model
+the five scores with bootstrap intervals over keywords (ideas/__init__.py
+``summarize_model``).  The runner (neocoder/runner.py) owns the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass, field
+
+from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.errors import NeocoderError
+from neocoder.models import ModelError
+from .loop import PROMPT_FILES
+from neocoder.runner import Run, Task
+from neocoder.benchmarks import IDEAS
+
+
+def _open_idea_model(config: IdeasConfig, run: Run):
+    """The idea model, closed when the run ends: recorded ideas for ``replay/SOURCE``,
+    else the provider's model."""
+    if config.model.spec.startswith("replay/"):
+        from .replay import load_recorded_ideas
+        return run.stack.enter_context(load_recorded_ideas(config.model.spec))
+    return run.open_model(config.model)
+
+
+@dataclass
+class IdeasInputs:
+    """What a LiveIdeaBench run works with (``IdeasTask.open``): the ``keywords``, per idea
+    model the seat names ``allowed`` to judge it, the panel's ``seats`` behind the call
+    cache, one ``writers`` entry per idea model; then per writer the records an earlier
+    run finished (``done``)."""
+
+    keywords: list
+    allowed: dict
+    seats: dict
+    writers: list
+    done: list = field(default_factory=list)
+
+
+class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", prompts=PROMPT_FILES):
+    """LiveIdeaBench on ``config.model`` with the panel ``config.judges`` (see the module)."""
+
+    def check(self) -> None:
+        """Refuse a bad config and, for a live idea model, a panel with fewer than
+        ``judges_per_idea`` seats besides it (judged by spec, so a seat name never lets
+        a model judge itself)."""
+        from .panel import eligible, panel_names
+        config = self.config
+        if not config.judges:  # each value's own bounds are checked by the runner (config.check)
+            raise NeocoderError("no judges: give a panel with --judges J1,J2,J3")
+        self.names = panel_names(config.judges, config.judge_names)
+        self.seat_specs = [(name, judge.spec) for name, judge in zip(self.names, config.judges)]
+        if not config.model.spec.startswith("replay/"):  # refused before a model (or a local server) starts
+            eligible(self.seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
+
+    def open(self, run: Run) -> "IdeasInputs":
+        from .loop import IdeaWriter
+        from .panel import eligible
+        from .sources import load_keywords
+        config = self.config
+        replay = config.model.spec.startswith("replay/")
+        keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
+        raw = _open_idea_model(config, run)
+        variants = raw.variants()
+        allowed = {}
+        for variant in variants:
+            own = {config.model.spec} | variant.recorded_models
+            allowed[variant.name] = eligible(self.seat_specs, own, config.judges_per_idea, variant.name)
+        if keywords is None:  # a replayed source's own keywords (ideas/replay.py, RecordedIdeas)
+            keywords = raw.keywords
+        # the run folder (and its call cache) is made only once the panel is known to be large enough
+        return IdeasInputs(keywords=keywords[:config.limit] if config.limit else keywords, allowed=allowed,
+                           seats=self._seats(run, {name for names in allowed.values() for name in names}),
+                           writers=[IdeaWriter(v, run.cache) for v in variants])
+
+    def _seats(self, run: Run, needed: set[str]) -> dict:
+        """The panel's seats that may judge some idea model, each behind the call cache;
+        seats with the same model config share one model (and one local server)."""
+        from .panel import Seat
+        models, seats = {}, {}
+        for name, judge in zip(self.names, self.config.judges):
+            if name not in needed:
+                continue
+            key = astuple(judge)
+            if key not in models:
+                try:
+                    models[key] = run.open_model(judge)
+                except ModelError as exc:
+                    raise ModelError(f"judge seat {name!r}: {exc}") from exc
+            seats[name] = Seat(name, judge.spec, run.cached(models[key]))
+        return seats
+
+    def items(self, run: Run) -> list:
+        return [(w, i) for w in range(len(run.inputs.writers)) for i in range(len(run.inputs.keywords))]
+
+    def pending(self, run: Run, items: list) -> list:
+        """Every keyword: ``run_keyword`` keeps an earlier run's finished records (kept in
+        ``run.inputs.done``) and redoes the rest."""
+        from .loop import resume_state
+        run.inputs.done = [resume_state(run.folder, w.name) for w in run.inputs.writers]
+        return list(items)
+
+    def solve(self, item, run: Run):
+        from .loop import run_keyword
+        w, i = item
+        s = run.inputs
+        writer, keyword = s.writers[w], s.keywords[i]
+        done = s.done[w].get((i, keyword.text), {"ideas": {}, "judgements": {}, "fluency": None})
+        return run_keyword(i, keyword, writer, s.seats, s.allowed[writer.name], self.config, done)
+
+    def label(self, run: Run) -> str:
+        return "ideas " + ", ".join(w.name for w in run.inputs.writers)
+
+    def manifest(self, run: Run) -> dict:
+        return {"keywords": len(run.inputs.keywords), "panel": self._panel()}
+
+    def _panel(self) -> list[dict]:
+        return [{"name": n, "spec": s} for n, s in self.seat_specs]
+
+    def score(self, run: Run) -> dict:
+        from neocoder.metrics.bootstrap import bootstrap_info
+        from . import summarize_model
+        config, s = self.config, run.inputs
+        summaries = {w.name: summarize_model(run.folder, w.name, s.allowed[w.name], config, s.keywords)
+                     for w in s.writers}
+        return {"benchmark": "ideas", "models": summaries, "panel": self._panel(),
+                "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "keyword"),
+                "calls": run.cache.stats()}
+
+    def result(self, run: Run, metrics: dict):
+        from . import IdeasResult
+        return IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())

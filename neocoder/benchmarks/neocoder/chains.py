@@ -1,0 +1,99 @@
+"""Denial Prompting as a task: constraint chains for raw problems, built with any model.
+
+``ChainTask`` (``neocoder build-dataset --model``): an item is one raw problem; solving
+it is ``denial.denial_chain`` (NeoCoder Algorithm 1: solve, detect the techniques, deny
+one, solve again, every solution judged in the sandbox).  The chains are written as
+problem states in problem order when the run ends; a killed build resumes from the call
+cache (calls.jsonl) without repeating a call.  A problem whose model calls fail is
+reported in ``failed``; an unreachable endpoint stops the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+from pathlib import Path
+
+from neocoder.benchmarks.neocoder.config import ChainConfig
+from neocoder.records import ProblemState
+from neocoder.runner import Run, Task
+from neocoder.benchmarks import CHAINS
+from neocoder.benchmarks.neocoder.building import DatasetResult
+
+
+@dataclass
+class ChainInputs:
+    """What chain building works with (``ChainTask.open``): the raw problems file
+    ``path`` and its ``problems``, the sandbox ``box``, the cached ``model``, the technique
+    detector ``detect``, and what the items have built so far: ``chains`` and ``failed``
+    per problem index."""
+
+    path: Path
+    problems: list
+    box: Any
+    model: Any
+    detect: Callable
+    chains: dict = field(default_factory=dict)
+    failed: dict = field(default_factory=dict)
+
+
+class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
+    """Denial Prompting chains for raw problems (see the module)."""
+
+    def open(self, run: Run) -> ChainInputs:
+        from neocoder.dataset.raw import CRAWL_FILE, load_raw_problems
+        from neocoder.dataset.release import release_file
+        from neocoder.techniques import detect
+        config = self.config
+        path = config.problems or release_file(config.release_dir, CRAWL_FILE)
+        problems = load_raw_problems(path)
+        box = run.open_sandbox(config.sandbox, config.concurrency)
+        model = run.cached(run.open_model(config.model))
+        detect_code = detect
+        if config.detector == "llm":
+            from neocoder.techniques.llm import LLMDetector
+            detect_code = LLMDetector(model).detect
+        return ChainInputs(path=path, problems=problems[:config.limit] if config.limit else problems, box=box,
+                           model=model, detect=detect_code)
+
+    def items(self, run: Run) -> list:
+        return list(range(len(run.inputs.problems)))
+
+    def key(self, item) -> tuple:
+        return (item,)
+
+    def solve(self, item, run: Run):
+        from neocoder.benchmarks.neocoder.denial import denial_chain
+        from neocoder.models import ModelError
+        from neocoder.models.openai_compat import EndpointError
+        s, config = run.inputs, self.config
+        problem = s.problems[item]
+        try:
+            s.chains[item] = denial_chain(problem, s.model, s.detect, s.box, rounds=config.rounds,
+                                             seed=config.seed)
+        except EndpointError:
+            raise
+        except ModelError as exc:
+            s.failed[problem["problem_id"]] = str(exc)
+        return ()
+
+    def concurrency(self, run: Run) -> int:
+        """Problems in flight: ``concurrency`` judged (the sandbox's slots) plus those
+        waiting on the model (``--max-connections``, bounded by the model's limiter)."""
+        return self.config.concurrency + run.connections
+
+    def manifest(self, run: Run) -> dict:
+        return {"problems": len(run.inputs.problems),
+                "problems_sha256": hashlib.sha256(Path(run.inputs.path).read_bytes()).hexdigest()}
+
+    def score(self, run: Run) -> dict:
+        s = run.inputs
+        s.states = states = [ProblemState.from_dict(r) for i in sorted(s.chains) for r in s.chains[i]]
+        run.folder.write_all(states)
+        return {"problems": len(s.problems), "failed": s.failed, "states": len(states),
+                "accepted": sum(st.extra["augmentation"]["accepted"] for st in states), "calls": run.cache.stats()}
+
+    def result(self, run: Run, metrics: dict) -> DatasetResult:
+        return DatasetResult(run.folder.path, run.inputs.states, failed=run.inputs.failed, calls=metrics["calls"],
+                             seconds=run.seconds())

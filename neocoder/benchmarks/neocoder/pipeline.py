@@ -1,0 +1,136 @@
+"""One NeoCoder sample through every stage: problem state -> model -> sandbox -> techniques.
+
+``judge_sample`` takes one sample of one problem state through the strategy (the model),
+the sandbox, the detector and Eq. 2-3 and returns its ``Sample`` record; ``judge_reply``
+is the part after the model, for a reply from anywhere.  The eval task
+(neocoder/tasks/evaluation.py) calls ``judge_sample`` once per item; the runner
+(neocoder/runner.py) does the rest (resume, concurrency, the run folder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from neocoder.judge import Limits, Sandbox, SubmissionResult
+from neocoder.metrics.rates import divergent_ratio
+from neocoder.models import Model, ModelError, Reply
+from neocoder.models.openai_compat import EndpointError
+from .paper import PaperProtocol
+from .program import program_from_reply
+from neocoder.records import ProblemState, Sample, TierResult
+from .strategies import Context, StrategyOptions, get_strategy
+from neocoder.techniques import detect, judge_constraints
+
+
+def tier(result: SubmissionResult) -> TierResult:
+    """One judged tier of tests as a record (an INFRA verdict marks the tier ``infra``)."""
+    return TierResult(tests=[t.to_dict() for t in result.tests], correct=result.accepted,
+                      infra=result.infra_failure or "INFRA" in result.verdicts,
+                      skipped=result.verdicts.count("SKIPPED"))
+
+
+def state_limits(state: ProblemState, cpu_scale: float = 1.0) -> Limits:
+    """The sandbox limits of one test of ``state``: its time limit times ``cpu_scale`` as
+    CPU seconds, its memory limit in MiB."""
+    return Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
+
+
+def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
+                 human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True,
+                 strategy: str = "direct", options: StrategyOptions | None = None, seed: int | None = None,
+                 protocol: PaperProtocol | None = None) -> Sample:
+    """Run one sample of one problem state through every stage; return its record.
+
+    The ``strategy`` (neocoder/strategies/) solves the state with the model, seeing only
+    the example tests; its final reply is judged here like any other: the examples and
+    the extended tests (the ``plus`` tier, where the state has them) as two submissions
+    kept side by side (``judge_reply``).  The strategy's attempts and spend (calls,
+    tokens, seconds) go into the record; ``seed`` is this sample's sampling seed.  A
+    model failure is recorded as ``error`` (the sample is retried on resume and left out
+    of the metrics); a sandbox failure marks its tier ``infra`` and also excludes the
+    sample.  EndpointError (the endpoint is unreachable or refuses the key) propagates:
+    every sample would fail.  ``protocol`` (neocoder/paper.py) judges as the release's
+    harness did (docs/paper.md); None: this project's judging.
+    """
+    options = options or StrategyOptions()
+    limits = state_limits(state, cpu_scale)
+    ctx = Context(state, sample, model, sandbox, human, limits, seed, options)
+    prompt = ctx.solve_prompt()
+    record = Sample(problem_id=state.problem_id, state=state.state, sample=sample, model=model.name,
+                    constraints=list(state.constraints), prompt_sha256=prompt.sha256(), strategy=strategy, seed=seed)
+    t0 = time.monotonic()
+    try:
+        solution = get_strategy(strategy)(ctx)
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        record.error = str(exc)
+        record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
+        return record
+    judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits, protocol,
+                tried=ctx.tried(program_from_reply(solution.reply)))
+    record.attempts = solution.attempts
+    record.logprob = solution.reply.mean_logprob
+    record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
+    if ctx.cost["calls"] > 1:  # the final reply's tokens alone would hide what the strategy spent
+        record.tokens = {"prompt": ctx.cost["prompt_tokens"], "completion": ctx.cost["completion_tokens"]}
+    record.timings["total_s"] = round(time.monotonic() - t0, 4)
+    return record
+
+
+def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sandbox, human: set[str] | None,
+                cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None,
+                protocol: PaperProtocol | None = None, tried=None) -> Sample:
+    """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
+    the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
+
+    The stages after the model, for a reply from anywhere (a model, a recorded run, a
+    program sent to ``neocoder serve``).  ``judge_all_tests`` False stops each tier at
+    its first failing test and judges the extended tier only when the examples are all
+    AC (a wrong sample is wrong whatever the other tests say; skipped tests are recorded
+    as SKIPPED and no rate changes).  ``limits`` default to the state's, with the CPU
+    time scaled by ``cpu_scale``.  ``protocol`` (neocoder/paper.py), when given, decides
+    how the program is entered and compares outputs as the release's harness did.
+    ``tried``: the strategy's Trial of this program on the examples (strategies/base.py),
+    whose verdicts and techniques are taken instead of judging and detecting it again
+    wherever they are what this judging would give (this project's judging, every example
+    judged or every one AC, and no sandbox failure).  Returns ``record``.
+    """
+    t0 = time.monotonic()
+    code = program_from_reply(reply)
+    limits = limits or state_limits(state, cpu_scale)
+    fail_fast = not judge_all_tests
+    source, entry = protocol.program(code) if protocol else (code, "auto")
+    keep = bool(protocol and protocol.keeps_output)
+
+    def judged(tests):
+        result = sandbox.run(source, tests, limits, checker=state.checker, keep_output=keep, entry=entry,
+                             stop_at_first_failure=fail_fast)
+        return protocol.rejudge(result, tests) if protocol else result
+    reuse = (tried is not None and protocol is None and (judge_all_tests or tried.result.accepted)
+             and not tier(tried.result).infra)  # a sandbox failure is judged again, never kept
+    examples = tried.result if reuse else judged(state.tests)
+    plus = None
+    if state.extended_tests and (judge_all_tests or examples.accepted):
+        plus = judged(state.extended_tests)
+    techniques = set(tried.techniques) if reuse else detect(code)
+    violated, unchecked = judge_constraints(state.constraints, techniques)
+    record.reply, record.code_prefix, record.code = reply.text, reply.code_prefix, code
+    record.code_sha256 = hashlib.sha256(code.encode()).hexdigest()
+    record.entry, record.compile_error = examples.entry, examples.compile_error
+    record.entry_rule, record.calls_solve = examples.entry_rule, examples.calls_solve
+    record.examples = tier(examples)
+    record.plus = tier(plus) if plus is not None else (
+        TierResult(tests=[], correct=False, skipped=len(state.extended_tests)) if state.extended_tests else None)
+    record.techniques = sorted(techniques)
+    record.violated_constraints, record.unchecked_constraints = violated, unchecked
+    record.follows = not violated
+    if human is not None:
+        record.human_techniques, record.new_techniques = sorted(human), sorted(techniques - human)
+        record.divergent = divergent_ratio(techniques, human)
+    record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}
+    judge_s = examples.seconds + (plus.seconds if plus is not None else 0.0)
+    record.timings = {"model_s": round(reply.seconds, 4), "judge_s": round(judge_s, 4),
+                      "total_s": round(time.monotonic() - t0, 4)}
+    return record

@@ -1,0 +1,178 @@
+"""What every strategy shares: the context a solver works in, and what it returns.
+
+A *solver* takes one problem state (through ``Context``) and returns a ``Solution``: the
+final reply, which the pipeline then judges like any other (every test tier, techniques,
+metrics), plus every intermediate attempt, which the sample record keeps.  Solvers see
+the example tests only (``Context.try_examples``); the extended tests are held out for
+the score and never reach a solver or a prompt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from neocoder.judge import Limits, Sandbox
+from neocoder.metrics.rates import divergent_ratio
+from neocoder.models import Model, Prompt, ReplayKey, Reply
+from ..program import program_from_reply
+from neocoder.records import ProblemState
+from ..solve import solve_prompt
+from neocoder.techniques import detect, judge_constraints
+from .options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
+
+
+@dataclass
+class StrategyOptions:
+    """The strategies' knobs, as each strategy declared them (strategies/options.py; the
+    ``neocoder eval`` options and the EvalConfig fields of the same names)."""
+
+    rounds: int = ROUNDS.field()
+    rollouts: int = ROLLOUTS.field()
+    top_k: int = TOP_K.field()
+    best_of: int = BEST_OF.field()
+    logprobs: bool = LOGPROBS.field()
+
+
+@dataclass
+class Trial:
+    """A program tried on the example tests: its verdicts, techniques and constraints.
+
+    ``reward`` is the share of example tests AC, 0 when a constraint is violated (the
+    MCTS reward of Zhang et al. 2023 with NeoCoder's constraints added); ``convergent``
+    is Eq. 2 on the examples; ``divergent`` Eq. 3 against the human techniques (None
+    without them).
+    """
+
+    code: str
+    verdicts: list
+    techniques: set
+    violated: list
+    tests: list  # TestVerdict per example test
+    compile_error: str | None = None
+    divergent: float | None = None
+    result: Any = field(default=None, repr=False, compare=False)  # the sandbox's SubmissionResult on the examples
+
+    @property
+    def passed(self) -> int:
+        return sum(v == "AC" for v in self.verdicts)
+
+    @property
+    def correct(self) -> bool:
+        return bool(self.verdicts) and self.passed == len(self.verdicts)
+
+    @property
+    def reward(self) -> float:
+        if self.violated or not self.verdicts:
+            return 0.0
+        return self.passed / len(self.verdicts)
+
+    @property
+    def convergent(self) -> float:
+        return float(self.correct and not self.violated)
+
+    def summary(self) -> dict:
+        """The trial as it is kept in a sample's ``attempts``."""
+        return {"code_sha256": hashlib.sha256(self.code.encode()).hexdigest(), "verdicts": self.verdicts,
+                "violated": list(self.violated), "techniques": sorted(self.techniques), "reward": self.reward,
+                "divergent": self.divergent, "compile_error": self.compile_error}
+
+
+@dataclass
+class Solution:
+    """A solver's answer: the final ``reply`` (judged by the pipeline) and the attempts
+    (plans, earlier programs with their feedback, candidates, rollouts), each a dict."""
+
+    reply: Reply
+    attempts: list = field(default_factory=list)
+
+
+class Context:
+    """One sample of one problem state, as a solver sees it.
+
+    ``call`` sends a prompt to the model and counts the cost (calls, tokens, seconds);
+    ``try_examples`` judges a program on the state's example tests only and detects its
+    techniques (memoised per program).  ``seed`` is this sample's sampling seed.
+    """
+
+    def __init__(self, state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
+                 human: set[str] | None, limits: Limits, seed: int | None, options: StrategyOptions):
+        self.state, self.sample, self.model, self.sandbox = state, sample, model, sandbox
+        self.human, self.limits, self.seed, self.options = human, limits, seed, options
+        self.cost = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                     "model_s": 0.0, "judge_s": 0.0}
+        self._trials: dict[str, Trial] = {}
+        self._lock = threading.Lock()
+
+    def solve_prompt(self, **overrides) -> Prompt:
+        """The problem-solving prompt of this state and sample (prompts/solve_*.txt), with
+        this sample's seed and any sampling ``overrides`` (Prompt fields)."""
+        key = ReplayKey(self.state.problem_id, self.state.state, self.sample, self.state.source_index)
+        base = solve_prompt(self.state.statement, key)
+        return prompt_with(base, **{"seed": self.seed, **overrides})
+
+    def call(self, prompt: Prompt) -> Reply:
+        """``model.generate(prompt)``, its calls, tokens and seconds added to ``cost``.
+        Raises what the model raises (ModelError, EndpointError)."""
+        reply = self.model.generate(prompt)
+        with self._lock:
+            self.cost["calls"] += 1
+            self.cost["cached_calls"] += bool(reply.extra.get("cached"))
+            self.cost["prompt_tokens"] += reply.prompt_tokens or 0
+            self.cost["completion_tokens"] += reply.completion_tokens or 0
+            self.cost["model_s"] = round(self.cost["model_s"] + reply.seconds, 4)
+        return reply
+
+    def try_examples(self, code: str) -> Trial:
+        """Judge ``code`` on the example tests (all of them: the feedback shows every
+        failure) and detect its techniques; the same program is judged once."""
+        key = hashlib.sha256(code.encode()).hexdigest()
+        if key in self._trials:
+            return self._trials[key]
+        started = time.monotonic()
+        result = self.sandbox.run(code, self.state.tests, self.limits, checker=self.state.checker)
+        techniques = detect(code)
+        violated, _ = judge_constraints(self.state.constraints, techniques)
+        trial = Trial(code=code, verdicts=result.verdicts, techniques=techniques, violated=violated,
+                      tests=result.tests, compile_error=result.compile_error,
+                      divergent=None if self.human is None else divergent_ratio(techniques, self.human),
+                      result=result)
+        with self._lock:
+            self.cost["judge_s"] = round(self.cost["judge_s"] + time.monotonic() - started, 4)
+            self._trials[key] = trial
+        return trial
+
+    def tried(self, code: str) -> Trial | None:
+        """The Trial of ``code`` when a strategy already judged it on the examples (so
+        the final program is not judged and detected twice), else None."""
+        with self._lock:
+            return self._trials.get(hashlib.sha256(code.encode()).hexdigest())
+
+    @property
+    def logprobs(self) -> int | None:
+        """The ``Prompt.logprobs`` of a final reply: 1 when the run asks for log-probabilities."""
+        return 1 if self.options.logprobs else None
+
+    def program(self, reply: Reply) -> str:
+        """The program a reply stands for (program.py)."""
+        return program_from_reply(reply)
+
+
+def prompt_with(prompt: Prompt, **overrides) -> Prompt:
+    """``prompt`` with some fields replaced (Prompt is frozen)."""
+    return replace(prompt, **overrides)
+
+
+def completion_head(prompt: Prompt) -> str:
+    """The completion prompt before its code prefix (the header and the quoted problem),
+    where a strategy inserts its own text (a plan, an earlier attempt) before the code."""
+    return prompt.completion[:len(prompt.completion) - len(prompt.code_prefix)]
+
+
+def reply_summary(reply: Reply) -> dict:
+    """What an attempt record keeps of a reply: its text and token counts."""
+    return {"reply": reply.text, "code_prefix": reply.code_prefix, "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens}
