@@ -8,15 +8,10 @@ before any connection is made.
 """
 
 import socket
-import threading
-import time
 
 import openai
 import pytest
-import requests
 from click.testing import CliRunner
-
-from neocoder.config import SandboxConfig
 
 from loopback import ScriptedServer
 from neocoder import netpolicy
@@ -24,51 +19,10 @@ from neocoder.cli import main
 from neocoder.errors import NeocoderError
 from neocoder.netpolicy import EndpointPolicy, EndpointRefused
 from neocoder.serve.limits import Admission, Busy
-from test_serve import wait_job
+from servers import OTHER, TOKEN, Served, free_port as _free_port
 
-TOKEN, OTHER = "policy-token-0123456789abcdef", "other-policy-token-0123456789"
 REPLAY = {"spec": "replay/gpt-4-1106-preview"}
 PROGRAM = "```python\ndef solve():\n    print(1)\n```"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Served:
-    """The real app in this process; ``call`` sends a request with a token."""
-
-    def __init__(self, tmp_path, release_dir, **options):
-        import uvicorn
-
-        from neocoder.serve import ServeConfig
-        from neocoder.serve.app import create_app
-
-        (tmp_path / "tokens.txt").write_text(f"{TOKEN}\n{OTHER}\n")
-        config = ServeConfig(release_dir, port=_free_port(), data_dir=tmp_path / "data", dataset="release",
-                             sandbox=SandboxConfig("process", workers=1), tokens_file=tmp_path / "tokens.txt", **options).check()
-        self.url = f"http://127.0.0.1:{config.port}"
-        self.server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=config.port,
-                                                    log_level="warning", lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 120
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive(), "the server did not start"
-            time.sleep(0.05)
-
-    def call(self, method, path, token=TOKEN, **kwargs):
-        return requests.request(method, self.url + path, headers={"Authorization": f"Bearer {token}"}, timeout=120,
-                                **kwargs)
-
-    def wait(self, job_id, timeout=300):
-        return wait_job(self, job_id, timeout)
-
-    def stop(self):
-        self.server.should_exit = True
-        self.thread.join(60)
 
 
 @pytest.fixture

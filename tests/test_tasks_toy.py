@@ -9,9 +9,6 @@ the task registered here is the one its job thread runs.
 """
 
 import json
-import socket
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +18,12 @@ from click.testing import CliRunner
 import neocoder
 from neocoder.cli import main
 from neocoder.client import Client, ServerError
-from neocoder.config import PROGRESS, Config, SandboxConfig
+from neocoder.config import PROGRESS, Config
 from neocoder.options import option
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.runner import Task
 from neocoder.store import RunFolder
+from servers import TOKEN, Served
 
 
 # -- the toy task: everything a new task writes ---------------------------------------------
@@ -100,35 +98,12 @@ def test_toy_task_through_the_cli(tmp_path):
     assert refused.exit_code == 2 and "--words" in refused.output and not (tmp_path / "no").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def served(tmp_path, release_dir):
-    """The real app on uvicorn in this process (a thread), on a loopback port, with a token."""
-    import uvicorn
-
-    from neocoder.serve import ServeConfig
-    from neocoder.serve.app import create_app
-
-    token = "toy-token-0123456789abcdef"
-    (tmp_path / "tokens.txt").write_text(token + "\n")
-    config = ServeConfig(release_dir, port=_free_port(), data_dir=tmp_path / "data", dataset="release",
-                         sandbox=SandboxConfig("process", workers=1), tokens_file=tmp_path / "tokens.txt").check()
-    server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=config.port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert server.started
-    yield Client(f"http://127.0.0.1:{config.port}", token), tmp_path / "data"
-    server.should_exit = True
-    thread.join(60)
+    """The real app on uvicorn in this process (servers.Served), with a client of its token."""
+    server = Served(tmp_path, release_dir)
+    yield Client(server.url, TOKEN), tmp_path / "data"
+    server.stop()
 
 
 def test_toy_task_through_the_server(served):

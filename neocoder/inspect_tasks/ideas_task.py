@@ -143,9 +143,10 @@ def ideas(judges: str | list[str], limit: int | None = None, keywords: str | Non
     from neocoder.benchmarks.ideas.sources import load_keywords
     options = dict(ideas_per_keyword=ideas_per_keyword, judges_per_idea=judges_per_idea, seed=seed,
                    judge_base_url=judge_base_url, temperature=temperature, max_tokens=max_tokens,
-                   judge_temperature=judge_temperature, judge_max_tokens=judge_max_tokens)
+                   judge_temperature=judge_temperature, judge_max_tokens=judge_max_tokens, limit=limit,
+                   keywords=Path(keywords) if keywords else None)
     config = ideas_config(judges, **options)  # refuse a bad option before any sample runs
-    words = load_keywords(Path(keywords) if keywords else None)[:None if limit is None else int(limit)]
+    words = load_keywords(config.keywords)[:config.limit]
     return Task(dataset=MemoryDataset([InspectSample(id=i, input=k.text, metadata={"index": i, "category": k.category})
                                        for i, k in enumerate(words)], name="ideas"),
                 solver=ideas_solver(judges, **options), scorer=ideas_scorer_for(judges, **options),

@@ -122,9 +122,10 @@ def aidanbench(limit: int | None = None, questions: str | None = None, judge: st
     from neocoder.benchmarks.aidanbench.task import load_questions
     options = dict(judge=judge, judge_base_url=judge_base_url, temperature=temperature, max_tokens=max_tokens,
                    judge_temperature=judge_temperature, judge_max_tokens=judge_max_tokens, max_answers=max_answers,
-                   novelty_stop=novelty_stop, embedder=embedder, coherence_scale=coherence_scale)
+                   novelty_stop=novelty_stop, embedder=embedder, coherence_scale=coherence_scale, limit=limit,
+                   questions=Path(questions) if questions else None)
     config = aidan_config(**options)  # refuse a bad option before any sample runs
-    asked = load_questions(Path(questions) if questions else None)[:None if limit is None else int(limit)]
+    asked = load_questions(config.questions)[:config.limit]
     return Task(dataset=MemoryDataset([InspectSample(id=i, input=q, metadata={"index": i})
                                        for i, q in enumerate(asked)], name="aidanbench"),
                 solver=aidanbench_solver(**options), scorer=aidanbench_scorer(),

@@ -45,3 +45,11 @@ class IdeasConfig(Config):
     judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",
                                            flag="")
     progress: bool = PROGRESS.field()
+
+    def resolved(self) -> "IdeasConfig":
+        """The models' role defaults and the panel's seat names written out (each judge's
+        spec where ``judge_names`` is None), so every surface records the same panel."""
+        config = super().resolved()
+        if config.judge_names is not None:
+            return config
+        return dataclasses.replace(config, judge_names=[judge.spec for judge in config.judges])
