@@ -60,12 +60,13 @@ class Run:
     cache in that folder, the ``ExitStack`` that closes models and sandboxes, the stop
     event and the start time (``time.monotonic()`` seconds)."""
 
-    def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None):
+    def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None,
+                 cache=None):
         self.task, self.config, self.stop = task, task.config, stop
         self.stack = ExitStack()
         self.started = time.monotonic()
         self._folder = folder
-        self._cache = None
+        self._cache = cache  # a CallCache shared with other runs (the suite's), else the folder's own
         self.models: list = []  # the models open_model opened, in order
         self.state: dict[str, Any] = {}  # what the task keeps between its steps
 
@@ -229,9 +230,12 @@ def prompt_texts(names: Iterable[str]) -> dict:
     return out
 
 
-def run(task: "Task | str", config=None, stop: threading.Event | None = None):
+def run(task: "Task | str", config=None, stop: threading.Event | None = None, cache=None):
     """Run ``task`` (a Task, or a registered task's name with its ``config``) into its run
     folder and return ``task.result``.
+
+    ``cache``: a CallCache to use instead of the run folder's own (``neocoder suite``
+    shares one among its benchmarks' runs).
 
     Raises NeocoderError for a config value outside its declaration (options.py) or
     settings the task refuses (both before anything is written),
@@ -244,7 +248,7 @@ def run(task: "Task | str", config=None, stop: threading.Event | None = None):
         task = get_task(task)(config)
     task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
-    current = Run(task, stop)
+    current = Run(task, stop, cache=cache)
     with current.stack:
         task.open(current)
         items = task.items(current)

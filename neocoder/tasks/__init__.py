@@ -20,6 +20,7 @@ CHAINS = "chains"  # Denial Prompting chains built with a model (tasks/chains.py
 AIDANBENCH = "aidanbench"  # AidanBench (tasks/aidanbench.py)
 AIDANBENCH_RESCORE = "aidanbench-rescore"  # AidanBench re-scored without model calls (tasks/aidanbench.py)
 IDEAS = "ideas"  # LiveIdeaBench (tasks/ideas.py)
+SUITE = "suite"  # every benchmark for one model and its creativity profile (suite/task.py)
 
 _BUILT_IN = {
     EVAL: "neocoder.tasks.evaluation:EvalTask",
@@ -29,6 +30,7 @@ _BUILT_IN = {
     AIDANBENCH: "neocoder.tasks.aidanbench:AidanTask",
     AIDANBENCH_RESCORE: "neocoder.tasks.aidanbench:RescoreTask",
     IDEAS: "neocoder.tasks.ideas:IdeasTask",
+    SUITE: "neocoder.suite.task:SuiteTask",
 }
 _REGISTERED: dict[str, type] = {}
 
@@ -59,5 +61,5 @@ def get_task(name: str) -> type:
     return getattr(import_module(module), attr)
 
 
-__all__ = ["AIDANBENCH", "AIDANBENCH_RESCORE", "CHAINS", "DATASET", "EVAL", "HUMAN", "IDEAS", "get_task",
+__all__ = ["AIDANBENCH", "AIDANBENCH_RESCORE", "CHAINS", "DATASET", "EVAL", "HUMAN", "IDEAS", "SUITE", "get_task",
            "register_task", "task_names"]
