@@ -60,16 +60,21 @@ from .options import release_option
               help="Model providers callers may use, comma-separated (local starts a model server on this machine).")
 @click.option("--shutdown-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="Seconds SIGTERM waits for requests and jobs in flight.")
+@click.option("--public-run", "public_runs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A run folder, or a folder of them, shown on the leaderboard at / to everyone (repeatable).")
+@click.option("--session-minutes", type=click.IntRange(min=1), default=ServeConfig.session_minutes, show_default=True,
+              help="How long a browser session lasts after sign-in.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
 def serve_command(host, port, workers, jobs, data_dir, database_url, dataset, release, sandbox_kind, executor,
                   ray_address, tokens_file, no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue,
                   max_jobs, jobs_per_token, programs_per_minute, max_batch, allow_endpoint, allow_provider, shutdown_timeout,
-                  log_level):
+                  public_runs, session_minutes, log_level):
     """Serve NeoCoder over HTTP: judge programs, score replies, run evals as jobs (docs/serve.md)."""
     from ..serve import serve
     serve(ServeConfig(release, host, port, workers, jobs, data_dir, database_url, dataset, sandbox_kind, tokens_file,
                       no_auth, max_body_bytes, max_program_bytes, max_tests, per_token, queue, max_jobs,
                       jobs_per_token, shutdown_timeout=shutdown_timeout, log_level=log_level, executor=executor,
                       ray_address=ray_address, programs_per_minute=programs_per_minute, max_batch=max_batch,
-                      allow_endpoint=list(allow_endpoint), allow_provider=allow_provider))
+                      allow_endpoint=list(allow_endpoint), allow_provider=allow_provider,
+                      public_runs=list(public_runs), session_minutes=session_minutes))

@@ -105,6 +105,8 @@ class ServeConfig:
     executor: str = LOCAL  # LOCAL or RAY: sandbox-pool actors on a Ray cluster (docs/scale-out.md)
     ray_address: str | None = None  # the cluster for executor "ray" (None: $RAY_ADDRESS, else a local Ray)
     max_batch: int = 256  # items in one /v1/score batch (docs/rewards.md); past it 413 naming "items"
+    public_runs: list = field(default_factory=list)  # run folders (or folders of them) the leaderboard at / shows
+    session_minutes: int = 60  # a browser session's life (serve/web/sessions.py)
     tokens: list = field(default_factory=list, repr=False)  # filled by check(); never logged
 
     @property
@@ -130,7 +132,7 @@ class ServeConfig:
         elif not self.tokens:
             raise NeocoderError(f"no tokens: give --tokens-file FILE or ${TOKENS_ENV}, or bind to 127.0.0.1 "
                                 "with an explicit --no-auth")
-        for name in ("workers", "jobs", "max_body_bytes", "max_program_bytes", "max_tests", "max_batch", "per_token",
+        for name in ("session_minutes", "workers", "jobs", "max_body_bytes", "max_program_bytes", "max_tests", "max_batch", "per_token",
                      "max_jobs", "jobs_per_token", "programs_per_minute"):
             if int(getattr(self, name)) < 1:
                 raise NeocoderError(f"{name} must be at least 1")
