@@ -23,7 +23,7 @@ from ..errors import NeocoderError
 from .registry import BENCHMARKS, COMPOSITE, CONVERGENT, DIVERGENT, benchmark
 
 KINDS = (CONVERGENT, DIVERGENT, COMPOSITE)
-KIND_TITLES = {CONVERGENT: "convergent", DIVERGENT: "divergent", COMPOSITE: "a benchmark's own composite"}
+KIND_TITLES = {CONVERGENT: "convergent", DIVERGENT: "divergent", COMPOSITE: "its own composite"}
 
 
 def read_metrics(folder: Path) -> dict:
@@ -82,7 +82,7 @@ def write_figure(profile: dict, path: Path, title: str | None = None) -> Path:
 
     columns = [k for k in KINDS if any(m["kind"] == k for m in profile["measures"])] or [CONVERGENT]
     rows = max([sum(1 for m in profile["measures"] if m["kind"] == k) for k in columns] + [1])
-    fig, axes = plt.subplots(rows, len(columns), figsize=(4.2 * len(columns), 0.9 * rows + 0.9), squeeze=False)
+    fig, axes = plt.subplots(rows, len(columns), figsize=(5.0 * len(columns), 0.9 * rows + 0.9), squeeze=False)
     for c, kind in enumerate(columns):
         members = [m for m in profile["measures"] if m["kind"] == kind]
         axes[0][c].set_title(KIND_TITLES[kind], fontsize=10)
