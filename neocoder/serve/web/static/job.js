@@ -18,6 +18,8 @@
     document.getElementById("error").textContent = state.error || "";
     if (["succeeded", "failed", "cancelled", "paused"].indexOf(state.status) >= 0) {
       source.close();
+      var cancel = document.getElementById("cancel-form");
+      if (cancel) { cancel.hidden = true; }
       if (state.status === "succeeded") { document.getElementById("finished").hidden = false; }
     }
   };
