@@ -3,7 +3,6 @@ Chromium with the network off; ties; published rows beside ours; Parquet downloa
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

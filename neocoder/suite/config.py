@@ -15,8 +15,9 @@ from pathlib import Path
 from ..config import Config, ModelConfig, SandboxConfig
 from ..options import Option, option
 
-QUICK, FULL = "quick", "full"
-BENCHMARKS = ("eval", "aidanbench", "ideas")  # registry.py's names, in order; one entry there adds one here
+from .registry import FULL, NAMES, QUICK
+
+BENCHMARKS = NAMES  # registry.py's benchmark names, in order: an entry there adds one here
 
 
 def parse_benchmarks(text: str) -> list[str]:

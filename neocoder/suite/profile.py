@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 
 from ..errors import NeocoderError
-from .registry import BENCHMARKS, COMPOSITE, CONVERGENT, DIVERGENT, benchmark
+from .registry import COMPOSITE, CONVERGENT, DIVERGENT, benchmark
 
 KINDS = (CONVERGENT, DIVERGENT, COMPOSITE)
 KIND_TITLES = {CONVERGENT: "convergent", DIVERGENT: "divergent", COMPOSITE: "its own composite"}
@@ -122,8 +122,3 @@ def _panel(ax, m: dict) -> None:
         ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center", va="center", fontsize=7,
                 color="#888")
     ax.set_ylim(-0.6, 0.8)
-
-
-def benchmark_names() -> list[str]:
-    """The registry's benchmark names, in order."""
-    return [b.name for b in BENCHMARKS]

@@ -17,7 +17,8 @@ NeoGauge (NeoCoder Eq. 4) is that benchmark's own composite of its two parts and
 shown as such, beside them; the suite makes no composite of its own.
 
 The framework benchmark (branch i37, ``neocoder/benchmarks/framework/``) joins with
-one more entry in ``BENCHMARKS`` once it is on main (and its name in config.BENCHMARKS).
+one more entry in ``BENCHMARKS`` (and its sizes in ``PRESETS``) once it is on main; the
+suite's ``--benchmarks`` choices, the profile and the leaderboard's columns follow.
 """
 
 from __future__ import annotations
@@ -25,10 +26,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..config import AidanConfig, EvalConfig, IdeasConfig, ModelConfig
-from .config import FULL, QUICK, SuiteConfig
+
+if TYPE_CHECKING:
+    from .config import SuiteConfig
+
+QUICK, FULL = "quick", "full"
 
 CONVERGENT, DIVERGENT, COMPOSITE = "convergent", "divergent", "composite"
 LAST_STATE = 5  # NeoCoder's deepest Denial Prompting state (Table 4 reports t = 0..5)
@@ -149,6 +154,9 @@ BENCHMARKS: tuple[Benchmark, ...] = (
 )
 
 
+NAMES = tuple(b.name for b in BENCHMARKS)  # the suite's --benchmarks choices, in order
+
+
 def benchmark(name: str) -> Benchmark:
     """The entry ``name``; KeyError for another name."""
     return {b.name: b for b in BENCHMARKS}[name]
@@ -157,8 +165,3 @@ def benchmark(name: str) -> Benchmark:
 def measure_of(bench: str, key: str) -> Measure:
     """The measure ``key`` of benchmark ``bench``; KeyError for another."""
     return {m.key: m for m in benchmark(bench).measures}[key]
-
-
-def with_size(config, **changes):
-    """``config`` with some fields replaced (a test's smaller size)."""
-    return dataclasses.replace(config, **changes)

@@ -11,7 +11,6 @@ the same table at ``/`` (neocoder/serve/web/), rendered by ``board_html``.
 
 from __future__ import annotations
 
-import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -147,8 +146,3 @@ def _model_page(row: Row, runs: list[dict], path: Path) -> None:
     svg = svg[svg.index("<svg"):]  # inline, without the XML prologue
     body = Markup(ENV.get_template("model.html").render(row=row, figure=Markup(svg), runs=runs, base="../"))
     path.write_text(page(row.model, body, "../"), encoding="utf-8")
-
-
-def copy_tree(src: Path, dst: Path) -> None:
-    """Copy a built site (the server keeps its own copy per build)."""
-    shutil.copytree(src, dst, dirs_exist_ok=True)

@@ -18,7 +18,6 @@ import json
 import secrets
 from datetime import datetime, timezone
 from importlib import resources
-from pathlib import Path
 from urllib.parse import parse_qs
 
 import anyio
