@@ -59,7 +59,12 @@ class WebState:
 
 
 def install(app, config) -> None:
-    """Add the browser UI to the app of ``neocoder serve``: its routes and its state."""
+    """Add the browser UI to the app of ``neocoder serve``: its routes and its state.
+    Raises NeocoderError naming a ``--public-run`` path that is neither a run folder nor a
+    folder of them (before the server starts)."""
+    from ...report.leaderboard.collect import run_folders
     from .routes import router
+    if config.public_runs:
+        run_folders(config.public_runs)
     app.state.web = WebState(config)
     app.include_router(router)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ...errors import NeocoderError
 from ...report.leaderboard.collect import run_folders
 
 BASE = "/web/board/"  # where the site's files are served
@@ -36,8 +35,9 @@ class PublicBoard:
         return tuple(found)
 
     def table(self) -> Markup | None:
-        """The leaderboard table (None without public runs), the site rebuilt first when a
-        run changed.  Raises NeocoderError for a public path that is not a run folder."""
+        """The leaderboard table (None without public runs, or before any has finished),
+        the site rebuilt first when a run changed.  Raises NeocoderError for a public run
+        whose records or metrics cannot be read."""
         if not self.runs:
             return None
         from ...report.leaderboard.collect import collect, published_rows
@@ -47,7 +47,7 @@ class PublicBoard:
             if signature != self._signature:
                 rows = collect(self.runs)
                 if not rows:
-                    raise NeocoderError("the public runs have not finished: no metrics.json yet")
+                    return None  # not finished yet: no metrics.json to rank
                 build_leaderboard(self.runs, self.out)
                 pages = {r.id: f"models/{r.id}.html" for r in rows}
                 self._table = board_html(rows + published_rows(), BASE, pages)

@@ -1,0 +1,86 @@
+"""A suite as a job of ``neocoder serve`` (``POST /v1/runs {"task": "suite"}``): its
+stand-in and judges go through the operator's endpoint policy like any model, it writes
+one run folder on the server, and its owner's browser session sees its benchmarks'
+downloads; plus the browser sessions' own rules (expiry, sign-out, CSRF comparison)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from neocoder.client import Client, ServerError
+from neocoder.models.local import free_port
+from neocoder.serve.web.sessions import Sessions, same
+from suite_model import SuiteModel
+from suite_runs import liveideabench_dir
+
+
+def test_a_session_expires_ends_at_sign_out_and_csrf_values_must_match():
+    sessions = Sessions(seconds=3600)
+    sid, session = sessions.create("t-abc")
+    assert sessions.get(sid) is session and session.caller == "t-abc"
+    assert sessions.get("forged") is None and sessions.get(None) is None
+    sessions.drop(sid)
+    assert sessions.get(sid) is None
+    expired = Sessions(seconds=0)  # every session is past its expiry at once
+    sid, _ = expired.create("t-abc")
+    assert expired.get(sid) is None
+    assert same(session.csrf, session.csrf) and not same("", session.csrf) and not same(None, session.csrf)
+    assert not same(session.csrf[:-1] + "x", session.csrf)
+
+
+@pytest.fixture
+def served(tmp_path, release_dir, monkeypatch):
+    """The real app on uvicorn in this process, loopback endpoints allowed (the stand-in)."""
+    import uvicorn
+
+    from neocoder.serve import ServeConfig
+    from neocoder.serve.app import create_app
+
+    monkeypatch.setenv("LIVEIDEABENCH_DIR", liveideabench_dir())
+    token = "suite-token-0123456789abcdef"
+    (tmp_path / "tokens.txt").write_text(token + "\n")
+    config = ServeConfig(release_dir, port=free_port(), data_dir=tmp_path / "data", sandbox="process", workers=1,
+                         tokens_file=tmp_path / "tokens.txt", allow_endpoint=["127.0.0.1"]).check()
+    server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=config.port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.1)
+    yield Client(f"http://127.0.0.1:{config.port}", token), tmp_path / "data"
+    server.should_exit = True
+    thread.join(60)
+
+
+def test_a_suite_job_with_a_stand_in_and_judges_through_the_api(served):
+    client, data = served
+    model = SuiteModel()
+    try:
+        def spec(name: str) -> dict:
+            return {"spec": name, "base_url": model.url}
+        config = {"model": spec("openai/writer"), "judges": [spec("openai/j1"), spec("openai/j22")],
+                  "benchmarks": ["aidanbench", "ideas"], "embedder": "openai/embed", "bootstrap": 200}
+        with pytest.raises(ServerError) as refused:
+            client.submit_run("suite", {**config, "stand_in": {"spec": "openai/x", "base_url": "http://10.1.2.3/v1"}})
+        assert refused.value.status == 422 and "config.stand_in.base_url" in str(refused.value)
+        with pytest.raises(ServerError) as provider:
+            client.submit_run("suite", {**config, "judges": [{"spec": "local/gemma-3-270m"}]})
+        assert provider.value.status == 422 and "config.judges.0.spec" in str(provider.value)
+
+        job = client.submit_run("suite", config)
+        ended = client.wait(job["id"], poll=0.2, run=True)
+    finally:
+        model.close()
+    assert ended["status"] == "succeeded", ended
+    assert ended["progress"]["done"] == 2  # one step per benchmark
+    profile = ended["metrics"]
+    assert profile["model"] == "openai/writer" and set(profile["benchmarks"]) == {"aidanbench", "ideas"}
+    assert all(m["value"] is not None for m in profile["measures"])
+    run = data / "runs" / job["id"]
+    assert (run / "calls.jsonl").is_file() and (run / "aidanbench" / "metrics.json").is_file()
+    assert model.calls() > 0 and max(model.answered.values()) == 1
