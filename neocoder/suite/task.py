@@ -16,36 +16,14 @@ and ``profile.json`` and ``profile.svg`` are written beside it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import NeocoderError
-from ..records import Record, register_record
 from ..runner import Run, Task
 from .config import SuiteConfig
+from .records import SuiteStep
 from .registry import BENCHMARKS, benchmark
-
-SUITE = "suite"
-
-
-@dataclass
-class SuiteStep(Record):
-    """One benchmark of a suite run finished: its sub-folder and the model that answered
-    (``stand_in`` when the suite's model has no recordings for it), or why it was left out."""
-
-    TYPE = "suite_step"
-    benchmark: str
-    folder: str  # relative to the suite's run folder
-    model: str
-    stand_in: bool = False
-    skipped: str | None = None  # why the benchmark was left out (no judges, no stand-in)
-
-    @property
-    def key(self) -> tuple:
-        return (self.benchmark,)
-
-
-register_record(SuiteStep)  # the suite's own record type, known wherever the suite task is loaded
+from ..tasks import SUITE
 
 
 class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", record_type=SuiteStep):

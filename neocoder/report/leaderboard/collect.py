@@ -88,7 +88,7 @@ def _sources(folder: Path) -> list[tuple[str, Source]]:
     if not (folder / RunFolder.METRICS).is_file():
         return []  # not finished yet: nothing to rank
     if manifest.kind == SUITE:
-        from ...suite.task import SuiteStep
+        from ...suite.records import SuiteStep
         model = manifest.config["model"]["spec"]
         out = []
         for step in run.read(SuiteStep):
