@@ -35,7 +35,8 @@ def make_runs(folder: Path, release_dir: Path) -> tuple[Path, Path]:
                                        for j in ("j1", "j22", "j333")],
                                embedder="openai/embed", bootstrap=300, sandbox=SandboxConfig(workers=2),
                                progress=False, **more)
-        run(SuiteTask(config("replay/gpt-4-1106-preview", "gpt4", stand_in=ModelConfig(
+        run(SuiteTask(config("replay/gpt-4-1106-preview", "gpt4", benchmarks=["eval", "aidanbench", "ideas"],
+                             stand_in=ModelConfig(
             "openai/stand-in", base_url=server.url, api_key="k"))))
         run(SuiteTask(config("openai/other", "other", benchmarks=["aidanbench", "ideas"])))
     finally:

@@ -154,6 +154,43 @@ BENCHMARKS: tuple[Benchmark, ...] = (
 )
 
 
+def _framework() -> tuple[Benchmark, ...]:
+    """The step-wise framework benchmark (issue 37, ``neocoder/benchmarks/framework/``) where
+    this neocoder has it: MacGyver problems solved step by step (the divergent measure is
+    the mean semantic entropy of a step's candidates) and judged per criterion by the
+    retrieval-based multi-agent judge (the convergent measures: the share of solutions
+    judged feasible, and effective).  Needs a judge (the suite's first)."""
+    try:
+        from ..benchmarks.framework.config import FrameworkConfig
+    except ImportError:
+        return ()
+
+    def make(s: "SuiteConfig", model: ModelConfig, out: Path):
+        return FrameworkConfig(model=model, judge=s.judges[0].with_(temperature=0.0), out=out, sandbox=s.sandbox,
+                               bootstrap=s.bootstrap, bootstrap_seed=s.bootstrap_seed, progress=s.progress,
+                               **PRESETS[s.preset].get("framework", {}))
+
+    def mean(*path: str):
+        def pick(metrics: dict, _model: str) -> tuple:
+            node = metrics
+            for key in path:
+                node = (node or {}).get(key) or {}
+            return node.get("value"), ({"low": node["low"], "high": node["high"]} if "low" in node else None)
+        return pick
+
+    source = "creativity-evaluation framework (issue 37; docs/framework.md)"
+    return (Benchmark("framework", "Step-wise framework: MacGyver problems", "framework", "problem", (
+        Measure("entropy", "semantic entropy per step", DIVERGENT, "nats", mean("divergent", "mean"), source),
+        Measure("feasible", "judged feasible", CONVERGENT, "fraction",
+                mean("judges", "retrieval", "yes", "feasibility"), source),
+        Measure("effective", "judged effective", CONVERGENT, "fraction",
+                mean("judges", "retrieval", "yes", "effectiveness"), source),
+    ), make, _recorded_only_for_eval, needs_judges=True),)
+
+
+PRESETS[QUICK]["framework"] = {"limit": 5, "candidates": 4, "max_steps": 4}
+PRESETS[FULL]["framework"] = {}
+BENCHMARKS = BENCHMARKS + _framework()  # present once the framework benchmark is merged
 NAMES = tuple(b.name for b in BENCHMARKS)  # the suite's --benchmarks choices, in order
 
 
