@@ -84,3 +84,45 @@ def test_a_suite_job_with_a_stand_in_and_judges_through_the_api(served):
     run = data / "runs" / job["id"]
     assert (run / "calls.jsonl").is_file() and (run / "aidanbench" / "metrics.json").is_file()
     assert model.calls() > 0 and max(model.answered.values()) == 1
+
+
+def browser_session(base: str, token: str):
+    """An HTTP client with a cookie jar, signed in through the form (CSRF value read from
+    the page, as a browser would post it)."""
+    import http.cookiejar
+    import re
+    import urllib.parse
+    import urllib.request
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    page = opener.open(base + "/web/signin").read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    body = urllib.parse.urlencode({"csrf": csrf, "token": token}).encode()
+    home = opener.open(base + "/web/signin", data=body).read().decode()
+    assert "signed in as" in home
+    return opener
+
+
+def test_a_suite_jobs_page_offers_its_report_and_each_benchmarks_parquet(served):
+    import io
+
+    import pyarrow.parquet as pq
+    client, _ = served
+    model = SuiteModel()
+    try:
+        def spec(name: str) -> dict:
+            return {"spec": name, "base_url": model.url}
+        job = client.submit_run("suite", {"model": spec("openai/writer"),
+                                          "judges": [spec("openai/j1"), spec("openai/j22")],
+                                          "benchmarks": ["aidanbench", "ideas"], "embedder": "openai/embed",
+                                          "bootstrap": 200})
+        assert client.wait(job["id"], poll=0.2, run=True)["status"] == "succeeded"
+    finally:
+        model.close()
+    browser = browser_session(client.url, client.token)
+    page = browser.open(f"{client.url}/web/jobs/{job['id']}").read().decode()
+    assert "aidanbench.parquet" in page and "ideas.parquet" in page and "report/index.html" in page
+    report = browser.open(f"{client.url}/web/jobs/{job['id']}/report/index.html").read().decode()
+    assert "AidanBench" in report and "LiveIdeaBench" in report
+    data = browser.open(f"{client.url}/web/jobs/{job['id']}/data/ideas.parquet").read()
+    table = pq.read_table(io.BytesIO(data))
+    assert {"idea", "idea_judgement"} <= set(table.column("type").to_pylist())
