@@ -68,12 +68,13 @@ class Run:
     event, the start time (``time.monotonic()`` seconds) and ``inputs``, what the task's
     ``open`` returned (its own typed object)."""
 
-    def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None):
+    def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None,
+                 cache=None):
         self.task, self.config, self.stop = task, task.config, stop
         self.stack = ExitStack()
         self.started = time.monotonic()
         self._folder = folder
-        self._cache = None
+        self._cache = cache  # a CallCache shared with other runs (the suite's), else the folder's own
         self.models: list = []  # the models open_model opened, in order
         self.inputs: Any = None  # what task.open returned: the task's own inputs type
 
@@ -244,8 +245,11 @@ def prompt_texts(names: Iterable[str]) -> dict:
     return out
 
 
-def run(task: Task, stop: threading.Event | None = None):
+def run(task: Task, stop: threading.Event | None = None, cache=None):
     """Run ``task`` into its run folder and return ``task.result``.
+
+    ``cache``: a CallCache to use instead of the run folder's own (``neocoder suite``
+    shares one among its benchmarks' runs).
 
     Raises NeocoderError for a config value outside its declaration (options.py) or
     settings the task refuses (both before anything is written),
@@ -255,7 +259,7 @@ def run(task: Task, stop: threading.Event | None = None):
     """
     task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
-    current = Run(task, stop)
+    current = Run(task, stop, cache=cache)
     with current.stack:
         current.inputs = task.open(current)
         items = task.items(current)

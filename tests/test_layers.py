@@ -4,7 +4,7 @@ Every module of neocoder belongs to a unit (a top-level module or package, or on
 benchmark package under ``neocoder/benchmarks/``), and every unit has a layer in
 ``LAYERS``: the bottom (errors, options, config, records, store, ...), the stages
 (dataset -> models -> judge -> techniques -> metrics), the runner, the benchmarks, the
-surfaces.  A unit may import only from units of a lower layer, which rules out any cycle
+suite of them, the surfaces.  A unit may import only from units of a lower layer, which rules out any cycle
 between folders.  Imports inside functions count too: a late import is still a
 dependency.  A new unit must be given its layer here, on purpose.
 """
@@ -28,11 +28,12 @@ LAYERS = {
     "runner": 7,
     "benchmarks": 8,  # the registry of tasks
     "benchmarks.*": 9,  # each benchmark's package
-    "api": 10, "client": 10, "export": 10, "upgrade": 10, "report": 10,
-    "inspect_tasks": 11, "rewards": 11,
-    "serve": 12,
-    "cli": 13,
-    "neocoder": 14,  # the package's own __init__ (the lazy API names)
+    "suite": 10,  # every benchmark for one model: the creativity profile
+    "api": 11, "client": 11, "export": 11, "upgrade": 11, "report": 11,
+    "inspect_tasks": 12, "rewards": 12,
+    "serve": 13,
+    "cli": 14,
+    "neocoder": 15,  # the package's own __init__ (the lazy API names)
 }
 MAPPED = {"prompts", "sandbox_recipe", "codeforces"}  # data folders mapped into the package (pyproject.toml)
 

@@ -32,6 +32,7 @@ CHAINS = "chains"  # Denial Prompting chains built with a model (neocoder/chains
 AIDANBENCH = "aidanbench"  # AidanBench (aidanbench/task.py)
 AIDANBENCH_RESCORE = "aidanbench-rescore"  # AidanBench re-scored without model calls (aidanbench/task.py)
 IDEAS = "ideas"  # LiveIdeaBench (ideas/task.py)
+SUITE = "suite"  # every benchmark for one model and its creativity profile (neocoder/suite/task.py)
 
 _BUILT_IN = {
     EVAL: "neocoder.benchmarks.neocoder.evaluation:EvalTask",
@@ -41,6 +42,7 @@ _BUILT_IN = {
     AIDANBENCH: "neocoder.benchmarks.aidanbench.task:AidanTask",
     AIDANBENCH_RESCORE: "neocoder.benchmarks.aidanbench.task:RescoreTask",
     IDEAS: "neocoder.benchmarks.ideas.task:IdeasTask",
+    SUITE: "neocoder.suite.task:SuiteTask",
 }
 _REGISTERED: dict[str, type] = {}
 
@@ -71,5 +73,5 @@ def get_task(name: str) -> type:
     return getattr(import_module(module), attr)
 
 
-__all__ = ["AIDANBENCH", "AIDANBENCH_RESCORE", "CHAINS", "DATASET", "EVAL", "HUMAN", "IDEAS", "get_task",
+__all__ = ["AIDANBENCH", "AIDANBENCH_RESCORE", "CHAINS", "DATASET", "EVAL", "HUMAN", "IDEAS", "SUITE", "get_task",
            "register_task", "task_names"]

@@ -32,6 +32,7 @@ from .limits import BodyLimit, Busy
 from .routes import archives, evals, judge, problems, runs, service
 from .services import close_services, open_services
 from .telemetry import RequestCounter, Telemetry
+from . import web
 
 log = logging.getLogger("neocoder.serve")
 
@@ -85,6 +86,7 @@ def create_app(config: ServeConfig) -> FastAPI:
                   description="NeoCoder as a service: judge programs, score replies per problem state, run "
                               "evaluations as jobs (docs/serve.md).")
     install_error_handlers(app)
+    web.install(app, config)  # the browser UI at / and /web/ (serve/web/; issue 40)
     for router in (judge.router, archives.router, problems.router, evals.router, runs.router, service.router,
                    service.open_router):
         app.include_router(router)

@@ -16,6 +16,13 @@ import hmac
 from .limits import send_error
 
 OPEN_PATHS = frozenset({"/healthz"})  # answered without a token
+BROWSER_PREFIX = "/web/"  # the browser UI (serve/web/): it checks its own session cookie, not a bearer token
+
+
+def is_browser_path(path: str) -> bool:
+    """Whether ``path`` is the browser UI's (``/`` and ``/web/...``), which takes no bearer
+    token: its pages check their session cookie and CSRF token (serve/web/sessions.py)."""
+    return path == "/" or path.startswith(BROWSER_PREFIX)
 ANONYMOUS = "anonymous"  # the caller's id on a --no-auth server
 
 
@@ -52,7 +59,7 @@ class BearerAuth:
             return await self.app(scope, receive, send)
         header = dict(scope.get("headers") or []).get(b"authorization")
         caller = self.identify(header)
-        if caller is None and scope.get("path") not in OPEN_PATHS:
+        if caller is None and scope.get("path") not in OPEN_PATHS and not is_browser_path(scope.get("path", "")):
             why = "missing bearer token" if not header else "invalid bearer token"
             return await send_error(send, 401, f"{why}: send 'Authorization: Bearer <token>'",
                                     headers=[(b"www-authenticate", b'Bearer realm="neocoder"')])

@@ -121,6 +121,10 @@ class ServeConfig(Config):
     log_level: str = option("info", "Server log level.", choices=("debug", "info", "warning", "error"))
     max_batch: int = option(256, "Items in one /v1/score batch (docs/rewards.md); past it 413 naming the field "
                             "items.", ge=1)
+    public_runs: list = Option(help="A run folder, or a folder of them, shown on the leaderboard at / to everyone "
+                               "(repeatable).", factory=list, multiple=True, metavar="RUN_OR_DIR",
+                               flag="--public-run").field()
+    session_minutes: int = option(60, "How long a browser session lasts after sign-in (serve/web/sessions.py).", ge=1)
     tokens: list = field(default_factory=list, repr=False)  # filled by check(); never logged
 
     @property

@@ -1,0 +1,65 @@
+"""``neocoder suite``: every benchmark for one model into one run folder, and its
+creativity profile (neocoder/suite/, docs/leaderboard.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..suite.config import SuiteConfig
+from . import main
+from .declared import declared_options
+from .options import model_options, quiet_option, release_option, run_dir, sandbox_options
+
+
+@main.command("suite")
+@model_options(model_help="The model profiled: openai/<name>, local/gemma-3-270m, replay/gpt-4-1106-preview "
+               "(recorded NeoCoder answers; --stand-in answers the other benchmarks).")
+@click.option("--judge", "judge_specs", multiple=True, metavar="PROVIDER/NAME",
+              help="A judge (repeatable): AidanBench's coherence judge is the first, LiveIdeaBench's panel all of "
+                   "them. Judges share the model options (--base-url ...) at temperature 0.")
+@click.option("--stand-in", "stand_in_spec", default=None, metavar="PROVIDER/NAME",
+              help="Answers the benchmarks a replay --model has no recordings for (shares the model options).")
+@declared_options(SuiteConfig, "declared")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run folder (default: runs/suite/<model>); an existing one is resumed.")
+@release_option()
+@sandbox_options
+@quiet_option
+def suite_command(model, judge_specs, stand_in_spec, declared, out, release, sandbox, quiet):
+    """Every benchmark for one model, in one resumable run folder with one manifest and
+    one call cache; prints the creativity profile (profile.json, profile.svg)."""
+    from ..runner import run
+    from ..suite.task import SuiteTask
+    judges = [model.with_(spec=s, temperature=0.0, max_tokens=64, api=None) for s in judge_specs]
+    stand_in = model.with_(spec=stand_in_spec) if stand_in_spec else None
+    config = SuiteConfig(model=model, out=out or run_dir(model.spec, "suite"), release_dir=release, judges=judges,
+                         stand_in=stand_in, sandbox=sandbox, progress=not quiet, **declared)
+    profile = run(SuiteTask(config))
+    click.echo(profile_text(profile))
+    click.echo(f"run folder {config.out}; profile {Path(config.out) / 'profile.json'}; "
+               f"figure {Path(config.out) / 'profile.svg'}")
+
+
+def profile_text(profile: dict) -> str:
+    """The profile as a plain table: benchmark, measure, kind, value [95% interval]."""
+    lines = [f"creativity profile of {profile['model']} (no composite: each measure on its own scale)"]
+    for name, bench in profile["benchmarks"].items():
+        if bench["skipped"]:
+            lines.append(f"  {name}: left out: {bench['skipped']}")
+            continue
+        who = f" (answered by stand-in {bench['model']})" if bench["stand_in"] else ""
+        lines.append(f"  {bench['title']}{who}")
+        for m in bench["measures"]:
+            lines.append(f"    {m['label']:<34} {m['kind']:<10} {fmt(m)}")
+    return "\n".join(lines) + "\n" + json.dumps(profile.get("calls", {}))
+
+
+def fmt(m: dict) -> str:
+    """``value [low, high]`` with 3 significant digits; '-' where not measured."""
+    if m["value"] is None:
+        return "-"
+    ci = f" [{m['low']:.3g}, {m['high']:.3g}]" if m["low"] is not None and m["high"] is not None else ""
+    return f"{m['value']:.3g}{ci}"

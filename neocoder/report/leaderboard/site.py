@@ -1,0 +1,148 @@
+"""The static leaderboard site (``neocoder leaderboard RUN_OR_DIR ... --out DIR``).
+
+``DIR`` gets ``index.html`` (models by measures, sortable and filterable by
+``static/leaderboard.js``, published rows beside ours), ``models/<id>.html`` per model
+(its profile figure, its runs with their reports and downloads), ``reports/<run>/`` (the
+run's ``neocoder report``), ``data/<run>-<benchmark>.parquet`` (every record of the run,
+one row each) and ``static/`` (the script and style sheet, shipped in this package).  Every
+file is local: the site opens from disk with the network off.  ``neocoder serve`` shows
+the same table at ``/`` (neocoder/serve/web/), rendered by ``board_html``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from ...errors import NeocoderError
+from ...suite.profile import write_figure
+from ...suite.registry import BENCHMARKS
+from .collect import Row, collect, published_rows, slug
+from .ties import ties
+
+STATIC = ("leaderboard.js", "leaderboard.css")
+ENV = Environment(loader=PackageLoader("neocoder.report.leaderboard", "templates"), autoescape=True,
+                  undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+def columns() -> list[dict]:
+    """The benchmarks and their measure columns, in the registry's order:
+    ``[{"name", "title", "columns": [{"id", "label", "kind", "scale", "source"}]}]``."""
+    return [{"name": b.name, "title": b.title, "columns": [
+        {"id": f"{b.name}.{m.key}", "label": m.label, "kind": m.kind, "scale": m.scale, "source": m.source}
+        for m in b.measures]} for b in BENCHMARKS]
+
+
+def fmt_value(value, scale: str) -> str:
+    """A measure as shown: a fraction as a percentage (1 decimal), a 1-10 score with 2
+    decimals, a count or sum with 3 significant digits; '—' for none."""
+    if value is None:
+        return "—"
+    if scale == "fraction":
+        return f"{100 * value:.1f}%"
+    if scale == "1-10":
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def cells(row: Row, marks: dict) -> dict:
+    """``{column id: {"value", "text", "ci", "mark", "how"}}`` of ``row`` for the table."""
+    out = {}
+    for bench in columns():
+        for c in bench["columns"]:
+            got = row.values.get(c["id"], {})
+            low, high = got.get("low"), got.get("high")
+            how = marks.get(c["id"], {}).get("tied", {}).get(row.id)
+            out[c["id"]] = {"value": got.get("value"), "text": fmt_value(got.get("value"), c["scale"]),
+                            "ci": f"[{fmt_value(low, c['scale'])}, {fmt_value(high, c['scale'])}]"
+                            if low is not None and high is not None else "",
+                            "mark": how, "how": "" if how in (None, "best") else f"tied with the best: {how}"}
+    return out
+
+
+def board_html(rows: list[Row], base: str = "", pages: dict | None = None) -> Markup:
+    """The leaderboard table of ``rows`` as markup; links start with ``base`` (a static
+    site's "" or the server's URL prefix); ``pages`` maps a row id to its model page."""
+    marks = ties(rows, [c["id"] for b in columns() for c in b["columns"]])
+    shown = [{"id": r.id, "model": r.model, "published": r.published, "origin": r.origin,
+              "page": (pages or {}).get(r.id), "cells": cells(r, marks)} for r in rows]
+    return Markup(ENV.get_template("board.html").render(benches=columns(), rows=shown, base=base))
+
+
+def page(title: str, body: Markup, base: str, script: bool = False) -> str:
+    """A whole HTML page around ``body`` (its style sheet and script under ``base``)."""
+    return ENV.get_template("layout.html").render(title=title, body=body, base=base, script=script)
+
+
+def write_static(out: Path) -> None:
+    """Copy the script and style sheet shipped in this package to ``out/static``."""
+    (out / "static").mkdir(parents=True, exist_ok=True)
+    for name in STATIC:
+        data = resources.files(__package__).joinpath("static", name).read_bytes()
+        (out / "static" / name).write_bytes(data)
+
+
+def build_leaderboard(paths: list[Path], out: Path, published: bool = True, reports: bool = True) -> Path:
+    """Write the static leaderboard of the runs in ``paths`` (run folders, suite run
+    folders, or folders holding them) into ``out`` and return its ``index.html``.
+    ``published``: add the papers' rows; ``reports``: build each run's HTML report.
+    Raises NeocoderError for a path that is not a run folder or a folder of them, or when
+    no finished run is found; nothing is written before every run was read."""
+    rows = collect(paths)
+    if not rows:
+        raise NeocoderError(f"no finished runs in {', '.join(map(str, paths))}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_static(out)
+    runs = {run: _run_files(run, out, reports) for run in sorted({p for r in rows for p in r.runs}, key=str)}
+    pages = {}
+    (out / "models").mkdir(exist_ok=True)
+    for row in rows:
+        pages[row.id] = f"models/{row.id}.html"
+        _model_page(row, [runs[p] for p in row.runs], out / pages[row.id])
+    board = rows + (published_rows() if published else [])
+    index = out / "index.html"
+    index.write_text(page("NeoCoder leaderboard", board_html(board, "", pages), "", script=True), encoding="utf-8")
+    return index
+
+
+def _run_files(run: Path, out: Path, reports: bool) -> dict:
+    """Build one run's report and parquet files under ``out``; what its model pages link."""
+    from ...store import RunFolder
+    from ..html import build_report
+    from .export import write_parquet
+    name = slug(run.resolve().name)
+    manifest = RunFolder(run, create=False).read_manifest()
+    folders = [run / b.name for b in BENCHMARKS if (run / b.name / "metrics.json").is_file()] \
+        if manifest.kind == "suite" else [run]
+    downloads, benches = [], []
+    (out / "data").mkdir(exist_ok=True)
+    for folder in folders:
+        bench = folder.name if manifest.kind == "suite" else manifest.kind
+        benches.append(bench)
+        target = out / "data" / f"{name}-{bench}.parquet"
+        write_parquet(folder, target)
+        downloads.append({"name": target.name, "href": f"data/{target.name}"})
+    report = None
+    if reports and folders:
+        build_report(folders, out / "reports" / name)
+        report = f"reports/{name}/index.html"
+    return {"name": run.resolve().name, "benches": benches, "report": report, "downloads": downloads}
+
+
+def _model_page(row: Row, runs: list[dict], path: Path) -> None:
+    """The model's page: its profile figure and its runs."""
+    profile = {"model": row.model, "measures": [
+        {"benchmark": b["name"], "key": c["id"].split(".", 1)[1], "label": c["label"], "kind": c["kind"],
+         "scale": c["scale"], "stand_in": b["name"] in row.stand_in, **{k: row.values[c["id"]].get(k)
+                                                                        for k in ("value", "low", "high")}}
+        for b in columns() for c in b["columns"] if c["id"] in row.values]}
+    figure = path.with_suffix(".svg")
+    write_figure(profile, figure)
+    svg = figure.read_text(encoding="utf-8")
+    svg = svg[svg.index("<svg"):]  # inline, without the XML prologue
+    body = Markup(ENV.get_template("model.html").render(row=row, figure=Markup(svg), runs=runs, base="../"))
+    path.write_text(page(row.model, body, "../"), encoding="utf-8")

@@ -1,0 +1,102 @@
+"""Which rows the leaderboard cannot tell apart on a measure: ties marked, not ranks.
+
+Why: a leaderboard of point estimates ranks models whose difference is noise.  For each
+measure, every row (ours, not the published ones, which have no intervals) is compared
+with the column's best row:
+
+- when both rows' runs share items of the benchmark (the same problems for NeoCoder, the
+  same questions for AidanBench), by a paired bootstrap of the difference over the shared
+  items (neocoder/bootstrap.py ``paired_difference``: one set of resampling weights for
+  both, Efron & Tibshirani 1993 Ch. 13), a tie when its 95% interval holds 0;
+- otherwise (different items, or LiveIdeaBench, whose keyword-cluster scores have no
+  per-item ratio here), a tie when the two rows' own 95% intervals overlap.
+
+A row tied with the best gets the best's mark; ``ties`` returns, per measure, the ids of
+the rows tied with its best (the best included) and how each tie was decided.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from neocoder.metrics.bootstrap import Ratio, paired_difference
+from ...records import QuestionResult, Sample
+from ...store import RunFolder
+from ...suite.registry import LAST_STATE
+from .collect import Row
+
+# measure -> (state t, rates summed): the eval measures as per-problem Ratios (metrics.sample_ratios)
+EVAL_RATIOS = {"pass@1_t0": [(0, "pass@1")], "convergent_t5": [(LAST_STATE, "convergent")],
+               "divergent_t5": [(LAST_STATE, "divergent")],
+               "neogauge_cum_t5": [(t, "neogauge") for t in range(LAST_STATE + 1)]}
+
+
+@lru_cache(maxsize=64)
+def _eval_ratios(folder: Path) -> dict:
+    from neocoder.metrics.rates import sample_ratios
+    return sample_ratios(RunFolder(folder, create=False).read(Sample))
+
+
+@lru_cache(maxsize=64)
+def _questions(folder: Path, model: str) -> tuple:
+    return tuple(q for q in RunFolder(folder, create=False).read(QuestionResult) if q.model == model and q.finished)
+
+
+def unit_ratios(row: Row, bench: str, key: str) -> list[Ratio] | None:
+    """The measure ``bench.key`` of ``row`` as per-item Ratios (summed when several), or
+    None where it has none (published rows, LiveIdeaBench, humans)."""
+    source = row.sources.get(bench)
+    if source is None:
+        return None
+    if bench == "eval" and key in EVAL_RATIOS:
+        ratios = _eval_ratios(Path(source.folder))
+        if not ratios:
+            return None
+        return [ratios.get(t, {}).get(rate) or Ratio({}) for t, rate in EVAL_RATIOS[key]]
+    if bench == "aidanbench" and key in ("answers", "novelty_sum"):
+        return [Ratio({q.question: float(getattr(q, key)) for q in _questions(Path(source.folder), source.model)})]
+    return None
+
+
+def _units(ratios: list[Ratio]) -> set:
+    return {u for r in ratios for u in r.num}
+
+
+def tied(a: Row, b: Row, column: str, resamples: int = 2000, seed: int = 0) -> tuple[bool, str] | None:
+    """Whether rows ``a`` and ``b`` cannot be told apart on ``column`` (``bench.key``), and
+    how that was decided ("paired" over N shared items, or "intervals"); None when neither
+    test applies (a value or an interval missing)."""
+    bench, key = column.split(".", 1)
+    ra, rb = unit_ratios(a, bench, key), unit_ratios(b, bench, key)
+    if ra and rb:
+        shared = sorted(_units(ra) & _units(rb))
+        if len(shared) >= 2:
+            diff = paired_difference(ra, rb, shared, resamples, seed)
+            if diff is not None and diff.get("low") is not None:
+                return diff["low"] <= 0.0 <= diff["high"], f"paired over {len(shared)} shared items"
+    va, vb = a.values.get(column, {}), b.values.get(column, {})
+    if None in (va.get("low"), va.get("high"), vb.get("low"), vb.get("high")):
+        return None
+    overlap = va["low"] <= vb["high"] and vb["low"] <= va["high"]
+    return overlap, "intervals overlap" if overlap else "intervals apart"
+
+
+def ties(rows: list[Row], columns: list[str]) -> dict[str, dict]:
+    """Per column: ``{"best": row id, "tied": {row id: how}}`` over our rows (published ones
+    left out); a column without two measured rows has no entry."""
+    out = {}
+    for column in columns:
+        ours = [r for r in rows if not r.published and r.values.get(column, {}).get("value") is not None]
+        if len(ours) < 2:
+            continue
+        best = max(ours, key=lambda r: r.values[column]["value"])
+        marks = {best.id: "best"}
+        for row in ours:
+            if row is best:
+                continue
+            got = tied(best, row, column)
+            if got is not None and got[0]:
+                marks[row.id] = got[1]
+        out[column] = {"best": best.id, "tied": marks}
+    return out

@@ -1,0 +1,59 @@
+"""``neocoder suite``: what a suite run is asked to do, declared once (options.py).
+
+The suite runs every benchmark of its registry (registry.py) for one model into one run
+folder; its config names the model, its judges, a stand-in for the benchmarks a
+recorded model has no answers for, the size (``preset``) and which benchmarks.  The
+command line (``neocoder suite`` and ``neocoder run suite``), the service's
+``POST /v1/runs {"task": "suite"}`` and the Python API all read these declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import Config, ModelConfig, SandboxConfig
+from ..options import Option, option
+
+from .registry import FULL, NAMES, QUICK
+
+BENCHMARKS = NAMES  # registry.py's benchmark names, in order: an entry there adds one here
+
+
+def parse_benchmarks(text: str) -> list[str]:
+    """'eval,ideas' -> ['eval', 'ideas']; raises ValueError for a name not in BENCHMARKS."""
+    names = [t.strip() for t in str(text).split(",") if t.strip()]
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown or not names:
+        raise ValueError(f"{text!r}: give some of {', '.join(BENCHMARKS)}, comma-separated")
+    return names
+
+
+@dataclass
+class SuiteConfig(Config):
+    """``neocoder suite``: ``model`` through every benchmark in ``benchmarks`` at the size
+    ``preset`` names (registry.py's ``PRESETS``), into one run folder ``out`` with a
+    sub-folder per benchmark and one call cache.  ``judges`` judge where a benchmark needs
+    a judge: AidanBench's coherence judge is the first, LiveIdeaBench's panel is all of
+    them (none: AidanBench by novelty only, LiveIdeaBench left out).  ``stand_in`` answers
+    the benchmarks ``model`` has no recorded answers for (a ``replay/`` model records only
+    some); the profile names it beside each measure it answered."""
+
+    model: ModelConfig = Option(help="The model profiled.", required=True).field()
+    out: Path
+    release_dir: Path
+    judges: list[ModelConfig] = Option(help="Judges: AidanBench's is the first, LiveIdeaBench's panel all of them.",
+                                       factory=list, flag="").field()
+    stand_in: ModelConfig | None = Option(help="Answers the benchmarks a replay model has no recordings for.",
+                                          flag="").field()
+    preset: str = option(QUICK, "Size: quick (minutes on a hosted model) or full (every item; the papers' sizes).",
+                         choices=(QUICK, FULL))
+    benchmarks: list[str] = Option(help="Benchmarks to run, comma-separated.", choices=BENCHMARKS,
+                                   parse=parse_benchmarks, text=",".join(BENCHMARKS),
+                                   factory=lambda: list(BENCHMARKS)).field()
+    embedder: str = option("local/all-MiniLM-L6-v2", "AidanBench's embedder: local/all-MiniLM-L6-v2 (offline) or "
+                           "openai/<embedding model> at the model's endpoint.")
+    bootstrap: int = option(2000, "Bootstrap resamples for every 95% interval.", ge=2, cap=100000)
+    bootstrap_seed: int = option(0, "Seed of the bootstrap resampling.", flag="--seed")
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
