@@ -13,10 +13,11 @@ declaration.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .options import Option, check, option, parse_shard, parse_states
+from .options import Option, check, option, parse_problems, parse_shard, parse_states
 from .paper import DECLARED, parse_paper
 from .strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
 
@@ -30,6 +31,21 @@ NOVELTY_STOP = 0.15
 # judge.make_sandbox's backends and executors.EXECUTORS.
 DOCKER, PROCESS = "docker", "process"
 LOCAL, RAY = "local", "ray"
+
+# How hard a reasoning model thinks (OpenAI's reasoning_effort).
+REASONING_EFFORTS = ("low", "medium", "high")
+# The model names called as reasoning models when --reasoning is not given: OpenAI's o1, o3 and
+# o4-mini families and GPT-5 (its -chat models are not reasoning models), DeepSeek's reasoner.
+_REASONING_NAMES = re.compile(r"(o1|o3|o4-mini)(-.*)?|gpt-5(?!.*-chat)(-.*)?|deepseek-reasoner(-.*)?", re.I)
+
+
+def reasoning_model(spec: str) -> bool:
+    """Whether ``spec`` (``PROVIDER/NAME``, or a bare name) names a well-known reasoning
+    model: the last ``/`` part of the name is one of OpenAI's o1, o3, o4-mini or GPT-5
+    (not ``gpt-5-chat``) models, dated or not, or ``deepseek-reasoner``.  Such models
+    refuse ``max_tokens`` and sampling temperatures (docs/models.md).  Pure: the name only."""
+    return bool(_REASONING_NAMES.fullmatch(str(spec).rsplit("/", 1)[-1]))
+
 
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
 LOCAL_FIELDS = {"progress", "ray_address", "shard"}  # how and where this process works, not what the run is
@@ -85,9 +101,25 @@ class ModelConfig(Config):
         None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local "
         "llama.cpp model); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=64)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
+    reasoning: bool | None = option(
+        None, "A reasoning model (o1, o3, o4-mini, gpt-5, deepseek-reasoner, ...): sends max_completion_tokens "
+        "(--max-tokens, which then covers the reasoning tokens too) and --reasoning-effort, never a temperature "
+        "(default: recognised from the model's name; docs/models.md).")
+    reasoning_effort: str | None = option(None, "How hard a reasoning model thinks (default: the endpoint's).",
+                                          choices=REASONING_EFFORTS)
     release_dir: Path | None = option(None, "A release whose recorded codes replay/gpt-4-1106-preview answers with "
                                       "(default: the shipped ones).",
                                       local=True, flag="")
+
+    def is_reasoning(self) -> bool:
+        """Whether the model is called as a reasoning model: ``reasoning`` where given, else
+        ``reasoning_model(spec)``."""
+        return reasoning_model(self.spec) if self.reasoning is None else bool(self.reasoning)
+
+    def public(self) -> dict:
+        """As ``Config.public``, with ``reasoning`` as decided (True or False): the manifest
+        says how the model was called."""
+        return {**super().public(), "reasoning": self.is_reasoning()}
 
     def with_(self, **changes) -> "ModelConfig":
         """A copy with some fields changed (e.g. a judge's temperature and max_tokens)."""
@@ -124,7 +156,7 @@ class EvalConfig(Config):
     ``dataset`` is a problem-states JSONL file or run folder from ``build-dataset``,
     "release" (the release at ``release_dir``, converted), or None: the validated dataset
     shipped with neocoder (no release needed).  ``states`` are the t to
-    evaluate; ``limit`` keeps the first N problems; ``samples`` per state; the CPU-time
+    evaluate; ``problems`` (None: all) the problem ids; ``limit`` keeps the first N problems of those; ``samples`` per state; the CPU-time
     limit per test is the problem's time limit times ``cpu_scale``.  ``out`` is the run
     folder (an existing one is resumed).  ``model.spec == "human"`` gives the human
     baselines (Eq. 5, 6) instead.
@@ -140,6 +172,8 @@ class EvalConfig(Config):
     states: list[int] = Option(help="States t to evaluate.", ge=0, cap=20, parse=parse_states, text="0-5",
                                factory=lambda: list(range(6))).field()
     limit: int | None = option(None, "Only the first N problems.", ge=1)
+    problems: list[str] | None = option(None, "Only these problems: ID[,ID...] or @FILE (a file of ids, one per "
+                                        "line); an unknown id is refused.", parse=parse_problems)
     samples: int = option(1, "Samples per problem state, each with its own seed (pass --temperature): pass@k, "
                           "best-of-k NeoGauge and semantic entropy need n >= 2; every test is then judged.",
                           ge=1, cap=100)

@@ -4,7 +4,8 @@
 solves NeoCoder's problem states with inspect's model (NeoCoder's chat solve prompt,
 temperature 0, 1024 tokens, seed 0 + sample index: ``neocoder eval``'s defaults) and
 scores every reply with NeoCoder's sandbox, detector and metrics (scoring.py).  The
-options are ``EvalConfig``'s (config.py): ``states``, ``limit``, ``dataset``, ``samples``,
+options are ``EvalConfig``'s (config.py): ``states``, ``limit``, ``problems`` (``-T problems=1873C,1875A``),
+``dataset``, ``samples``,
 ``cpu_scale``, ``judge_all_tests``, the sandbox's ``workers`` and kind; ``strategy`` maps
 only where a strategy is one model call (``direct``): the others call the model several
 times between sandbox runs inside NeoCoder's own loop (docs/inspect.md).
@@ -46,7 +47,7 @@ def _states(states) -> list[int]:
 def neocoder(states: str | list[int] = "0-5", limit: int | None = None, dataset: str | None = None,
              samples: int = 1, strategy: str = "direct", seed: int = 0, temperature: float = 0.0,
              max_tokens: int = 1024, cpu_scale: float = 1.0, judge_all_tests: bool = False, workers: int = 2,
-             sandbox: str = "docker") -> Task:
+             sandbox: str = "docker", problems: str | list[str] | None = None) -> Task:
     """NeoCoder (Denial Prompting; Lu et al., NAACL 2025) on inspect's model: one sample per
     (problem state, sample index), judged by NeoCoder (see the module).  Raises NeocoderError
     for a strategy that does not map or an option ``neocoder eval`` would refuse."""
@@ -54,7 +55,8 @@ def neocoder(states: str | list[int] = "0-5", limit: int | None = None, dataset:
         raise NeocoderError(f"-T strategy={strategy}: only {MAPPED_STRATEGIES} map onto inspect (one model call per "
                             "sample); run `neocoder eval --strategy " + strategy + "` (docs/inspect.md)")
     config = eval_config(states=_states(states), limit=None if limit is None else int(limit),
-                         dataset=dataset_arg(dataset), samples=int(samples), strategy=strategy)
+                         dataset=dataset_arg(dataset), samples=int(samples), strategy=strategy,
+                         problems=[str(p) for p in problems] if isinstance(problems, (list, tuple)) else problems)
     return Task(
         dataset=MemoryDataset(eval_samples(config), name="neocoder"),
         solver=neocoder_solver(seed=int(seed)),
