@@ -186,3 +186,23 @@ def test_a_state_with_no_judged_sample_shows_no_samples_never_zero():
     table = eval_table({"model": "m", "states": {t: m.to_dict() for t, m in states.items()}})
     assert "no samples" in table and "0.0%" not in table.split("\n")[3]
     assert "headline: cumulative NeoGauge@1: no samples" in table and "= 0.0%" not in table
+
+
+def test_calls_in_flight_wait_for_the_first_so_a_refused_model_costs_one_call(server):
+    from concurrent.futures import ThreadPoolExecutor
+    model = get_model(ModelConfig("openai/custom", base_url=server.url, api_key="k", max_connections=16))
+    judge = model.with_temperature(0.0)  # a copy shares the gate
+
+    def call(m):
+        try:
+            m.generate(PROMPT)
+        except RequestRefused as exc:
+            return exc.param
+    with ThreadPoolExecutor(16) as pool:
+        got = list(pool.map(call, [model, judge] * 8))
+    assert got == ["max_tokens"] * 16 and len(server.requests) == 1
+    # a model the endpoint accepts goes on at full concurrency after its first answer
+    ok = get_model(ModelConfig("openai/o3", base_url=server.url, api_key="k", max_connections=16))
+    with ThreadPoolExecutor(16) as pool:
+        assert all(r.reasoning_tokens for r in pool.map(lambda _: ok.generate(PROMPT), range(16)))
+    assert len(server.requests) == 17

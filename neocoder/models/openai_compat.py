@@ -11,7 +11,8 @@ the config, never by trial.  A reply's reasoning tokens
 A request the endpoint refuses as such (400, 404, 422; 401, 403 for the key) raises
 ``RequestRefused`` naming the parameter the endpoint named: every call built the same
 way would be refused, so the run stops (runner.py).  Timeouts, 408, 409, 429 and 5xx are
-retried.
+retried.  Until the endpoint has answered one call the others wait for it
+(``limiter.RefusalGate``), so a refused model costs one call, not ``--max-connections``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import tenacity
 from ..netpolicy import current as endpoint_policy, http_client as guarded_http_client
 from ..config import ModelConfig
 from .base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
-from .limiter import ConnectionLimiter, retry_after
+from .limiter import ConnectionLimiter, RefusalGate, retry_after
 
 API_CONNECTIONS = 16  # calls in flight to a hosted API when --max-connections is not given
 REFUSED_STATUSES = (400, 401, 403, 404, 422)  # the request itself refused: no retry will be accepted
@@ -74,6 +75,7 @@ class OpenAICompatModel(Model):
             key = "none"  # local endpoints accept any key
         self.max_retries = max_retries
         self.limiter = ConnectionLimiter(max_connections)
+        self.gate = RefusalGate()  # one call first; after a refused request, no more calls (limiter.py)
         self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0,
                                     http_client=http_client)
         self.endpoint = str(self.client.base_url)
@@ -113,17 +115,13 @@ class OpenAICompatModel(Model):
         (unreachable) or ModelError."""
         start = time.monotonic()
         try:
-            for attempt in self._attempts():
-                with attempt:
-                    with self.limiter.slot() as slot:
-                        try:
-                            resp, text, prefix, logprobs = self._create(prompt)
-                        except openai.APIStatusError as exc:
-                            if exc.status_code == 429 or exc.status_code >= 500:  # the endpoint is overloaded
-                                slot.overloaded(retry_after(exc.response.headers))
-                            raise
+            with self.gate.turn():
+                resp, text, prefix, logprobs = self._tries(prompt)
         except openai.APIStatusError as exc:
-            raise refusal(self, exc) or ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+            refused = refusal(self, exc)
+            if refused is not None:
+                self.gate.refuse(refused)
+            raise refused or ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
         except openai.APITimeoutError as exc:
             raise ModelError(f"{self.name}: {type(exc).__name__}: no reply within the timeout after the client's "
                              f"retries: {exc}") from exc
@@ -144,6 +142,18 @@ class OpenAICompatModel(Model):
             reasoning_tokens=getattr(details, "reasoning_tokens", None),
             reasoning=reasoning_text(message), sent=self.sampling(prompt),
         )
+
+    def _tries(self, prompt: Prompt) -> tuple:
+        """``_create`` through the limiter, retried as the class says; the last error is raised."""
+        for attempt in self._attempts():
+            with attempt:
+                with self.limiter.slot() as slot:
+                    try:
+                        return self._create(prompt)
+                    except openai.APIStatusError as exc:
+                        if exc.status_code == 429 or exc.status_code >= 500:  # the endpoint is overloaded
+                            slot.overloaded(retry_after(exc.response.headers))
+                        raise
 
     def _attempts(self) -> tenacity.Retrying:
         """The tries of one call: the first and ``max_retries`` more after a retryable
