@@ -273,3 +273,70 @@ class ReasoningServer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class AnthropicServer:
+    """A real endpoint on 127.0.0.1 speaking Anthropic's Messages API (``POST
+    /v1/messages``): each request is answered with ``respond(body) -> (text, thinking or
+    None)`` as a message whose content is a thinking block (when given) and a text block,
+    with ``usage`` input and output tokens.  A request without ``max_tokens`` is refused
+    as Anthropic does (400 ``invalid_request_error``, "max_tokens: Field required"), and
+    so is one ``refuse(body) -> (status, error type, message) | None`` refuses.
+    ``/v1/messages/count_tokens`` counts words.  ``requests`` keeps every body sent to
+    /v1/messages; ``url`` is the base URL (the SDK adds /v1/messages)."""
+
+    def __init__(self, respond, refuse=None):
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                if self.path.startswith("/v1/messages/count_tokens"):
+                    outer.reply(200, {"input_tokens": len(json.dumps(body.get("messages")).split())}, self)
+                    return
+                with outer.lock:
+                    outer.requests.append(body)
+                refused = refuse(body) if refuse is not None else None
+                if refused is not None:
+                    code, data = refused[0], {"type": "error", "error": {"type": refused[1], "message": refused[2]}}
+                elif self.path != "/v1/messages" or "max_tokens" not in body:
+                    code, data = 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                                  "message": "max_tokens: Field required"}}
+                else:
+                    text, thinking = respond(body)
+                    content = ([{"type": "thinking", "thinking": thinking, "signature": "sig"}] if thinking else [])
+                    content.append({"type": "text", "text": text})
+                    code, data = 200, {"id": f"msg_{len(outer.requests)}", "type": "message", "role": "assistant",
+                                       "model": body.get("model", "claude"), "content": content,
+                                       "stop_reason": "end_turn", "stop_sequence": None,
+                                       "usage": {"input_tokens": 30, "output_tokens": 12}}
+                outer.reply(code, data, self)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def reply(code: int, data: dict, handler) -> None:
+        raw = json.dumps(data).encode()
+        handler.send_response(code)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(raw)))
+        handler.end_headers()
+        handler.wfile.write(raw)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
