@@ -209,12 +209,15 @@ class ReasoningServer:
     code ``unsupported_parameter``), and so is a ``temperature`` other than 1 (400,
     ``unsupported_value``); otherwise it answers ``respond(body) -> (text, reasoning or
     None)`` with ``reasoning_tokens`` in ``usage.completion_tokens_details`` and the
-    reasoning as the message's ``reasoning_content``.  ``requests`` keeps every body
-    received (refused ones too), ``refused`` counts the 400s."""
+    reasoning as the message's ``reasoning_content``.  ``reasoning_models`` (None: every
+    model) are the model ids that behave so; others are chat models taking any parameter
+    (as OpenAI serves both on one endpoint).  ``requests`` keeps every body received
+    (refused ones too), ``refused`` counts the 400s."""
 
     REASONING_TOKENS = 64
 
-    def __init__(self, respond):
+    def __init__(self, respond, reasoning_models=None):
+        self.reasoning_models = reasoning_models
         self.requests: list[dict] = []
         self.refused = 0
         self.lock = threading.Lock()
@@ -242,6 +245,9 @@ class ReasoningServer:
     def answer(self, body: dict) -> tuple[bytes, int]:
         with self.lock:
             self.requests.append(body)
+        if self.reasoning_models is not None and body.get("model") not in self.reasoning_models:
+            text, _ = self.respond(body)
+            return completion_payload("chat", body.get("model", "m"), text), 200
         if "max_tokens" in body:
             with self.lock:
                 self.refused += 1

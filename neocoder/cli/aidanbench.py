@@ -37,7 +37,8 @@ def aidanbench_command(ctx, model, judge_spec, declared, out, quiet):
         raise click.UsageError("--model and --judge are required (or give a subcommand: rescore RUN)")
     if declared["entailment"] == "judge" and judge_spec == "none":
         raise click.UsageError("--entailment judge asks the judge: give a --judge model, or use --entailment embedding")
-    judge = None if judge_spec == "none" else model.with_(spec=judge_spec, temperature=0.0, max_tokens=16)
+    judge = None if judge_spec == "none" else model.with_(spec=judge_spec, temperature=0.0, max_tokens=16,
+                                                          reasoning=None, reasoning_effort=None)  # its own name decides
     config = AidanConfig(model=model, judge=judge, out=out or run_dir(model.spec, "aidanbench"), progress=not quiet,
                          **declared)
     # the stop in force, written out: the manifest says 15 or 3, not "the scale's default"

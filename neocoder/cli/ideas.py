@@ -35,7 +35,8 @@ def ideas_command(model, judges_text, judge_max_tokens, declared, out, quiet):
         seats = parse_judges(judges_text)
     except NeocoderError as exc:
         raise click.BadParameter(str(exc), param_hint="--judges") from exc
-    judges = [model.with_(spec=s.spec, temperature=0.0, max_tokens=judge_max_tokens, api=None) for s in seats]
+    judges = [model.with_(spec=s.spec, temperature=0.0, max_tokens=judge_max_tokens, api=None, reasoning=None,
+                          reasoning_effort=None) for s in seats]  # a judge is a reasoning model by its own name
     result = api.run_ideas(IdeasConfig(model=model, judges=judges, out=out or run_dir(model.spec, "ideas"),
                                        judge_names=[s.name for s in seats], progress=not quiet, **declared))
     for name, summary in result.models.items():
