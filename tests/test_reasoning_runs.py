@@ -76,7 +76,9 @@ def test_eval_of_a_reasoning_model_stops_at_once_without_the_option_and_resumes_
 
 @pytest.mark.docker
 def test_an_eval_through_inspect_ais_anthropic_provider_is_cached_and_resumes(tmp_path, release_dir, sandbox):
-    server = AnthropicServer(lambda body: (PROGRAM, "I will echo it."))
+    server = AnthropicServer(lambda body: (PROGRAM, "I will echo it."),
+                             refuse=lambda body: (404, "not_found_error", f"model: {body['model']}")
+                             if body["model"] == "claude-nope" else None)
     out = tmp_path / "run"
     args = ["eval", "--model", "inspect-api/anthropic/claude-test", "--base-url", server.url, "--api-key", "k",
             "--problems", PROBLEMS, "--states", "0", "--out", str(out), "--release", str(release_dir), "--quiet"]
@@ -98,10 +100,11 @@ def test_an_eval_through_inspect_ais_anthropic_provider_is_cached_and_resumes(tm
         cut = tmp_path / "cut"
         shutil.copytree(out, cut)
         (cut / "records.jsonl").write_text((out / "records.jsonl").read_text().splitlines()[0] + "\n")
-        resumed = CliRunner().invoke(main, args[:-4] + ["--out", str(cut), "--release", str(release_dir), "--quiet"])
+        resumed = CliRunner().invoke(main, args[:-5] + ["--out", str(cut), "--release", str(release_dir), "--quiet"])
         assert resumed.exit_code == 0, resumed.output
         assert len(samples(cut)) == 3 and len(server.requests) == 3
-        assert json.loads((cut / "metrics.json").read_text()) == json.loads((out / "metrics.json").read_text())
+        whole, finished = (json.loads((f / "metrics.json").read_text()) for f in (out, cut))
+        assert finished["states"] == whole["states"] and finished["calls"]["cache_hits"] == 2
 
         # a model the provider does not know stops the run with one line naming what it refused
         unknown = CliRunner().invoke(main, ["eval", "--model", "inspect-api/anthropic/claude-nope", "--base-url",
@@ -109,6 +112,8 @@ def test_an_eval_through_inspect_ais_anthropic_provider_is_cached_and_resumes(tm
                                             "--out", str(tmp_path / "nope"), "--release", str(release_dir),
                                             "--quiet"])
         assert unknown.exit_code == 1 and "--base-url" in unknown.output and "404" in unknown.output
+        assert len([line for line in unknown.output.splitlines() if line.startswith("Error")]) == 1
+        assert len(server.requests) == 4  # one call of the unknown model, then the run stopped
     finally:
         server.close()
 
