@@ -226,3 +226,25 @@ def test_ideas_with_reasoning_judges_through_the_python_api_and_the_command(tmp_
         assert judge.refused == 0
     finally:
         judge.close()
+
+
+# ---------------------------------------------------------------- --problems on the inspect surface
+@pytest.mark.docker
+def test_inspect_task_takes_problems(tmp_path, sandbox):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from inspect_ai.log import read_eval_log
+    inspect = str(Path(sys.executable).with_name("inspect"))
+    done = subprocess.run([inspect, "eval", "neocoder/neocoder", "--model", "neocoder-replay/gpt-4-1106-preview",
+                           "-T", "problems=1899A,1898A", "-T", "states=0-1", "--log-dir", str(tmp_path),
+                           "--display", "none"], capture_output=True, text=True, timeout=900, env=dict(os.environ))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    log = read_eval_log(str(next(tmp_path.glob("*.eval"))))
+    assert sorted(s.id for s in log.samples) == ["1898A/t0/s0", "1898A/t1/s0", "1899A/t0/s0", "1899A/t1/s0"]
+    refused = subprocess.run([inspect, "eval", "neocoder/neocoder", "--model", "neocoder-replay/gpt-4-1106-preview",
+                              "-T", "problems=1899A,9999Z", "--log-dir", str(tmp_path / "refused"),
+                              "--display", "none"], capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0 and "9999Z" in refused.stdout + refused.stderr
