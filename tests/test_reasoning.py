@@ -206,3 +206,24 @@ def test_calls_in_flight_wait_for_the_first_so_a_refused_model_costs_one_call(se
     with ThreadPoolExecutor(16) as pool:
         assert all(r.reasoning_tokens for r in pool.map(lambda _: ok.generate(PROMPT), range(16)))
     assert len(server.requests) == 17
+
+
+def test_the_drilldown_shows_reasoning_tokens_and_text_escaped(tmp_path, release_dir):
+    from neocoder.records import Manifest, Sample, TierResult
+    from neocoder.report.html import build_report
+    from neocoder.store import RunFolder
+    folder = RunFolder(tmp_path / "run")
+    folder.write_manifest(Manifest.capture("eval", {"model": {"spec": "openai/o3"}, "dataset": "release",
+                                                    "release_dir": str(release_dir)}))
+    test = {"verdict": "WA", "cpu_seconds": 0.02, "wall_seconds": 0.05, "detail": ""}
+    base = dict(state=0, sample=0, model="openai/o3", constraints=[], prompt_sha256="0" * 64, reply="print(1)",
+                code="print(1)", entry="script", examples=TierResult(tests=[test], correct=False))
+    folder.append(Sample(problem_id="1899A", tokens={"prompt": 20, "completion": 74, "reasoning": 64},
+                         reasoning="<b>first</b> I try a loop", sent={"max_completion_tokens": 4096}, **base))
+    folder.append(Sample(problem_id="1898A", tokens={"prompt": 20, "completion": 7}, **base))
+    folder.write_metrics({"model": "openai/o3", "states": {"0": {"n": 2, "excluded": 0, "pass@1": 0.0}}})
+    index = build_report([folder.path], tmp_path / "report")
+    page = next(p for p in index.parent.glob("run1-*.html")).read_text()
+    assert page.count("reasoning (never judged)") == 1  # the sample without reasoning shows none
+    assert "64 reasoning tokens of 74 completion tokens" in page and "max_completion_tokens=4096" in page
+    assert "&lt;b&gt;first&lt;/b&gt; I try a loop" in page and "<b>first</b>" not in page
