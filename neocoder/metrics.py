@@ -265,15 +265,15 @@ def score_state(samples: list[Sample]) -> tuple[StateMetrics, dict[str, Ratio]]:
 def sample_states(samples: list[Sample]) -> tuple[dict[str, StateMetrics], dict[int, dict[str, Ratio]]]:
     """Every state of a run: str(t) -> StateMetrics (with ``cumulative_neogauge``, the
     sum of NeoGauge@t' over t' <= t, an undefined one counting 0) in increasing t, and
-    t -> rate -> Ratio for the intervals.  From a state with no judged sample on (every
-    sample excluded) the cumulative NeoGauge is None: unknown, never a 0."""
+    t -> rate -> Ratio for the intervals.  A state with no judged sample (every sample
+    excluded) has n 0 and no rate; the report shows it as "no samples" (report/text.py)."""
     by_state: dict[int, list[Sample]] = {}
     for s in samples:
         by_state.setdefault(int(s.state), []).append(s)
     states, ratios, running = {}, {}, 0.0
     for t in sorted(by_state):
         metrics, ratios[t] = score_state(by_state[t])
-        running = None if running is None or metrics.n == 0 else running + (metrics.neogauge or 0.0)
+        running += metrics.neogauge or 0.0
         metrics.cumulative_neogauge = running
         states[str(t)] = metrics
     return states, {t: r for t, r in ratios.items() if r}

@@ -182,10 +182,15 @@ def test_a_state_with_no_judged_sample_shows_no_samples_never_zero():
                Sample(problem_id="1A", state=1, sample=0, model="m", constraints=[], prompt_sha256="y",
                       error="refused")]
     states, _ = sample_states(samples)
-    assert states["0"].cumulative_neogauge == 0.5 and states["1"].n == 0 and states["1"].cumulative_neogauge is None
+    assert states["0"].cumulative_neogauge == 0.5 and states["1"].n == 0 and states["1"].pass_at_1 is None
     table = eval_table({"model": "m", "states": {t: m.to_dict() for t, m in states.items()}})
-    assert "no samples" in table and "0.0%" not in table.split("\n")[3]
-    assert "headline: cumulative NeoGauge@1: no samples" in table and "= 0.0%" not in table
+    row = table.split("\n")[3]
+    assert row.split()[:3] == ["1", "0", "no"] and "%" not in row
+    assert "headline: cumulative NeoGauge@1: no samples judged at t=1" in table and "= " not in table
+    # every sample of every state refused (the 161): no number at all
+    refused = sample_states([samples[1]])[0]
+    table = eval_table({"model": "m", "states": {t: m.to_dict() for t, m in refused.items()}})
+    assert "%" not in table and "no samples" in table
 
 
 def test_calls_in_flight_wait_for_the_first_so_a_refused_model_costs_one_call(server):

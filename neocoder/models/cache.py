@@ -55,10 +55,11 @@ class CallCache:
 
     def stats(self) -> dict:
         """Calls answered from the cache, calls made, and tokens of the calls made (the
-        reasoning tokens are a part of the completion tokens)."""
+        reasoning tokens, counted where a reasoning model reported any, are a part of the
+        completion tokens)."""
         return {"cache_hits": self.hits, "calls_made": self.misses,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "reasoning_tokens": self.reasoning_tokens}
+                **({"reasoning_tokens": self.reasoning_tokens} if self.reasoning_tokens else {})}
 
 
 class CachedModel(Model):
