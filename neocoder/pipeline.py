@@ -74,7 +74,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
     if ctx.cost["calls"] > 1:  # the final reply's tokens alone would hide what the strategy spent
         record.tokens = {"prompt": ctx.cost["prompt_tokens"], "completion": ctx.cost["completion_tokens"],
-                         "reasoning": ctx.cost["reasoning_tokens"]}
+                         **({"reasoning": ctx.cost["reasoning_tokens"]} if ctx.cost["reasoning_tokens"] else {})}
     record.timings["total_s"] = round(time.monotonic() - t0, 4)
     return record
 
