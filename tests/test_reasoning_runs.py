@@ -172,9 +172,11 @@ def test_aidanbench_command_with_o1_mini_as_the_judge(tmp_path):
     questions = tmp_path / "q.txt"
     questions.write_text("What could cities do about heat?\n")
     # the AidanBench README's judge, recognised by its name: no temperature, max_completion_tokens
-    result = CliRunner().invoke(main, ["aidanbench", "--model", "openai/gen", "--base-url", generator.url,
-                                       "--api-key", "k", "--judge", "openai/o1-mini", "--questions", str(questions),
-                                       "--max-answers", "2", "--out", str(tmp_path / "cli"), "--quiet"])
+    with pytest.warns(UserWarning, match="budget of 16 tokens covers its reasoning too"):  # the CLI's judge budget
+        result = CliRunner().invoke(main, ["aidanbench", "--model", "openai/gen", "--base-url", generator.url,
+                                           "--api-key", "k", "--judge", "openai/o1-mini", "--questions",
+                                           str(questions), "--max-answers", "2", "--out", str(tmp_path / "cli"),
+                                           "--quiet"])
     assert result.exit_code == 0, result.output
     answers = RunFolder(tmp_path / "cli").read(Answer)
     assert len(answers) == 2 and all(a.tokens["judge"]["reasoning"] == 64 for a in answers)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+import warnings
 
 import openai
 import tenacity
@@ -35,6 +36,7 @@ REFUSED_STATUSES = (400, 401, 403, 404, 422)  # the request itself refused: no r
 PROMPT_ERRORS = ("context_length_exceeded", "string_above_max_length")
 # What a chat model takes and a reasoning model refuses: the hint of a refusal naming one.
 SAMPLING_PARAMS = ("max_tokens", "temperature", "top_p")
+REASONING_BUDGET = 1024  # tokens: below this a reasoning model's answer is likely cut (its reasoning counts)
 
 __all__ = ["EndpointError", "OpenAICompatModel", "RequestRefused", "from_config", "refusal", "retryable"]
 
@@ -245,8 +247,18 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 409, 429) or exc.status_code >= 500)
 
 
+def warn_small_budget(config: ModelConfig) -> None:
+    """Warn when a reasoning model's ``--max-tokens`` (which covers its reasoning too) is
+    below ``REASONING_BUDGET``: its answer would likely be cut or empty."""
+    if config.is_reasoning() and config.max_tokens < REASONING_BUDGET:
+        warnings.warn(f"{config.spec} is called as a reasoning model: its budget of {config.max_tokens} tokens "
+                      f"covers its reasoning too (give it several thousand; docs/models.md)", stacklevel=3)
+
+
 def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
-    """``openai/<name>``: the chat API unless ``config.api`` says otherwise."""
+    """``openai/<name>``: the chat API unless ``config.api`` says otherwise.  Warns when a
+    reasoning model's budget is small (``warn_small_budget``)."""
+    warn_small_budget(config)
     return OpenAICompatModel(config.spec, name, base_url=config.base_url, api_key=config.api_key,
                              api=config.api or "chat", temperature=config.temperature,
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
