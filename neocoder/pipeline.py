@@ -15,7 +15,7 @@ import time
 from .judge import Limits, Sandbox, SubmissionResult
 from .metrics import divergent_ratio
 from .models import Model, ModelError, Reply
-from .models.base import EndpointError
+from .models.openai_compat import EndpointError
 from .paper import PaperProtocol
 from .program import program_from_reply
 from .records import ProblemState, Sample, TierResult

@@ -34,7 +34,7 @@ from ..config import IdeasConfig
 from ..models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from ..resources import prompt_text as load_prompt
 from ..models.cache import CachedModel, CallCache
-from ..models.base import EndpointError
+from ..models.openai_compat import EndpointError
 from ..store import RunFolder
 from .panel import draw_fluency_judge, draw_judges
 from ..records import FluencyGrade, Idea, IdeaJudgement

@@ -48,7 +48,7 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
     def solve(self, item, run: Run):
         from ..denial import denial_chain
         from ..models import ModelError
-        from ..models.base import EndpointError
+        from ..models.openai_compat import EndpointError
         s, config = run.state, self.config
         problem = s["problems"][item]
         try:
