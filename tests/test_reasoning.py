@@ -154,6 +154,11 @@ def test_problems_parse_from_a_list_or_a_file(tmp_path):
         parse_problems("18 73C")
     with pytest.raises(ValueError, match="cannot read"):
         parse_problems(f"@{tmp_path / 'missing.txt'}")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("1873C\nsecretword:x:0:0\n")
+    with pytest.raises(ValueError, match="line 2: not a problem id") as got:  # never quotes the file
+        parse_problems(f"@{secret}")
+    assert "secretword" not in str(got.value)
 
 
 def test_problems_select_exactly_the_named_problems_and_refuse_unknown_ones(tmp_path):
