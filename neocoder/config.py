@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import ClassVar
@@ -27,6 +28,21 @@ from .options import Option, check, in_manifest, option
 # judge.make_sandbox's backends and executors.EXECUTORS.
 DOCKER, PROCESS = "docker", "process"
 LOCAL, RAY = "local", "ray"
+
+# How hard a reasoning model thinks (OpenAI's reasoning_effort).
+REASONING_EFFORTS = ("low", "medium", "high")
+# The model names called as reasoning models when --reasoning is not given: OpenAI's o1, o3 and
+# o4-mini families and GPT-5 (its -chat models are not reasoning models), DeepSeek's reasoner.
+_REASONING_NAMES = re.compile(r"(o1|o3|o4-mini)(-.*)?|gpt-5(?!.*-chat)(-.*)?|deepseek-reasoner(-.*)?", re.I)
+
+
+def reasoning_model(spec: str) -> bool:
+    """Whether ``spec`` (``PROVIDER/NAME``, or a bare name) names a well-known reasoning
+    model: the last ``/`` part of the name is one of OpenAI's o1, o3, o4-mini or GPT-5
+    (not ``gpt-5-chat``) models, dated or not, or ``deepseek-reasoner``.  Such models
+    refuse ``max_tokens`` and sampling temperatures (docs/models.md).  Pure: the name only."""
+    return bool(_REASONING_NAMES.fullmatch(str(spec).rsplit("/", 1)[-1]))
+
 
 SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
 
@@ -41,13 +57,16 @@ BOOTSTRAP_SEED = Option(0, "Seed of the bootstrap resampling (the same seed give
 class GenerateDefaults:
     """A benchmark's generation defaults for one model role (after inspect_ai's
     ``Task(config=GenerateConfig(...))``): the sampling ``temperature`` and the token
-    budget ``max_tokens`` of each call, unless the caller sets them."""
+    budget ``max_tokens`` of each call, unless the caller sets them; a reasoning model
+    (``ModelConfig.is_reasoning``) gets ``reasoning_max_tokens`` instead, since its
+    reasoning tokens count against the budget (and no temperature is sent to it)."""
 
     temperature: float
     max_tokens: int
+    reasoning_max_tokens: int | None = None  # a reasoning model's budget (its thinking counts); None: max_tokens
 
 
-CHAT_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=1024)  # a model called outside any benchmark
+CHAT_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=1024, reasoning_max_tokens=16384)  # a model called outside any benchmark
 
 
 def _plain(value):
@@ -126,9 +145,25 @@ class ModelConfig(Config):
         None, "Model calls in flight at once, apart from --workers (default: 16 for an API, 1 for a local "
         "llama.cpp model); fewer while the endpoint answers 429 or 5xx (docs/models.md).", ge=1, cap=64)
     seed: int | None = option(0, "Sampling seed, sent to endpoints that accept one.", flag="")
+    reasoning: bool | None = option(
+        None, "A reasoning model (o1, o3, o4-mini, gpt-5, deepseek-reasoner, ...): sends max_completion_tokens "
+        "(--max-tokens, which then covers the reasoning tokens too) and --reasoning-effort, never a temperature "
+        "(default: recognised from the model's name; docs/models.md).")
+    reasoning_effort: str | None = option(None, "How hard a reasoning model thinks (default: the endpoint's).",
+                                          choices=REASONING_EFFORTS)
     release_dir: Path | None = option(None, "A release whose recorded codes replay/gpt-4-1106-preview answers with "
                                       "(default: the shipped ones).",
                                       local=True, flag="")
+
+    def is_reasoning(self) -> bool:
+        """Whether the model is called as a reasoning model: ``reasoning`` where given, else
+        ``reasoning_model(spec)``."""
+        return reasoning_model(self.spec) if self.reasoning is None else bool(self.reasoning)
+
+    def public(self) -> dict:
+        """As ``Config.public``, with ``reasoning`` as decided (True or False): the manifest
+        says how the model was called."""
+        return {**super().public(), "reasoning": self.is_reasoning()}
 
     def with_(self, **changes) -> "ModelConfig":
         """A copy with some fields changed (e.g. a judge's spec)."""
@@ -137,7 +172,11 @@ class ModelConfig(Config):
     def filled(self, defaults: "GenerateDefaults") -> "ModelConfig":
         """This model with the generation settings it leaves open (None) taken from
         ``defaults`` (a benchmark's for this model's role); the set ones stay."""
-        open_ = {k: v for k, v in dataclasses.asdict(defaults).items() if getattr(self, k) is None}
+        budget = defaults.max_tokens
+        if defaults.reasoning_max_tokens is not None and self.is_reasoning():
+            budget = defaults.reasoning_max_tokens
+        wanted = {"temperature": defaults.temperature, "max_tokens": budget}
+        open_ = {k: v for k, v in wanted.items() if getattr(self, k) is None}
         return self.with_(**open_) if open_ else self
 
 

@@ -179,3 +179,36 @@ def parse_states(text: str) -> list[int]:
             raise ValueError(f"{text!r}: empty range")
         states.update(range(lo, hi + 1))
     return sorted(states)
+
+
+_PROBLEM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def parse_problems(text: str | None) -> list[str] | None:
+    """``--problems``: '1873C,1875A' -> ['1873C', '1875A'] (in order, each once); '@FILE'
+    -> the ids FILE holds, one per line or comma-separated ('#' starts a comment); None or
+    '' -> None (every problem).  Raises ValueError for an id that is not letters, digits,
+    '_', '.' or '-' (in a file: naming the line, never quoting it), or a file that cannot
+    be read."""
+    if text is None or not str(text).strip():
+        return None
+    text = str(text).strip()
+    if text.startswith("@"):
+        try:
+            content = Path(text[1:]).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise ValueError(f"{text}: cannot read the problems file") from None
+        ids = []
+        for n, line in enumerate(content.splitlines(), 1):
+            got = [part.strip() for part in line.split("#", 1)[0].split(",") if part.strip()]
+            if any(not _PROBLEM_ID.fullmatch(i) for i in got):
+                raise ValueError(f"{text} line {n}: not a problem id (letters, digits, '_', '.', '-')")
+            ids += got
+    else:
+        ids = [part.strip() for part in text.split(",") if part.strip()]
+        bad = [i for i in ids if not _PROBLEM_ID.fullmatch(i)]
+        if bad:
+            raise ValueError(f"{', '.join(map(repr, bad[:5]))}: not a problem id (use ID[,ID...] or @FILE)")
+    if not ids:
+        raise ValueError(f"{text!r}: no problem id given")
+    return list(dict.fromkeys(ids))

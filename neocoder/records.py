@@ -171,8 +171,10 @@ class Sample(Record):
     new_techniques: list | None = None  # T(s) minus H(p)
     divergent: float | None = None  # Eq. 3, in [0, 1]; None without H(p)
     error: str | None = None  # the model error, when the call failed
-    tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}
+    tokens: dict = field(default_factory=dict)  # {"prompt", "completion", "reasoning" (a part of completion)}: int | None
     timings: dict = field(default_factory=dict)  # seconds: {"model_s", "judge_s", "total_s"}
+    reasoning: str | None = None  # a reasoning model's thinking, where returned apart from the reply (never judged)
+    sent: dict = field(default_factory=dict)  # the parameters sent with the final call (max_tokens or max_completion_tokens, ...)
     strategy: str = "direct"  # the solver that produced it (neocoder/strategies/)
     seed: int | None = None  # the sampling seed sent with this sample's calls
     attempts: list = field(default_factory=list)  # the strategy's intermediate attempts, plans, rollouts (dicts)

@@ -52,6 +52,8 @@ echo "== installing neocoder into .venv"
     markdown-it-py aiohttp aioitertools wrapt jmespath
 .venv/bin/pip install -q --no-deps 'inspect_ai==0.3.285' 's3fs==2026.9.0' 'aiobotocore==3.10.0' 'botocore==1.43.117'
 .venv/bin/pip install -q --no-deps -e .  # the inspect_ai entry point (neocoder.inspect_tasks)
+# Anthropic's client, for inspect-api/anthropic/<model> (the [anthropic] extra; docs/models.md) and its tests
+.venv/bin/pip install -q 'anthropic>=2.0'
 
 echo "== building the sandbox image (offline)"
 .venv/bin/neocoder sandbox build

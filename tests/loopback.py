@@ -195,3 +195,154 @@ class RespondingServer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def refusal_body(param: str, code: str, message: str) -> bytes:
+    """An OpenAI error body: ``{"error": {message, type, param, code}}``."""
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error", "param": param,
+                                 "code": code}}).encode()
+
+
+class ReasoningServer:
+    """A real OpenAI-style chat endpoint on 127.0.0.1 behaving as OpenAI's reasoning models
+    do: a request carrying ``max_tokens`` is refused (400, ``error.param`` "max_tokens",
+    code ``unsupported_parameter``), and so is a ``temperature`` other than 1 (400,
+    ``unsupported_value``); otherwise it answers ``respond(body) -> (text, reasoning or
+    None)`` with ``reasoning_tokens`` in ``usage.completion_tokens_details`` and the
+    reasoning as the message's ``reasoning_content``.  ``reasoning_models`` (None: every
+    model) are the model ids that behave so; others are chat models taking any parameter
+    (as OpenAI serves both on one endpoint).  ``requests`` keeps every body received
+    (refused ones too), ``refused`` counts the 400s."""
+
+    REASONING_TOKENS = 64
+
+    def __init__(self, respond, reasoning_models=None):
+        self.reasoning_models = reasoning_models
+        self.requests: list[dict] = []
+        self.refused = 0
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                data, code = outer.answer(body)
+                self.send_response(code)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.respond = respond
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def answer(self, body: dict) -> tuple[bytes, int]:
+        with self.lock:
+            self.requests.append(body)
+        if self.reasoning_models is not None and body.get("model") not in self.reasoning_models:
+            text, _ = self.respond(body)
+            return completion_payload("chat", body.get("model", "m"), text), 200
+        if "max_tokens" in body:
+            with self.lock:
+                self.refused += 1
+            return refusal_body("max_tokens", "unsupported_parameter",
+                                "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                                "'max_completion_tokens' instead."), 400
+        if body.get("temperature") not in (None, 1, 1.0):
+            with self.lock:
+                self.refused += 1
+            return refusal_body("temperature", "unsupported_value",
+                                f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                                "model. Only the default (1) value is supported."), 400
+        text, reasoning = self.respond(body)
+        message = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        usage = {"prompt_tokens": 20, "completion_tokens": 10 + self.REASONING_TOKENS, "total_tokens": 94,
+                 "completion_tokens_details": {"reasoning_tokens": self.REASONING_TOKENS}}
+        return json.dumps({"id": "r", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
+                           "usage": usage, "choices": [{"index": 0, "finish_reason": "stop",
+                                                        "message": message}]}).encode(), 200
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class AnthropicServer:
+    """A real endpoint on 127.0.0.1 speaking Anthropic's Messages API (``POST
+    /v1/messages``): each request is answered with ``respond(body) -> (text, thinking or
+    None)`` as a message whose content is a thinking block (when given) and a text block,
+    with ``usage`` input and output tokens.  A request without ``max_tokens`` is refused
+    as Anthropic does (400 ``invalid_request_error``, "max_tokens: Field required"), and
+    so is one ``refuse(body) -> (status, error type, message) | None`` refuses.
+    ``/v1/messages/count_tokens`` counts words.  ``requests`` keeps every body sent to
+    /v1/messages; ``url`` is the base URL (the SDK adds /v1/messages)."""
+
+    def __init__(self, respond, refuse=None):
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                if self.path.startswith("/v1/messages/count_tokens"):
+                    outer.reply(200, {"input_tokens": len(json.dumps(body.get("messages")).split())}, self)
+                    return
+                with outer.lock:
+                    outer.requests.append(body)
+                refused = refuse(body) if refuse is not None else None
+                if refused is not None:
+                    code, data = refused[0], {"type": "error", "error": {"type": refused[1], "message": refused[2]}}
+                elif self.path != "/v1/messages" or "max_tokens" not in body:
+                    code, data = 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                                  "message": "max_tokens: Field required"}}
+                else:
+                    text, thinking = respond(body)
+                    content = ([{"type": "thinking", "thinking": thinking, "signature": "sig"}] if thinking else [])
+                    content.append({"type": "text", "text": text})
+                    code, data = 200, {"id": f"msg_{len(outer.requests)}", "type": "message", "role": "assistant",
+                                       "model": body.get("model", "claude"), "content": content,
+                                       "stop_reason": "end_turn", "stop_sequence": None,
+                                       "usage": {"input_tokens": 30, "output_tokens": 12}}
+                outer.reply(code, data, self)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def reply(code: int, data: dict, handler) -> None:
+        raw = json.dumps(data).encode()
+        handler.send_response(code)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(raw)))
+        handler.end_headers()
+        handler.wfile.write(raw)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

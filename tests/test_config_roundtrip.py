@@ -37,6 +37,7 @@ VALUES = {
     "max_retries": "1", "max_connections": "7", "dataset": "release", "states": "1", "limit": "1", "samples": "2", "cpu_scale": "2.5",
     "bootstrap": "50", "bootstrap_seed": "7", "judge_all_tests": None, "strategy": "self-correct", "rounds": "1",
     "rollouts": "5", "top_k": "2", "best_of": "2", "logprobs": None, "paper": "exact,gpt4_labels",
+    "reasoning": None, "reasoning_effort": "high", "problems": "1899A",
 }
 SERVER_OWNED = {"out", "sandbox"}  # where and how the server runs a job is its own
 
@@ -78,6 +79,7 @@ def test_every_eval_option_reaches_the_server_job_unchanged(tmp_path, release_di
         args = eval_args(endpoint.url, release_dir)
         local = local_config(args + ["--out", str(tmp_path / "local")], monkeypatch)
         assert local.logprobs and local.strategy == "self-correct" and local.model.api_key == SECRET
+        assert local.problems == ["1899A"] and local.model.reasoning is True
         remote = CliRunner().invoke(main, args + ["--server", server.url, "--token", TOKEN])
         jobs = server.call("GET", "/v1/evals").json()["jobs"]
         assert len(jobs) == 1, remote.output
@@ -88,6 +90,9 @@ def test_every_eval_option_reaches_the_server_job_unchanged(tmp_path, release_di
         for name in expected:
             assert served.get(name) == expected[name], (name, served.get(name), expected[name])
         assert served == expected
+        judged = [json.loads(line) for line in (server.data_dir / "runs" / job["id"] / "records.jsonl").read_text()
+                  .splitlines()]
+        assert {r["problem_id"] for r in judged} == {"1899A"}  # --problems chose the job's problem
         assert SECRET not in json.dumps(manifest) and SECRET not in json.dumps(job)
     finally:
         assert server.stop(), server.log.read_text()

@@ -62,18 +62,23 @@ def model_options(config_type=None, required: bool = True,
     return decorate
 
 
+ROLE = GENERATION + ("reasoning", "reasoning_effort")  # what a role (a judge) sets apart from the model
+
+
 def role_options(config_type, role: str, prefix: str = "judge"):
-    """A model role's own generation options (``--judge-temperature``,
-    ``--judge-max-tokens``), declared by ModelConfig and defaulting to the benchmark's for
-    ``role``; handed to the command as ``<prefix>_generation``: a dict of the values given."""
-    return declared_options(ModelConfig, f"{prefix}_generation", only=GENERATION, prefix=prefix,
+    """A model role's own options (``--judge-temperature``, ``--judge-max-tokens``,
+    ``--judge-reasoning``, ``--judge-reasoning-effort``), declared by ModelConfig and
+    defaulting to the benchmark's for ``role``; handed to the command as
+    ``<prefix>_generation``: a dict of the values given."""
+    return declared_options(ModelConfig, f"{prefix}_generation", only=ROLE, prefix=prefix,
                             shown=_shown(config_type, role))
 
 
 def role_model(model: ModelConfig, spec: str, generation: dict) -> ModelConfig:
     """The ModelConfig of another role (a judge) named ``spec``: the endpoint options of
     ``model`` (base URL, key, timeout, retries, connections), the role's own ``generation``
-    (None: the benchmark's default for the role) and the provider's default API."""
+    (None: the benchmark's default for the role, and a reasoning model by its own name)
+    and the provider's default API."""
     return model.with_(spec=spec, api=None, **generation)
 
 

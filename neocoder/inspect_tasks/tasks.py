@@ -4,7 +4,8 @@
 solves NeoCoder's problem states with inspect's model (NeoCoder's chat solve prompt, with
 EvalConfig's model defaults and seed + sample index, as ``neocoder eval`` sends them) and
 scores every reply with NeoCoder's sandbox, detector and metrics (scoring.py).  The
-options are ``EvalConfig``'s (config.py): ``states``, ``limit``, ``dataset``, ``samples``,
+options are ``EvalConfig``'s (config.py): ``states``, ``limit``, ``problems`` (``-T problems=1873C,1875A``),
+``dataset``, ``samples``,
 ``cpu_scale``, ``judge_all_tests``, the sandbox's ``workers`` and kind; ``strategy`` maps
 only where a strategy is one model call (``direct``): the others call the model several
 times between sandbox runs inside NeoCoder's own loop (docs/inspect.md).
@@ -47,7 +48,8 @@ def _states(states) -> list[int]:
 def neocoder(states: str | list[int] | None = None, limit: int | None = None, dataset: str | None = None,
              samples: int | None = None, strategy: str = "direct", seed: int | None = None,
              temperature: float | None = None, max_tokens: int | None = None, cpu_scale: float | None = None,
-             judge_all_tests: bool | None = None, workers: int | None = None, sandbox: str | None = None) -> Task:
+             judge_all_tests: bool | None = None, workers: int | None = None, sandbox: str | None = None,
+             problems: str | list[str] | None = None) -> Task:
     """NeoCoder (Denial Prompting; Lu et al., NAACL 2025) on inspect's model: one sample per
     (problem state, sample index), judged by NeoCoder (see the module).  Every option left
     None takes EvalConfig's declared default (the same as ``neocoder eval``'s).  Raises
@@ -58,7 +60,8 @@ def neocoder(states: str | list[int] | None = None, limit: int | None = None, da
     config = eval_config(states=None if states is None else _states(states), limit=None if limit is None else int(limit),
                          dataset=dataset_arg(dataset), samples=samples, strategy=strategy, seed=seed,
                          temperature=temperature, max_tokens=max_tokens, cpu_scale=cpu_scale,
-                         judge_all_tests=judge_all_tests, workers=workers, sandbox=sandbox)
+                         judge_all_tests=judge_all_tests, workers=workers, sandbox=sandbox,
+                         problems=[str(p) for p in problems] if isinstance(problems, (list, tuple)) else problems)
     return Task(
         dataset=MemoryDataset(eval_samples(config), name="neocoder"),
         solver=neocoder_solver(seed=config.model.seed),

@@ -144,16 +144,20 @@ def behaviour(sample: Sample) -> tuple:
 def cost_per_sample(samples: list[Sample]) -> dict:
     """Mean spend per sample of the strategy that produced ``samples`` (model errors
     included: they cost too): model calls, prompt and completion tokens (reported by the
-    endpoint; 0 where it reports none).  Seconds stay in the records (``Sample.cost``):
+    endpoint; 0 where it reports none), and a reasoning model's reasoning tokens (counted
+    among the completion tokens, as OpenAI's usage reports them; shown apart where any).  Seconds stay in the records (``Sample.cost``):
     they vary run to run, and metrics.json is the same for the same samples."""
     if not samples:
         return {}
     cost = [s.cost or {"calls": 1, "prompt_tokens": (s.tokens or {}).get("prompt") or 0,
                        "completion_tokens": (s.tokens or {}).get("completion") or 0} for s in samples]
     mean = lambda key: float(np.mean([c.get(key) or 0 for c in cost]))  # noqa: E731
-    return {"calls": mean("calls"), "prompt_tokens": mean("prompt_tokens"),
-            "completion_tokens": mean("completion_tokens"),
-            "tokens": mean("prompt_tokens") + mean("completion_tokens")}
+    spent = {"calls": mean("calls"), "prompt_tokens": mean("prompt_tokens"),
+             "completion_tokens": mean("completion_tokens"),
+             "tokens": mean("prompt_tokens") + mean("completion_tokens")}
+    if any(c.get("reasoning_tokens") for c in cost):  # a reasoning model's: a part of the completion tokens
+        spent["reasoning_tokens"] = mean("reasoning_tokens")
+    return spent
 
 
 def unique_share(techniques: set[str], others: list[set[str]]) -> float:
@@ -262,7 +266,8 @@ def score_state(samples: list[Sample]) -> tuple[StateMetrics, dict[str, Ratio]]:
 def sample_states(samples: list[Sample]) -> tuple[dict[str, StateMetrics], dict[int, dict[str, Ratio]]]:
     """Every state of a run: str(t) -> StateMetrics (with ``cumulative_neogauge``, the
     sum of NeoGauge@t' over t' <= t, an undefined one counting 0) in increasing t, and
-    t -> rate -> Ratio for the intervals."""
+    t -> rate -> Ratio for the intervals.  A state with no judged sample (every sample
+    excluded) has n 0 and no rate; the report shows it as "no samples" (report/text.py)."""
     by_state: dict[int, list[Sample]] = {}
     for s in samples:
         by_state.setdefault(int(s.state), []).append(s)

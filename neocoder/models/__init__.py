@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import Callable
 
 from ..config import CHAT_DEFAULTS, ModelConfig
-from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
+from .base import EndpointError, Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply, RequestRefused
 
 
 def _lazy(module: str, factory: str) -> Callable[[str, ModelConfig], Model]:
@@ -30,6 +30,7 @@ PROVIDERS: dict[str, Callable[[str, ModelConfig], Model]] = {
     "local": _lazy(".local", "from_config"),
     "replay": _lazy(".replay", "from_config"),
     "inspect": _lazy(".inspect_log", "from_config"),  # inspect/<log file>: an inspect_ai log's replies
+    "inspect-api": _lazy(".inspect_api", "from_config"),  # inspect-api/anthropic/<model>: inspect_ai's providers
 }
 
 
@@ -49,5 +50,5 @@ def get_model(config: ModelConfig | str, **options) -> Model:
     return PROVIDERS[provider](name, config.filled(CHAT_DEFAULTS))
 
 
-__all__ = ["Model", "ModelConfig", "ModelError", "NoRecordedReply", "PROVIDERS", "Prompt", "ReplayKey", "Reply",
+__all__ = ["EndpointError", "Model", "ModelConfig", "ModelError", "RequestRefused", "NoRecordedReply", "PROVIDERS", "Prompt", "ReplayKey", "Reply",
            "get_model"]

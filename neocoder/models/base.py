@@ -9,15 +9,36 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
 from ..errors import NeocoderError
 
-__all__ = ["Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply"]
+__all__ = ["EndpointError", "Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply",
+           "RequestRefused", "strip_thinking"]
 
 
 class ModelError(NeocoderError):
     """A model could not be reached, started, or gave no usable reply."""
+
+
+class EndpointError(ModelError):
+    """The endpoint cannot be reached or refuses the key or model: every call would fail
+    the same way, so the run stops with this one message instead of recording errors.
+    Every loop that records a ModelError per item re-raises this one."""
+
+
+class RequestRefused(EndpointError):
+    """The endpoint refused the request itself (400, 404 or 422: a parameter it does not
+    take, an unknown model; 401 or 403: the key): it will refuse every call built the same
+    way, so the run stops at once.  ``param`` is the parameter the endpoint named (OpenAI's
+    ``error.param``, e.g. ``max_tokens``; None when it named none), ``status`` the HTTP
+    status, ``code`` the endpoint's error code (e.g. ``unsupported_parameter``).  The
+    message is one line."""
+
+    def __init__(self, message: str, param: str | None = None, status: int | None = None, code: str | None = None):
+        super().__init__(" ".join(str(message).split()))
+        self.param, self.status, self.code = param, status, code
 
 
 class NoRecordedReply(ModelError):
@@ -83,6 +104,16 @@ class Reply:
     completion_tokens: int | None = None
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)  # finish_reason, cache key; logprobs: {"tokens", "token_logprobs", "top"}
+    # A reasoning model's thinking: the tokens it spent on it (OpenAI's
+    # usage.completion_tokens_details.reasoning_tokens, a part of ``completion_tokens``) and
+    # its text where the provider returns it apart from the answer (``reasoning_content`` or
+    # ``reasoning``); None where not reported.  Never part of ``text``: no program or
+    # technique is read from it.
+    reasoning_tokens: int | None = None
+    reasoning: str | None = None
+    # The parameters sent with the call besides the prompt (e.g. {"max_completion_tokens":
+    # 4096, "reasoning_effort": "low", "seed": 0}): what the endpoint was asked, for the records.
+    sent: dict = field(default_factory=dict)
 
     @property
     def mean_logprob(self) -> float | None:
@@ -91,6 +122,22 @@ class Reply:
         length normalisation, Kuhn et al. 2023; docs/entropy.md)."""
         values = [v for v in (self.extra.get("logprobs") or {}).get("token_logprobs") or [] if v is not None]
         return sum(values) / len(values) if values else None
+
+
+_THINK = re.compile(r"<(think|thinking)>.*?(?:</\1>|\Z)", re.S | re.I)
+_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
+
+
+def strip_thinking(text: str) -> str:
+    """``text`` without inline thinking: every ``<think>...</think>`` (or ``<thinking>``)
+    block, an unclosed one running to the end, as reasoning models that think in the reply
+    itself write them (DeepSeek-R1, QwQ).  What remains is the answer."""
+    low = text.lower()
+    if "<think" not in low and "</think" not in low:
+        return text
+    text = _THINK.sub("", text)
+    closes = list(_CLOSE.finditer(text))  # a reply whose opening tag was in the prompt (a chat template's)
+    return text[closes[-1].end():].strip() if closes else text.strip()
 
 
 class Model:

@@ -4,7 +4,9 @@ A call is keyed by the SHA-256 of what determines its answer: the model, the end
 the API, the sampling parameters and the full messages (or completion prompt), as the
 model's ``request(prompt)`` describes them.  Replies are appended to a JSONL file
 (one line per call, flushed at once), so a run killed at any point keeps every call
-it finished.  Hits, misses and token totals are counted for the run's report.
+it finished.  Hits, misses and token totals (reasoning tokens among the completion
+tokens) are counted for the run's report.  A line keeps the reply's reasoning (tokens and
+text) and the parameters sent beside its text.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class CallCache:
         self.store = JsonlStore(path, "reply")
         self.path = self.store.path
         self.misses = 0
-        self.prompt_tokens = self.completion_tokens = 0
+        self.prompt_tokens = self.completion_tokens = self.reasoning_tokens = 0
 
     @property
     def replies(self) -> dict:
@@ -49,11 +51,15 @@ class CallCache:
             self.misses += 1
             self.prompt_tokens += reply.get("prompt_tokens") or 0
             self.completion_tokens += reply.get("completion_tokens") or 0
+            self.reasoning_tokens += reply.get("reasoning_tokens") or 0
 
     def stats(self) -> dict:
-        """Calls answered from the cache, calls made, and tokens of the calls made."""
+        """Calls answered from the cache, calls made, and tokens of the calls made (the
+        reasoning tokens, counted where a reasoning model reported any, are a part of the
+        completion tokens)."""
         return {"cache_hits": self.hits, "calls_made": self.misses,
-                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                **({"reasoning_tokens": self.reasoning_tokens} if self.reasoning_tokens else {})}
 
 
 class CachedModel(Model):
@@ -76,11 +82,14 @@ class CachedModel(Model):
         if hit is not None:
             return Reply(text=hit["text"], code_prefix=hit.get("code_prefix", ""),
                          prompt_tokens=hit.get("prompt_tokens"), completion_tokens=hit.get("completion_tokens"),
-                         seconds=0.0, extra=dict(hit.get("extra") or {}, cached=True, key=key))
+                         seconds=0.0, extra=dict(hit.get("extra") or {}, cached=True, key=key),
+                         reasoning_tokens=hit.get("reasoning_tokens"), reasoning=hit.get("reasoning"),
+                         sent=dict(hit.get("sent") or {}))
         reply = self.inner.generate(prompt)
         self.cache.put(key, {"text": reply.text, "code_prefix": reply.code_prefix,
                              "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                             "seconds": round(reply.seconds, 3), "extra": reply.extra})
+                             "reasoning_tokens": reply.reasoning_tokens, "reasoning": reply.reasoning,
+                             "sent": reply.sent, "seconds": round(reply.seconds, 3), "extra": reply.extra})
         reply.extra = dict(reply.extra, cached=False, key=key)
         return reply
 

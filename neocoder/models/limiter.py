@@ -124,3 +124,45 @@ def retry_after(headers: Mapping[str, str] | None) -> float | None:
     if seconds is None or seconds > MAX_RETRY_AFTER:
         return None
     return max(0.0, seconds)  # a date already past: retry now
+
+
+class RefusalGate:
+    """Until an endpoint has answered one call, the model's other calls wait for that
+    first one (``turn``); once it has answered they all go, and once a call was refused
+    as a request the endpoint will never accept (``refuse``, a RequestRefused) every call
+    waiting or to come raises that same error without being sent.  So a run of a model
+    the endpoint refuses stops after one call, not after ``--max-connections`` of them.
+    Shared by a model's ``with_temperature`` copies.  Thread-safe."""
+
+    def __init__(self):
+        self.answered = False
+        self.refused: BaseException | None = None
+        self._probing = False
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Make one call: raises the stored refusal, or waits while the first call is in
+        flight; the call is first when no call has been answered yet."""
+        with self._cond:
+            while self.refused is None and not self.answered and self._probing:
+                self._cond.wait()
+            if self.refused is not None:
+                raise self.refused
+            first = not self.answered
+            self._probing = self._probing or first
+        try:
+            yield
+            with self._cond:
+                self.answered = True
+        finally:
+            if first:
+                with self._cond:
+                    self._probing = False  # answered, refused, or failed otherwise: the next one may go
+                    self._cond.notify_all()
+
+    def refuse(self, error: BaseException) -> None:
+        """Every call from now on raises ``error`` (and the calls waiting)."""
+        with self._cond:
+            self.refused = error
+            self._cond.notify_all()

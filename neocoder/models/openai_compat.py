@@ -1,25 +1,44 @@
-"""Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, OpenRouter)."""
+"""Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, OpenRouter).
+
+A reasoning model (``ModelConfig.is_reasoning``: declared, or recognised from its name) is
+called as OpenAI's reasoning models must be: ``max_completion_tokens`` in place of
+``max_tokens`` (the budget then covers the reasoning tokens too), ``reasoning_effort``
+where given, and no temperature (they refuse any but the default).  Decided once, from
+the config, never by trial.  A reply's reasoning tokens
+(``usage.completion_tokens_details.reasoning_tokens``) and reasoning text (the message's
+``reasoning_content`` or ``reasoning``) go on the ``Reply``, apart from its text.
+
+A request the endpoint refuses as such (400, 404, 422; 401, 403 for the key) raises
+``RequestRefused`` naming the parameter the endpoint named: every call built the same
+way would be refused, so the run stops (runner.py).  Timeouts, 408, 409, 429 and 5xx are
+retried.  Until the endpoint has answered one call the others wait for it
+(``limiter.RefusalGate``), so a refused model costs one call, not ``--max-connections``.
+"""
 
 from __future__ import annotations
 
 import copy
 import os
 import time
+import warnings
 
 import openai
 import tenacity
 
 from ..netpolicy import current as endpoint_policy, http_client as guarded_http_client
 from ..config import ModelConfig
-from .base import Model, ModelError, Prompt, Reply
-from .limiter import ConnectionLimiter, retry_after
+from .base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
+from .limiter import ConnectionLimiter, RefusalGate, retry_after
 
 API_CONNECTIONS = 16  # calls in flight to a hosted API when --max-connections is not given
+REFUSED_STATUSES = (400, 401, 403, 404, 422)  # the request itself refused: no retry will be accepted
+# Refusals that concern one prompt, not the way every call is built: that item's own error.
+PROMPT_ERRORS = ("context_length_exceeded", "string_above_max_length")
+# What a chat model takes and a reasoning model refuses: the hint of a refusal naming one.
+SAMPLING_PARAMS = ("max_tokens", "temperature", "top_p")
+REASONING_BUDGET = 1024  # tokens: below this a reasoning model's answer is likely cut (its reasoning counts)
 
-
-class EndpointError(ModelError):
-    """The endpoint cannot be reached or refuses the key or model: every call would fail
-    the same way, so the run stops with this one message instead of recording errors."""
+__all__ = ["EndpointError", "OpenAICompatModel", "RequestRefused", "from_config", "refusal", "retryable"]
 
 # Where a completion prompt's program is cut: the model starts writing tests,
 # a main guard or prose instead of the body of solve().
@@ -42,11 +61,15 @@ class OpenAICompatModel(Model):
     def __init__(self, name: str, model_id: str, base_url: str | None = None,
                  api_key: str | None = None, api: str = "chat", temperature: float = 0.0,
                  max_tokens: int = 1024, timeout: float = 120.0, max_retries: int = 3,
-                 seed: int | None = 0, max_connections: int = API_CONNECTIONS, http_client=None):
+                 seed: int | None = 0, max_connections: int = API_CONNECTIONS, http_client=None,
+                 reasoning: bool = False, reasoning_effort: str | None = None):
         if api not in ("chat", "completion"):
             raise ModelError(f"--api must be chat or completion, not {api!r}")
+        if reasoning and api != "chat":
+            raise ModelError(f"{name}: a reasoning model is called through the chat API, not --api {api}")
         self.name, self.model_id, self.api = name, model_id, api
         self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
+        self.reasoning, self.reasoning_effort = reasoning, reasoning_effort
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
@@ -54,6 +77,7 @@ class OpenAICompatModel(Model):
             key = "none"  # local endpoints accept any key
         self.max_retries = max_retries
         self.limiter = ConnectionLimiter(max_connections)
+        self.gate = RefusalGate()  # one call first; after a refused request, no more calls (limiter.py)
         self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0,
                                     http_client=http_client)
         self.endpoint = str(self.client.base_url)
@@ -66,10 +90,15 @@ class OpenAICompatModel(Model):
         return other
 
     def sampling(self, prompt: Prompt) -> dict:
-        """The sampling parameters of this call: the prompt's overrides over the model's own."""
+        """The sampling parameters of this call: the prompt's overrides over the model's own.
+        A reasoning model gets ``max_completion_tokens`` (reasoning included),
+        ``reasoning_effort`` where set, and no temperature (it takes only the default)."""
         pick = lambda override, own: own if override is None else override  # noqa: E731
-        return {"temperature": pick(prompt.temperature, self.temperature),
-                "max_tokens": pick(prompt.max_tokens, self.max_tokens), "seed": pick(prompt.seed, self.seed)}
+        budget, seed = pick(prompt.max_tokens, self.max_tokens), pick(prompt.seed, self.seed)
+        if self.reasoning:
+            effort = {"reasoning_effort": self.reasoning_effort} if self.reasoning_effort else {}
+            return {"max_completion_tokens": budget, **effort, "seed": seed}
+        return {"temperature": pick(prompt.temperature, self.temperature), "max_tokens": budget, "seed": seed}
 
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the key of the call cache, models/cache.py)."""
@@ -84,21 +113,17 @@ class OpenAICompatModel(Model):
 
     def generate(self, prompt: Prompt) -> Reply:
         """Answer ``prompt`` through the limiter, retrying as the class says.  Raises
-        EndpointError (unreachable, or the key or model refused) or ModelError."""
+        RequestRefused (the request, the model or the key refused), EndpointError
+        (unreachable) or ModelError."""
         start = time.monotonic()
         try:
-            for attempt in self._attempts():
-                with attempt:
-                    with self.limiter.slot() as slot:
-                        try:
-                            resp, text, prefix, logprobs = self._create(prompt)
-                        except openai.APIStatusError as exc:
-                            if exc.status_code == 429 or exc.status_code >= 500:  # the endpoint is overloaded
-                                slot.overloaded(retry_after(exc.response.headers))
-                            raise
-        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-            raise EndpointError(f"{self.name}: the endpoint {self.endpoint} refused the request "
-                                f"({type(exc).__name__}: {exc}); check --api-key and the model name") from exc
+            with self.gate.turn():
+                resp, text, prefix, logprobs = self._tries(prompt)
+        except openai.APIStatusError as exc:
+            refused = refusal(self, exc)
+            if refused is not None:
+                self.gate.refuse(refused)
+            raise refused or ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
         except openai.APITimeoutError as exc:
             raise ModelError(f"{self.name}: {type(exc).__name__}: no reply within the timeout after the client's "
                              f"retries: {exc}") from exc
@@ -108,13 +133,29 @@ class OpenAICompatModel(Model):
         except openai.OpenAIError as exc:
             raise ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
         usage = getattr(resp, "usage", None)
+        details = getattr(usage, "completion_tokens_details", None)
+        message = resp.choices[0].message if self.api == "chat" else None
         return Reply(
             text=text, code_prefix=prefix,
             prompt_tokens=getattr(usage, "prompt_tokens", None),
             completion_tokens=getattr(usage, "completion_tokens", None),
             seconds=time.monotonic() - start,
             extra={"finish_reason": resp.choices[0].finish_reason, **({"logprobs": logprobs} if logprobs else {})},
+            reasoning_tokens=getattr(details, "reasoning_tokens", None),
+            reasoning=reasoning_text(message), sent=self.sampling(prompt),
         )
+
+    def _tries(self, prompt: Prompt) -> tuple:
+        """``_create`` through the limiter, retried as the class says; the last error is raised."""
+        for attempt in self._attempts():
+            with attempt:
+                with self.limiter.slot() as slot:
+                    try:
+                        return self._create(prompt)
+                    except openai.APIStatusError as exc:
+                        if exc.status_code == 429 or exc.status_code >= 500:  # the endpoint is overloaded
+                            slot.overloaded(retry_after(exc.response.headers))
+                        raise
 
     def _attempts(self) -> tenacity.Retrying:
         """The tries of one call: the first and ``max_retries`` more after a retryable
@@ -160,6 +201,44 @@ class OpenAICompatModel(Model):
         self.client.close()
 
 
+def reasoning_text(message) -> str | None:
+    """The reasoning a chat message carries apart from its content: ``reasoning_content``
+    (DeepSeek, vLLM) or ``reasoning`` (OpenRouter, Ollama), fields the openai client keeps
+    as extras; None when there is none."""
+    if message is None:
+        return None
+    extra = getattr(message, "model_extra", None) or {}
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None) or extra.get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def refusal(model: OpenAICompatModel, exc: "openai.APIStatusError") -> RequestRefused | None:
+    """The ``RequestRefused`` of an error status that refuses the request itself (400,
+    404, 422: a parameter, the model; 401, 403: the key), one line naming the parameter
+    the endpoint named (OpenAI's ``error.param``); None for any other status, and for a
+    refusal of one prompt's length (that item's own error, ``PROMPT_ERRORS``)."""
+    status, code, param = exc.status_code, getattr(exc, "code", None), getattr(exc, "param", None)
+    if status not in REFUSED_STATUSES or code in PROMPT_ERRORS:
+        return None
+    body = exc.body if isinstance(exc.body, dict) else {}  # the client keeps the body's "error" object
+    said = body.get("message") or str(exc)
+    named = f"parameter {param!r} refused" if param else "request refused"
+    if status in (401, 403):
+        hint = "check --api-key"
+    elif status == 404:
+        hint = "check the model name and --base-url"
+    elif param in SAMPLING_PARAMS and not model.reasoning:
+        hint = "a reasoning model? pass --reasoning (docs/models.md)"
+    else:
+        hint = f"fix the option that sends {param!r}" if param else "fix the options (docs/models.md)"
+    return RequestRefused(f"{model.name}: {named} by {model.endpoint} ({status} {code or type(exc).__name__}: "
+                          f"{said}); {hint}; the run folder resumes once it is fixed",
+                          param=param, status=status, code=code)
+
+
 def retryable(exc: BaseException) -> bool:
     """Worth another try: no answer (a timeout, a lost connection), or 408, 409, 429 or
     5xx (the statuses the openai SDK retries)."""
@@ -168,12 +247,23 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 409, 429) or exc.status_code >= 500)
 
 
+def warn_small_budget(config: ModelConfig) -> None:
+    """Warn when a reasoning model's ``--max-tokens`` (which covers its reasoning too) is
+    below ``REASONING_BUDGET``: its answer would likely be cut or empty."""
+    if config.is_reasoning() and config.max_tokens < REASONING_BUDGET:
+        warnings.warn(f"{config.spec} is called as a reasoning model: its budget of {config.max_tokens} tokens "
+                      f"covers its reasoning too (give it several thousand; docs/models.md)", stacklevel=3)
+
+
 def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
-    """``openai/<name>``: the chat API unless ``config.api`` says otherwise."""
+    """``openai/<name>``: the chat API unless ``config.api`` says otherwise.  Warns when a
+    reasoning model's budget is small (``warn_small_budget``)."""
+    warn_small_budget(config)
     return OpenAICompatModel(config.spec, name, base_url=config.base_url, api_key=config.api_key,
                              api=config.api or "chat", temperature=config.temperature,
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
                              max_connections=config.max_connections or API_CONNECTIONS,
+                             reasoning=config.is_reasoning(), reasoning_effort=config.reasoning_effort,
                              # a server's endpoint policy (neocoder/netpolicy.py) checks every connection
                              http_client=guarded_http_client(config.timeout) if endpoint_policy() else None,
                              **({"timeout": config.timeout} if config.timeout else {}))

@@ -11,6 +11,9 @@ from ..dataset import RELEASE_DATASET  # metrics["dataset"] of a `--dataset rele
 from ..records import HUMAN
 
 
+NO_SAMPLES = "no samples"  # a state with no judged sample: its rates are unknown, never 0.0%
+
+
 def percent(value: float | None, interval: dict | None = None) -> str:
     """A rate as "17.1%", with "±5.3" (half the 95% interval's width, in points) when given."""
     if value is None:
@@ -30,6 +33,9 @@ def eval_table(metrics: dict) -> str:
     lines = [f"model: {metrics['model']}", "  ".join(f"{c:>13}" for c, _ in cols)]
     for t, m in metrics["states"].items():
         cells = [f"{t:>13}", f"{m['n']:>13}"]
+        if not m["n"]:  # every sample excluded: no rate is known, none is 0
+            lines.append("  ".join(cells + [f"{NO_SAMPLES:>13}"]))
+            continue
         cells += [f"{percent(m.get(key), m.get('intervals', {}).get(key)):>13}" for _, key in cols[2:]]
         lines.append("  ".join(cells))
     lines += sampling_lines(metrics)
@@ -40,7 +46,11 @@ def eval_table(metrics: dict) -> str:
     if metrics.get("dataset"):
         lines.append(f"tests: {' + '.join(metrics.get('tests', ['examples']))}; dataset: {metrics['dataset']}")
     last = max(metrics["states"], key=int, default=None)
-    if metrics["model"] != HUMAN and last is not None and metrics["states"][last].get("cumulative_neogauge") is not None:
+    empty = [t for t, m in metrics["states"].items() if not m["n"]]
+    if metrics["model"] != HUMAN and empty:
+        lines.append(f"headline: cumulative NeoGauge@{last}: {NO_SAMPLES} judged at t={','.join(empty)} (every "
+                     "sample excluded; rerun to retry)")
+    elif metrics["model"] != HUMAN and last is not None and metrics["states"][last].get("cumulative_neogauge") is not None:
         m = metrics["states"][last]
         lines.append(f"headline: cumulative NeoGauge@{last} = "
                      f"{percent(m['cumulative_neogauge'], m.get('intervals', {}).get('cumulative_neogauge'))} "

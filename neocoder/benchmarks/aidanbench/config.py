@@ -25,8 +25,10 @@ class AidanConfig(Config):
     finds it repetitive (novelty <= ``novelty_stop``), or ``max_answers`` is reached."""
 
     # AidanBench's generator samples (0.7) with a short answer budget; the judge answers one score, greedily.
-    roles: ClassVar[dict[str, GenerateDefaults]] = {"model": GenerateDefaults(temperature=0.7, max_tokens=256),
-                                                    "judge": GenerateDefaults(temperature=0.0, max_tokens=16)}
+    # (a reasoning model, e.g. the o1-mini judge AidanBench names, gets a budget its thinking fits in)
+    roles: ClassVar[dict[str, GenerateDefaults]] = {
+        "model": GenerateDefaults(temperature=0.7, max_tokens=256, reasoning_max_tokens=8192),
+        "judge": GenerateDefaults(temperature=0.0, max_tokens=16, reasoning_max_tokens=4096)}
 
     model: ModelConfig = Option(help="The generator.", required=True).field()
     judge: ModelConfig | None = Option(help="The coherence judge (None: novelty only).", required=True).field()

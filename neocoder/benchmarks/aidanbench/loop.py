@@ -33,6 +33,7 @@ from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.errors import NeocoderError
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
+from neocoder.models.base import EndpointError
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.records import Answer, QuestionResult
 from neocoder.store import RunFolder
@@ -105,6 +106,8 @@ def _ask(judge: Model, prompts, parse, retries: int):
         replies.append(reply.text)
         tokens["prompt"] += reply.prompt_tokens or 0
         tokens["completion"] += reply.completion_tokens or 0
+        if reply.reasoning_tokens is not None:  # a reasoning judge's: a part of the completion tokens
+            tokens["reasoning"] = tokens.get("reasoning", 0) + reply.reasoning_tokens
         value = parse(reply.text)
         if value is not None:
             return value, replies, tokens
@@ -200,7 +203,7 @@ class Judged:
     error: str | None = None
 
     def add_tokens(self, used: dict) -> None:
-        self.tokens = {k: self.tokens[k] + used.get(k, 0) for k in self.tokens}
+        self.tokens = {k: self.tokens.get(k, 0) + used.get(k, 0) for k in {**self.tokens, **used}}
 
 
 def _llm_novelty(judge: Model, settings: AidanConfig, question: str, texts: list[str], text: str,
@@ -243,6 +246,8 @@ def judge_answer(judge: Model | None, settings: AidanConfig, question: str, text
             except Unclassified:
                 judged.semantic_class = None  # the question's entropy is then left out
             judged.add_tokens({k: class_tokens[k] - before[k] for k in before})
+    except EndpointError:
+        raise  # every call would be refused the same way: the run stops (runner.py)
     except ModelError as exc:
         judged.error = f"judge: {exc}"
     return judged
@@ -281,6 +286,8 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
     if classes is not None:
         try:
             yield from _reclassify(kept, classes, matrix)
+        except EndpointError:
+            raise
         except ModelError as exc:
             reason, error = "error", f"judge: {exc}"
     while reason is None:
@@ -293,6 +300,8 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         except NoRecordedReply:
             reason = "max answers"  # a replayed source has no more answers for this question
             break
+        except EndpointError:
+            raise
         except ModelError as exc:
             reason, error = "error", f"generator: {exc}"
             break
@@ -331,7 +340,8 @@ def answer_record(model: str, index: int, question: str, number: int, text: str,
         model=model, question_index=index, question=question, answer_num=number, answer=text,
         coherence=judged.coherence, novelty=novelty_, llm_novelty=judged.llm_novelty, stop=reason,
         error=judged.error, judge_replies=judged.replies,
-        tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
+        tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens,
+                              **({"reasoning": reply.reasoning_tokens} if reply.reasoning_tokens is not None else {})},
                 "judge": judged.tokens},
         seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
         coherence_scale=scale, reasoning=reasoning, logprob=None if logprob is None else round(logprob, 6),

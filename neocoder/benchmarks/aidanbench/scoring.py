@@ -25,6 +25,7 @@ import re
 import numpy as np
 
 from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, NOVELTY_STOP  # noqa: F401 (re-exported: the stop rule's defaults)
+from neocoder.models.base import strip_thinking
 
 COHERENCE_RANGES = {100: (0.0, 100.0), 10: (1.0, 10.0)}  # judge scale -> the scores a reply may give
 
@@ -113,6 +114,14 @@ def mmr_ab(coherences, novelties, mmr_lambda: float, scale: int = 100) -> float:
     return float(total)
 
 
+def _last(matches):
+    """The last of ``matches`` (an iterator of re.Match), None when there is none."""
+    found = None
+    for found in matches:
+        pass
+    return found
+
+
 _TAGGED = re.compile(r"<score>\s*(-?\d+(?:\.\d+)?)\s*</score>", re.I)
 _LOOSE = re.compile(r"(?:score|rating)\s*(?:is|:|=)?\s*(-?\d+(?:\.\d+)?)", re.I)
 
@@ -121,10 +130,11 @@ def parse_score(reply: str, low: float = 0.0, high: float = 100.0) -> float | No
     """A score from a judge reply: ``<score>N</score>``, else "score: N", else a reply
     that is only a number.  None when there is none or it is outside ``low..high``
     (0..100 by default; 1..10 on the paper's scale): the caller retries, then records
-    an error, never a 0."""
-    text = reply.strip()
+    an error, never a 0.  A reasoning judge's inline thinking (``<think>...</think>``) is
+    left out and a tagged score read from the last tag (the answer follows the reasoning)."""
+    text = strip_thinking(reply).strip()
     for pattern in (_TAGGED, _LOOSE):
-        m = pattern.search(text)
+        m = _last(pattern.finditer(text)) if pattern is _TAGGED else pattern.search(text)
         if m:
             value = float(m.group(1))
             return value if low <= value <= high else None
@@ -141,6 +151,8 @@ _VERDICT_BARE = re.compile(r"[\s\W]*(yes|no)\b", re.I)
 def parse_verdict(reply: str) -> bool | None:
     """A yes/no verdict from a judge reply: ``<verdict>yes</verdict>``, else a reply that
     starts with yes or no (any case, after punctuation).  None when there is neither
-    (the caller retries, then records the answer as unclassified)."""
-    m = _VERDICT_TAGGED.search(reply) or _VERDICT_BARE.match(reply)
+    (the caller retries, then records the answer as unclassified).  Inline thinking is left
+    out; the last tag counts."""
+    reply = strip_thinking(reply)
+    m = _last(_VERDICT_TAGGED.finditer(reply)) or _VERDICT_BARE.match(reply)
     return None if m is None else m.group(1).lower() == "yes"

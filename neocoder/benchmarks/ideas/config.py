@@ -22,8 +22,10 @@ class IdeasConfig(Config):
     can sit in several seats; a seat never judges ideas of its own spec (docs/ideas.md)."""
 
     # The idea model samples (0.7) with room for a short idea; each judge gives three scores, greedily.
-    roles: ClassVar[dict[str, GenerateDefaults]] = {"model": GenerateDefaults(temperature=0.7, max_tokens=400),
-                                                    "judges": GenerateDefaults(temperature=0.0, max_tokens=64)}
+    # (reasoning models, LiveIdeaBench's own critics among them, get a budget their thinking fits in)
+    roles: ClassVar[dict[str, GenerateDefaults]] = {
+        "model": GenerateDefaults(temperature=0.7, max_tokens=400, reasoning_max_tokens=8192),
+        "judges": GenerateDefaults(temperature=0.0, max_tokens=64, reasoning_max_tokens=4096)}
 
     model: ModelConfig = Option(help="The idea model.", required=True).field()
     judges: list[ModelConfig] = Option(help="The judge panel.", required=True).field()

@@ -139,8 +139,12 @@ class IdeaWriter:
 
 
 def _tokens(*replies: Reply) -> dict:
+    """Summed tokens of ``replies``, with a reasoning model's reasoning tokens (a part of
+    the completion tokens) where any reply reports them."""
+    reasoning = [r.reasoning_tokens for r in replies if r.reasoning_tokens is not None]
     return {"prompt": sum(r.prompt_tokens or 0 for r in replies),
-            "completion": sum(r.completion_tokens or 0 for r in replies)}
+            "completion": sum(r.completion_tokens or 0 for r in replies),
+            **({"reasoning": sum(reasoning)} if reasoning else {})}
 
 
 def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, settings: IdeasConfig) -> Idea | None:
@@ -195,7 +199,7 @@ def ask_judge(judge: Model, prompts, parse, retries: int) -> tuple[object, list[
         except ModelError as exc:
             return None, replies, tokens, f"judge: {exc}"
         replies.append(reply.text)
-        tokens = {k: tokens[k] + v for k, v in _tokens(reply).items()}
+        tokens = {**tokens, **{k: tokens.get(k, 0) + v for k, v in _tokens(reply).items()}}
         value = parse(reply.code_prefix + reply.text)
         if value is not None:
             return value, replies, tokens, None

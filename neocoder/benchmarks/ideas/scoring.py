@@ -42,6 +42,7 @@ import re
 import numpy as np
 
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL, summarize, weights
+from neocoder.models.base import strip_thinking
 
 CRITERIA = ("originality", "feasibility", "clarity")
 FLUENCY_POINTS = {"A": 10.0, "B": 7.0, "C": 4.0, "D": 1.0}
@@ -61,11 +62,14 @@ def parse_scores(reply: str) -> dict[str, float] | None:
     Each criterion is read as ``<criterion>N</criterion>`` or "criterion: N" (any case,
     markdown asterisks, "score" and "N/10" allowed), its first mention counting.  None
     when any criterion is missing or outside 1..10: the caller asks again and finally
-    records an error, never a score.
+    records an error, never a score.  A reasoning judge's inline thinking
+    (``<think>...</think>``) is left out, and of several tags the last counts (the answer
+    follows the reasoning).
     """
     scores = {}
+    reply = strip_thinking(reply)
     for name in CRITERIA:
-        tagged = re.search(rf"<{name}>\s*{_NUMBER}\s*</{name}>", reply, re.I)
+        tagged = ([None] + list(re.finditer(rf"<{name}>\s*{_NUMBER}\s*</{name}>", reply, re.I)))[-1]
         loose = tagged or re.search(rf"\b{name}\b[\s*_]*(?:score)?[\s*_]*(?:[:=]|is)?[\s*_]*{_NUMBER}(?:\s*/\s*10)?",
                                     reply, re.I)
         if not loose:
@@ -80,8 +84,10 @@ def parse_scores(reply: str) -> dict[str, float] | None:
 def parse_grade(reply: str) -> str | None:
     """A fluency grade "A".."D" from a judge reply: ``<grade>X</grade>``, "grade: X", or a
     reply that is only the letter (with punctuation or markdown around it).  None when
-    there is none (the caller asks again, then records an error)."""
-    m = re.search(r"<grade>\s*([ABCD])\s*</grade>", reply, re.I) or \
+    there is none (the caller asks again, then records an error).  Inline thinking is left
+    out; the last tag counts."""
+    reply = strip_thinking(reply)
+    m = ([None] + list(re.finditer(r"<grade>\s*([ABCD])\s*</grade>", reply, re.I)))[-1] or \
         re.search(r"\bgrade\b[\s*_]*(?:[:=]|is)?[\s*_\"']*([ABCD])\b", reply, re.I)
     if m:
         return m.group(1).upper()

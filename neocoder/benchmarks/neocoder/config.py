@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from neocoder.config import (BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig,
                              SandboxConfig)
-from neocoder.options import Option, option, parse_shard, parse_states
+from neocoder.options import Option, option, parse_problems, parse_shard, parse_states
 from .paper import DECLARED, parse_paper
 from .strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
 
@@ -44,13 +44,16 @@ class EvalConfig(Config):
     ``dataset`` is a problem-states JSONL file or run folder from ``build-dataset``,
     "release" (the release at ``release_dir``, converted), or None: the validated dataset
     shipped with neocoder (no release needed).  ``states`` are the t to
-    evaluate; ``limit`` keeps the first N problems; ``samples`` per state; the CPU-time
+    evaluate; ``problems`` (None: all) the problem ids; ``limit`` keeps the first N problems
+    of those; ``samples`` per state; the CPU-time
     limit per test is the problem's time limit times ``cpu_scale``.  ``out`` is the run
     folder (an existing one is resumed).  ``model.spec == "human"`` gives the human
     baselines (Eq. 5, 6) instead.
     """
 
-    roles: ClassVar[dict[str, GenerateDefaults]] = {"model": GenerateDefaults(temperature=0.0, max_tokens=1024)}
+    # greedy, 1024 tokens a program; a reasoning model's budget covers its thinking too
+    roles: ClassVar[dict[str, GenerateDefaults]] = {
+        "model": GenerateDefaults(temperature=0.0, max_tokens=1024, reasoning_max_tokens=16384)}
 
     model: ModelConfig = Option(help="The model evaluated (or 'human').", required=True).field()
     out: Path
@@ -62,6 +65,8 @@ class EvalConfig(Config):
     states: list[int] = Option(help="States t to evaluate.", ge=0, cap=20, parse=parse_states, text="0-5",
                                factory=lambda: list(range(6))).field()
     limit: int | None = option(None, "Only the first N problems.", ge=1)
+    problems: list[str] | None = option(None, "Only these problems: ID[,ID...] or @FILE (a file of ids, one per "
+                                        "line); an unknown id is refused.", parse=parse_problems)
     samples: int = option(1, "Samples per problem state, each with its own seed (pass --temperature): pass@k, "
                           "best-of-k NeoGauge and semantic entropy need n >= 2; every test is then judged.",
                           ge=1, cap=100)

@@ -24,7 +24,7 @@ from neocoder.metrics.diversity.execution_classes import attach, execution_class
 from neocoder.metrics.diversity.humans import human_programs
 from neocoder.metrics.diversity.run import human_diversity, run_diversity
 from neocoder.errors import NeocoderError
-from neocoder.options import shard_of
+from neocoder.options import parse_problems, shard_of
 from neocoder.paths import fingerprint
 from neocoder.records import ProblemState, Sample
 from neocoder.benchmarks.neocoder.shards import part
@@ -45,8 +45,8 @@ class EvalResult:
 
 
 def select_states(config: EvalConfig) -> list[ProblemState]:
-    """The problem states an eval covers: first ``limit`` problems, states in
-    ``config.states``, from ``config.dataset``: None for the shipped validated dataset
+    """The problem states an eval covers: the problems ``config.problems`` names (all
+    when None), of those the first ``limit``, states in ``config.states``, from ``config.dataset``: None for the shipped validated dataset
     (neocoder/dataset/shipped.py: no release needed), "release" for the release's
     statement examples with plain checkers, or a path (a build-dataset run folder or a
     problem-states JSONL file).  Raises NeocoderError when no state is left."""
@@ -56,11 +56,32 @@ def select_states(config: EvalConfig) -> list[ProblemState]:
         states = [ProblemState.from_dict(r) for r in build_from_release(config.release_dir)[0]]
     else:
         states = load_states(config.dataset)
+    states = [s for s in states if s.problem_id in set(named_problems(config, states))]
     chosen = set(first_problems([s.problem_id for s in states], config.limit))
     states = [s for s in states if s.problem_id in chosen and s.state in config.states]
     if not states:
-        raise NeocoderError("no problem states selected (check --states and --limit)")
+        raise NeocoderError("no problem states selected (check --states, --problems and --limit)")
     return states
+
+
+def named_problems(config: EvalConfig, states: list[ProblemState]) -> list[str]:
+    """The problem ids ``--problems`` names (a list, or its text: ID[,ID...] or @FILE), all
+    of ``states``' when it names none.  Raises NeocoderError naming every id the dataset
+    does not hold."""
+    wanted = config.problems
+    if isinstance(wanted, str):
+        try:
+            wanted = parse_problems(wanted)
+        except ValueError as exc:
+            raise NeocoderError(f"--problems {exc}") from None
+    held = list(dict.fromkeys(s.problem_id for s in states))
+    if not wanted:
+        return held
+    unknown = [i for i in wanted if i not in set(held)]
+    if unknown:
+        raise NeocoderError(f"--problems: the dataset holds no problem {', '.join(unknown)} "
+                            f"({len(held)} problems, e.g. {', '.join(held[:3])})")
+    return list(wanted)
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,8 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     tokens, seconds) go into the record; ``seed`` is this sample's sampling seed.  A
     model failure is recorded as ``error`` (the sample is retried on resume and left out
     of the metrics); a sandbox failure marks its tier ``infra`` and also excludes the
-    sample.  EndpointError (the endpoint is unreachable or refuses the key) propagates:
-    every sample would fail.  ``protocol`` (neocoder/paper.py) judges as the release's
+    sample.  EndpointError (the endpoint is unreachable, or refuses the key, the model or
+    a parameter: RequestRefused) propagates: every sample would fail, so the run stops.  ``protocol`` (neocoder/paper.py) judges as the release's
     harness did (docs/paper.md); None: this project's judging.
     """
     options = options or StrategyOptions()
@@ -74,7 +74,8 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     record.logprob = solution.reply.mean_logprob
     record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
     if ctx.cost["calls"] > 1:  # the final reply's tokens alone would hide what the strategy spent
-        record.tokens = {"prompt": ctx.cost["prompt_tokens"], "completion": ctx.cost["completion_tokens"]}
+        record.tokens = {"prompt": ctx.cost["prompt_tokens"], "completion": ctx.cost["completion_tokens"],
+                         **({"reasoning": ctx.cost["reasoning_tokens"]} if ctx.cost["reasoning_tokens"] else {})}
     record.timings["total_s"] = round(time.monotonic() - t0, 4)
     return record
 
@@ -129,7 +130,9 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     if human is not None:
         record.human_techniques, record.new_techniques = sorted(human), sorted(techniques - human)
         record.divergent = divergent_ratio(techniques, human)
-    record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}
+    record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens,
+                     **({"reasoning": reply.reasoning_tokens} if reply.reasoning_tokens is not None else {})}
+    record.reasoning, record.sent = reply.reasoning, dict(reply.sent)
     judge_s = examples.seconds + (plus.seconds if plus is not None else 0.0)
     record.timings = {"model_s": round(reply.seconds, 4), "judge_s": round(judge_s, 4),
                       "total_s": round(time.monotonic() - t0, 4)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from neocoder.models import Reply
+from neocoder.models.base import strip_thinking
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
 
@@ -37,7 +38,10 @@ def extract_code(text: str) -> str:
 
 
 def program_from_reply(reply: Reply) -> str:
-    """The program for a reply: a completion reply continues its prompt's code prefix."""
+    """The program for a reply: a completion reply continues its prompt's code prefix; a
+    chat reply's program is extracted from its answer, with inline thinking
+    (``<think>...</think>``, where a draft program may stand) left out first.  A reasoning
+    model's separate reasoning text (``Reply.reasoning``) is never read."""
     if reply.code_prefix:
         return reply.code_prefix + reply.text
-    return extract_code(reply.text)
+    return extract_code(strip_thinking(reply.text))

@@ -103,7 +103,7 @@ class Context:
         self.state, self.sample, self.model, self.sandbox = state, sample, model, sandbox
         self.human, self.limits, self.seed, self.options = human, limits, seed, options
         self.cost = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                     "model_s": 0.0, "judge_s": 0.0}
+                     "reasoning_tokens": 0, "model_s": 0.0, "judge_s": 0.0}
         self._trials: dict[str, Trial] = {}
         self._lock = threading.Lock()
 
@@ -123,6 +123,7 @@ class Context:
             self.cost["cached_calls"] += bool(reply.extra.get("cached"))
             self.cost["prompt_tokens"] += reply.prompt_tokens or 0
             self.cost["completion_tokens"] += reply.completion_tokens or 0
+            self.cost["reasoning_tokens"] += reply.reasoning_tokens or 0  # a part of the completion tokens
             self.cost["model_s"] = round(self.cost["model_s"] + reply.seconds, 4)
         return reply
 

@@ -1,0 +1,184 @@
+"""``inspect-api/<provider>/<model>``: every model API inspect_ai implements, as a neocoder model.
+
+inspect_ai (already the dependency of the inspect tasks) speaks the native APIs of
+Anthropic, Google, Bedrock, Mistral, Groq, vLLM, Hugging Face, Ollama, Together, ...
+(``inspect_ai.model.get_model("anthropic/claude-sonnet-4-0")``).  This module puts one
+of them behind neocoder's ``Model``: the run's call cache (``request``), the connection
+limiter and the refusal gate of our own provider (limiter.py), the retries (inspect's,
+bounded by ``--max-retries`` and ``--timeout``), and the token accounting (input, output
+and reasoning tokens from inspect's ``ModelUsage``).  ``openai/<name>`` stays the way to
+an OpenAI-compatible endpoint (docs/models.md says which to pick when).
+
+inspect's models are asynchronous; neocoder's runner calls ``generate`` from worker
+threads.  Each model owns one event loop on a thread of its own, where inspect's model
+(and its HTTP client) is built and every call runs, so the client never crosses loops.
+
+A request the provider refuses as such (400, 404, 422; 401, 403 for the key) raises
+``RequestRefused`` naming the parameter where the provider names one (OpenAI's
+``param``; Anthropic's messages start with it, e.g. ``max_tokens: ...``); the run stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+
+from ..config import ModelConfig
+from .base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
+from .limiter import ConnectionLimiter, RefusalGate
+
+API_CONNECTIONS = 16  # calls in flight when --max-connections is not given (as openai/)
+REFUSED_STATUSES = (400, 401, 403, 404, 422)
+_NAMED_PARAM = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")  # Anthropic: "max_tokens: Field required"
+
+
+class InspectAPIModel(Model):
+    """A chat model behind inspect_ai's provider ``inspect_spec`` (``PROVIDER/MODEL`` as
+    inspect spells it), with ``config``'s base URL, key, sampling and budget.  A reasoning
+    model (``config.is_reasoning()``) is sent no temperature, and ``reasoning_effort``
+    where given; ``max_tokens`` is the whole budget (reasoning included).  Raises
+    ModelError when inspect cannot build the model (an unknown provider, its client
+    package missing: ``pip install anthropic`` for ``anthropic/``)."""
+
+    api = "chat"
+
+    def __init__(self, spec: str, inspect_spec: str, config: ModelConfig):
+        self.name, self.inspect_spec, self.config = spec, inspect_spec, config
+        self.reasoning = config.is_reasoning()
+        self.endpoint = config.base_url or f"{inspect_spec.split('/', 1)[0]} (the provider's default)"
+        self.limiter = ConnectionLimiter(config.max_connections or API_CONNECTIONS)
+        self.gate = RefusalGate()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"inspect-api {spec}", daemon=True)
+        self._thread.start()
+        try:
+            self.model = self._run(self._open())
+        except Exception as exc:  # inspect's errors for an unknown provider or a missing client package
+            self.close()
+            raise ModelError(f"{spec}: inspect_ai cannot build {inspect_spec!r}: {type(exc).__name__}: {exc}") from exc
+
+    async def _open(self):
+        from inspect_ai.model import get_model
+        return get_model(self.inspect_spec, base_url=self.config.base_url, api_key=self.config.api_key,
+                         memoize=False)
+
+    def _run(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def sampling(self, prompt: Prompt) -> dict:
+        """The generation parameters of this call (inspect's ``GenerateConfig`` fields): the
+        prompt's overrides over the model's own; no temperature for a reasoning model."""
+        pick = lambda override, own: own if override is None else override  # noqa: E731
+        out = {"max_tokens": pick(prompt.max_tokens, self.config.max_tokens),
+               "seed": pick(prompt.seed, self.config.seed)}
+        if not self.reasoning:
+            out["temperature"] = pick(prompt.temperature, self.config.temperature)
+        if self.config.reasoning_effort:
+            out["reasoning_effort"] = self.config.reasoning_effort
+        return {k: v for k, v in out.items() if v is not None}
+
+    def request(self, prompt: Prompt) -> dict:
+        """What decides this call's answer (the call cache's key, models/cache.py)."""
+        return {"provider": "inspect-api", "model": self.inspect_spec, "endpoint": self.config.base_url,
+                "api": "chat", **self.sampling(prompt), "messages": list(prompt.messages)}
+
+    def generate(self, prompt: Prompt) -> Reply:
+        """Answer ``prompt`` through inspect's model, within the limiter.  Raises
+        RequestRefused, EndpointError (unreachable after the retries) or ModelError."""
+        start = time.monotonic()
+        sent = self.sampling(prompt)
+        try:
+            with self.gate.turn(), self.limiter.slot():
+                output = self._run(self._generate(prompt, sent))
+        except (RequestRefused, EndpointError, ModelError):
+            raise
+        except Exception as exc:  # the provider SDK's own error types: classified by status
+            error = self._classify(exc)
+            if isinstance(error, RequestRefused):
+                self.gate.refuse(error)
+            raise error from exc
+        if output.error or not output.choices:
+            raise ModelError(f"{self.name}: {output.error or 'no reply'}")
+        usage = output.usage
+        return Reply(text=output.completion, prompt_tokens=usage.input_tokens if usage else None,
+                     completion_tokens=usage.output_tokens if usage else None, seconds=time.monotonic() - start,
+                     extra={"finish_reason": output.stop_reason},
+                     reasoning_tokens=usage.reasoning_tokens if usage else None,
+                     reasoning=reasoning_of(output.choices[0].message), sent=sent)
+
+    async def _generate(self, prompt: Prompt, sent: dict):
+        from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig
+        kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+        messages = [kinds[m["role"]](content=m["content"]) for m in prompt.messages]
+        config = GenerateConfig(**sent, max_retries=self.config.max_retries, timeout=self.config.timeout,
+                                max_connections=self.limiter.most)
+        return await self.model.generate(messages, config=config)
+
+    def _classify(self, exc: BaseException) -> ModelError:
+        """The neocoder error of a provider SDK's exception: RequestRefused for a refused
+        request (by its HTTP status), EndpointError for a connection that never answered,
+        ModelError otherwise (a 429 or 5xx after inspect's retries, a timeout)."""
+        status = getattr(exc, "status_code", None)  # anthropic's, openai's, mistral's, ... status errors
+        said = provider_message(exc)
+        if status in REFUSED_STATUSES:
+            param = getattr(exc, "param", None) or named_param(said)
+            named = f"parameter {param!r} refused" if param else "request refused"
+            hint = {401: "check --api-key", 403: "check --api-key", 404: "check the model name and --base-url"}.get(
+                status, "fix the option that sends it" if param else "fix the options (docs/models.md)")
+            return RequestRefused(f"{self.name}: {named} by {self.endpoint} ({status}: {said}); {hint}; the run "
+                                  "folder resumes once it is fixed", param=param, status=status)
+        if status is None and "connect" in type(exc).__name__.lower():
+            return EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.config.max_retries} "
+                                 f"retries ({type(exc).__name__}: {said}); check --base-url and that the server runs")
+        return ModelError(f"{self.name}: {type(exc).__name__}: {said}")
+
+    def close(self) -> None:
+        model = getattr(self, "model", None)
+        if model is not None and self._loop.is_running():
+            try:
+                self._run(model.__aexit__(None, None, None))  # closes the provider's client
+            except Exception:  # noqa: BLE001 - closing never hides what the run did
+                pass
+            self.model = None
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+
+
+def provider_message(exc: BaseException) -> str:
+    """The provider's own message of an SDK error: ``body.error.message`` (Anthropic's and
+    OpenAI's error bodies) where there is one, else the exception's text; one line."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str):
+            return " ".join(inner["message"].split())
+    return " ".join(str(exc).split())
+
+
+def named_param(message: str) -> str | None:
+    """The parameter a refusal's message starts with (Anthropic: ``max_tokens: Field
+    required``; ``temperature: range: 0..1``), else None."""
+    m = _NAMED_PARAM.match(message or "")
+    return m.group(1) if m else None
+
+
+def reasoning_of(message) -> str | None:
+    """The reasoning text of inspect's assistant message (its ``ContentReasoning`` parts,
+    summaries where the text is redacted), None when it has none."""
+    from inspect_ai._util.content import ContentReasoning
+    parts = [c.summary if c.redacted else c.reasoning for c in message.content
+             if isinstance(c, ContentReasoning)] if isinstance(message.content, list) else []
+    text = "\n\n".join(p for p in parts if p)
+    return text or None
+
+
+def from_config(name: str, config: ModelConfig) -> InspectAPIModel:
+    """``inspect-api/<provider>/<model>``: ``name`` is inspect's ``<provider>/<model>``.
+    Raises ModelError when it has no provider part."""
+    if "/" not in name:
+        raise ModelError(f"{config.spec}: use inspect-api/<provider>/<model>, e.g. "
+                         "inspect-api/anthropic/claude-sonnet-4-0 (docs/models.md)")
+    return InspectAPIModel(config.spec, name, config)
