@@ -61,7 +61,8 @@ def test_eval_of_a_reasoning_model_stops_at_once_without_the_option_and_resumes_
             assert s["tokens"]["reasoning"] == ReasoningServer.REASONING_TOKENS
             assert s["tokens"]["completion"] == 10 + ReasoningServer.REASONING_TOKENS
             assert s["reasoning"] == "Echo the input." and "draft" not in s["code"] and "print(n)" in s["code"]
-            assert s["sent"] == {"max_completion_tokens": 1024, "reasoning_effort": "low", "seed": s["sample"]}
+            # EvalConfig's budget for a reasoning model, which its thinking shares
+            assert s["sent"] == {"max_completion_tokens": 16384, "reasoning_effort": "low", "seed": s["sample"]}
         sent = server.requests[1:]
         assert len(sent) == 6 and all("max_tokens" not in b and "temperature" not in b for b in sent)
         config = json.loads((out / "manifest.json").read_text())["config"]["model"]
@@ -174,17 +175,18 @@ def test_aidanbench_command_with_o1_mini_as_the_judge(tmp_path):
     questions = tmp_path / "q.txt"
     questions.write_text("What could cities do about heat?\n")
     # the AidanBench README's judge, recognised by its name: no temperature, max_completion_tokens
-    with pytest.warns(UserWarning, match="budget of 16 tokens covers its reasoning too"):  # the CLI's judge budget
-        result = CliRunner().invoke(main, ["aidanbench", "--model", "openai/gen", "--base-url", generator.url,
-                                           "--api-key", "k", "--judge", "openai/o1-mini", "--questions",
-                                           str(questions), "--max-answers", "2", "--out", str(tmp_path / "cli"),
-                                           "--quiet"])
+    # its budget is AidanConfig's for a reasoning judge (4096 tokens: its thinking fits), not the 16 of a chat judge
+    result = CliRunner().invoke(main, ["aidanbench", "--model", "openai/gen", "--base-url", generator.url,
+                                       "--api-key", "k", "--judge", "openai/o1-mini", "--questions",
+                                       str(questions), "--max-answers", "2", "--out", str(tmp_path / "cli"),
+                                       "--quiet"])
     assert result.exit_code == 0, result.output
     answers = RunFolder(tmp_path / "cli").read(Answer)
     assert len(answers) == 2 and all(a.tokens["judge"]["reasoning"] == 64 for a in answers)
     assert json.loads((tmp_path / "cli" / "manifest.json").read_text())["config"]["judge"]["reasoning"] is True
     judged = [b for b in judge.requests if b["model"] == "o1-mini"]
     assert judge.refused == 0 and len(judged) == 2 and all("max_tokens" not in b for b in judged)
+    assert all(b["max_completion_tokens"] == 4096 for b in judged)
     judge.close()
 
 

@@ -73,7 +73,7 @@ def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasse
     if opt.choices is not None and default is not None:
         default = str(default)  # click compares a choice as text (e.g. "100" for the int 100)
     if kind is bool and default is None:  # undecided unless given: --reasoning / --no-reasoning
-        return click.option(f"{name}/--no-{name[2:]}", field.name, default=None, help=opt.help)
+        return click.option(f"{name}/--no-{name[2:]}", dest, default=None, help=opt.help)
     if kind is bool:
         decls = [f"{name}/--no-{name[2:]}" if default else name, dest]
         return click.option(*decls, is_flag=True, default=bool(default), show_default=bool(default), help=opt.help)
