@@ -1,0 +1,108 @@
+"""Algorithm classes by the operations a program uses, after its style is removed.
+
+The structure measure compares whole syntax trees, so two programs of one algorithm
+written differently (a counting loop against ``sum`` over a generator, an ``if`` chain
+against a lookup) are far apart, and the hand-labelled pairs show it (docs/metrics.md,
+"How much a class is worth").  This measure keeps only what decides the algorithm: the
+program is normalised first (normalise.py: input/output, test-case loop, harness and
+dead code removed), and its **operation set** is
+
+- ``call:NAME`` for each built-in, library function or method it calls that does work
+  on the data (``sorted``/``sort`` as one ``sort``, ``set``, ``max``, ``min``, ``count``,
+  ``index``, ``find``, ``gcd``, ``Counter``, ...); conversions and plumbing (``int``,
+  ``list``, ``range``, ``len``, ``append``, ``join``, ``READ``, ``WRITE``) are left out;
+- ``sqrt`` for a square root (``sqrt``, ``isqrt``, ``** 0.5``) and ``reverse`` for a
+  reversal (``[::-1]``, ``reversed``, ``.reverse``);
+- ``in`` for a membership test, ``accumulate`` for a running total (``+=`` in a loop, or
+  ``sum`` over a generator: one operation however it is written);
+- ``depth:D``, the deepest nesting of loops (``for``, ``while`` and comprehensions
+  alike), so a quadratic recount and a single scan differ.
+
+Two programs are one class when the Jaccard distance of their operation sets,
+1 - |A ∩ B| / |A ∪ B| (Jaccard 1912; 0 for two empty sets), is at most a threshold
+chosen on the tuning half of the labelled pairs (validity.py).  What it cannot tell
+apart: two algorithms made of the same operations (two greedy rules over one loop, two
+constructions printed by one loop), and what it may split: one algorithm that calls
+``max`` in one program and compares by hand in another.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .normalise import normalise
+
+PLUMBING = {"READ", "WRITE", "int", "str", "list", "tuple", "map", "range", "len", "enumerate", "zip", "iter",
+            "next", "float", "bool", "append", "join", "split", "strip", "format", "print", "extend", "add",
+            "pop", "items", "values", "keys", "filter", "lambda", "ord", "chr", "exit", "setrecursionlimit"}
+SAME_AS = {"sorted": "sort", "isqrt": "sqrt", "reversed": "reverse", "defaultdict": "Counter", "dict": "Counter",
+           "bisect_left": "bisect", "bisect_right": "bisect", "heappush": "heap", "heappop": "heap",
+           "heapify": "heap", "sum": "accumulate"}
+_LOOPS = (ast.For, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+def _name(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _depth(node: ast.AST, here: int = 0) -> int:
+    """The deepest loop nesting below ``node`` (a comprehension's generators count once each)."""
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+        here += len(node.generators)
+    elif isinstance(node, (ast.For, ast.While)):
+        here += 1
+    return max([here] + [_depth(c, here) for c in ast.iter_child_nodes(node)])
+
+
+def _in_loop(tree: ast.AST) -> set[int]:
+    """ids of the nodes inside some loop body."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, _LOOPS):
+            for sub in ast.walk(node):
+                if sub is not node:
+                    inside.add(id(sub))
+    return inside
+
+
+@dataclass(frozen=True)
+class Operations:
+    """A program's operation set (module docstring)."""
+
+    ops: frozenset
+
+    def distance(self, other: "Operations") -> float:
+        """Jaccard distance in [0, 1]; 0 for two empty sets."""
+        union = self.ops | other.ops
+        return 1.0 - len(self.ops & other.ops) / len(union) if union else 0.0
+
+
+def operations(source: str) -> Operations:
+    """The operation set of a Python program (module docstring).  A program that does not
+    parse has the empty set (every such program is one class with the others like it)."""
+    try:
+        tree = ast.parse(normalise(source))
+    except (SyntaxError, ValueError):
+        return Operations(frozenset())
+    ops: set[str] = set()
+    looped = _in_loop(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = SAME_AS.get(_name(node), _name(node))
+            if name == "accumulate" or name == "sqrt" or name == "reverse":
+                ops.add(name)
+            elif name and name not in PLUMBING:
+                ops.add(f"call:{name}")
+        elif isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
+            ops.add("in")
+        elif isinstance(node, ast.Slice) and isinstance(node.step, ast.UnaryOp):
+            ops.add("reverse")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
+                and node.right.value == 0.5:
+            ops.add("sqrt")
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and id(node) in looped:
+            ops.add("accumulate")
+    ops.add(f"depth:{_depth(tree)}")
+    return Operations(frozenset(ops))

@@ -1,0 +1,62 @@
+"""Lay out the programs a labeller reads for the algorithm-pairs set (docs/algorithm-pairs.md).
+
+Prints, for each chosen problem, its statement (state 0) and the programs to label:
+a seeded sample of the release's accepted Python solutions (by index in
+``human_solutions.json``) and GPT-4's recorded programs of rounds 0..5 (the shipped
+replies).  It prints no measure's output: the labeller reads the code blind.
+
+    python scripts/algorithm_pairs_layout.py --release /work/shared/neocoder --problems 12 --seed 39
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import random
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "codeforces"
+
+
+def sha(text: str) -> str:
+    """The first 12 hex digits of the SHA-256 of ``text`` (a program's identity check)."""
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def is_python(src: str) -> bool:
+    """True for a Python solution (the release mixes Python and C/C++)."""
+    return "#include" not in src and "int main" not in src and "using namespace" not in src
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--release", type=Path, required=True)
+    ap.add_argument("--problems", type=int, default=12)
+    ap.add_argument("--humans", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=39)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--rounds", type=int, default=6, help="GPT-4 rounds to print (0..5 first)")
+    args = ap.parse_args()
+    humans = json.loads((args.release / "human_solutions.json").read_text())
+    states = {}
+    for line in gzip.open(DATA / "problem_states.jsonl.gz", "rt"):
+        row = json.loads(line)
+        if row["state"] == 0:
+            states[row["problem_id"]] = row["statement"]
+    gpt4 = {json.loads(l)["problem_id"]: json.loads(l)["codes"] for l in gzip.open(DATA / "replies-gpt-4-1106-preview.jsonl.gz", "rt")}
+    pool = sorted(p for p in humans if p in states and p in gpt4 and sum(map(is_python, humans[p])) >= args.humans)
+    chosen = args.only or random.Random(args.seed).sample(pool, args.problems)
+    for pid in chosen:
+        print("=" * 100, "\nPROBLEM", pid, "\n", states[pid][:1200])
+        py = [i for i, s in enumerate(humans[pid]) if is_python(s)]
+        for i in sorted(random.Random(f"{args.seed}-{pid}").sample(py, min(args.humans, len(py)))):
+            src = humans[pid][i].replace("\r", "")
+            print(f"--- {pid} human:{i} sha:{sha(humans[pid][i])}\n{src}")
+        for r, code in enumerate(gpt4[pid][:args.rounds]):
+            print(f"--- {pid} gpt4:{r} sha:{sha(code)}\n{code.split('# Test')[0].split('import io')[0].strip()}")
+
+
+if __name__ == "__main__":
+    main()
