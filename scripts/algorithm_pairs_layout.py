@@ -6,6 +6,9 @@ a seeded sample of the release's accepted Python solutions (by index in
 replies).  It prints no measure's output: the labeller reads the code blind.
 
     python scripts/algorithm_pairs_layout.py --release /work/shared/neocoder --problems 12 --seed 39
+    python scripts/algorithm_pairs_layout.py --release /work/shared/neocoder --only 1788A 1878B 1740B --rounds 2
+    python scripts/algorithm_pairs_layout.py --release /work/shared/neocoder \
+        --deliberate data/codeforces/algorithm_pairs/partitions.jsonl
 """
 
 from __future__ import annotations
@@ -38,7 +41,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--rounds", type=int, default=6, help="GPT-4 rounds to print (0..5 first)")
+    ap.add_argument("--deliberate", type=Path, help="a partitions.jsonl: print candidates for deliberate pairs")
     args = ap.parse_args()
+    if args.deliberate:
+        return deliberate(args.release, args.deliberate)
     humans = json.loads((args.release / "human_solutions.json").read_text())
     states = {}
     for line in gzip.open(DATA / "problem_states.jsonl.gz", "rt"):
@@ -56,6 +62,27 @@ def main() -> None:
             print(f"--- {pid} human:{i} sha:{sha(humans[pid][i])}\n{src}")
         for r, code in enumerate(gpt4[pid][:args.rounds]):
             print(f"--- {pid} gpt4:{r} sha:{sha(code)}\n{code.split('# Test')[0].split('import io')[0].strip()}")
+
+
+def deliberate(release: Path, partitions: Path, per_problem: int = 2) -> None:
+    """Print, per labelled problem, the ``per_problem`` accepted Python solutions outside
+    the sample whose detector technique sets are farthest (Jaccard) from the sample's
+    most common set: candidates for deliberately sampled "different" pairs, to be read
+    and labelled like the others (the technique sets choose whom to read, never the label)."""
+    from collections import Counter
+    from neocoder.techniques.detector import detect
+    humans = json.loads((release / "human_solutions.json").read_text())
+    for line in partitions.read_text().splitlines():
+        row = json.loads(line)
+        pid = row["problem"]
+        taken = {p["index"] for p in row["programs"] if p["source"] == "human"}
+        sets = {i: frozenset(detect(s, "python")) for i, s in enumerate(humans[pid]) if is_python(s)}
+        common = Counter(sets[i] for i in taken if i in sets).most_common(1)[0][0]
+        far = sorted((i for i in sets if i not in taken),
+                     key=lambda i: -len(sets[i] ^ common) / max(1, len(sets[i] | common)))[:per_problem]
+        print("=" * 100, "\nPROBLEM", pid)
+        for i in sorted(far):
+            print(f"--- {pid} human:{i} sha:{sha(humans[pid][i])}\n{humans[pid][i].replace(chr(13), '')}")
 
 
 if __name__ == "__main__":

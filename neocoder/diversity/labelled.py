@@ -17,7 +17,15 @@ that problem (the code is read from the release; it is not copied here); a GPT-4
 by its Denial Prompting round in the shipped replies.  ``sha`` is the first 12 hex digits
 of the SHA-256 of the code, so a different release is refused instead of silently
 mislabelled.  ``correct`` is the recorded program's verdict on the validated tests
-(only correct programs enter the pairs; humans are accepted submissions).
+(``neocoder eval --model replay/gpt-4-1106-preview``; null for a round the dataset has
+no validated state for): only GPT-4 programs with ``"correct": true`` enter the pairs
+(humans are accepted submissions).
+
+A human program with ``"sample": "deliberate"`` was not drawn at random: it was chosen
+to be read because its detector technique set was far from the sample's
+(scripts/algorithm_pairs_layout.py --deliberate), to find "different" pairs on purpose;
+it is labelled like the others but left out of the classes-per-problem count, which
+needs a random sample.
 
 Every pair of programs of one problem is a labelled pair: "same" when the two share a
 class.  The problems are split into a tuning half and a held-out half (``half``, chosen
@@ -58,6 +66,7 @@ class LabelledProgram:
     label: str
     reason: str
     language: str = "python"
+    deliberate: bool = False  # chosen to read because it looked different (not part of the random sample)
 
     @property
     def human(self) -> bool:
@@ -120,7 +129,7 @@ def _program(pid: str, entry: dict, where: str, humans: dict, gpt4: dict) -> Lab
         index = _field(entry, "index", where)
         codes, ident = humans.get(pid), f"human:{index}"
     elif source == GPT4:
-        if entry.get("correct") is False:
+        if entry.get("correct") is not True:  # wrong on the validated tests, or never judged
             return None
         index = _field(entry, "round", where)
         codes, ident = gpt4.get(pid), f"gpt4:{index}"
@@ -132,8 +141,8 @@ def _program(pid: str, entry: dict, where: str, humans: dict, gpt4: dict) -> Lab
     if sha12(code) != _field(entry, "sha", where):
         raise LabelledSetError(f"{where} ({ident}): field 'sha' is {entry['sha']}, the code's is {sha12(code)}: "
                                "not the release this set was labelled on")
-    return LabelledProgram(pid, ident, code, _field(entry, "label" if "label" in entry else "class", where),
-                           entry.get("reason", ""))
+    return LabelledProgram(pid, ident, code, _field(entry, "class", where), entry.get("reason", ""),
+                           deliberate=entry.get("sample") == "deliberate")
 
 
 def load(humans: dict[str, list[str]], gpt4: dict[str, list[str]], path: Path | None = None,
@@ -142,8 +151,8 @@ def load(humans: dict[str, list[str]], gpt4: dict[str, list[str]], path: Path | 
 
     ``humans`` is the release's ``human_solutions.json`` (problem -> list of sources, all
     languages, release order); ``gpt4`` the shipped GPT-4 codes (problem -> codes per
-    round; ``dataset.shipped.recorded_codes``).  GPT-4 programs marked ``"correct":
-    false`` are left out.  Raises LabelledSetError naming the file, line and field of a
+    round; ``dataset.shipped.recorded_codes``).  GPT-4 programs not marked ``"correct":
+    true`` are left out.  Raises LabelledSetError naming the file, line and field of a
     malformed entry or of a program whose code does not match its ``sha``."""
     path = path or shipped_path()
     out = []

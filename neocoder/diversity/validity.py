@@ -20,8 +20,8 @@ The measures (``MEASURES``):
 - ``judge``: a model asked whether two programs implement one algorithm
   (judge_measure.py; only with a model).
 
-Classes per problem are counted among the held-out half's *human* programs, by the
-measure and by the labels (the figure the human reference reports).
+Classes per problem are counted among the held-out half's randomly sampled *human*
+programs, by the measure and by the labels (the figure the human reference reports).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _score_measure(problems: list[LabelledProblem], classify, resamples: int, se
     for p in problems:
         got = classify(p)
         per_problem[p.problem] = counts([x.label for x in p.programs], got)
-        humans = [i for i, x in enumerate(p.programs) if x.human]
+        humans = [i for i, x in enumerate(p.programs) if x.human and not x.deliberate]
         if humans:
             measured[p.problem] = len({got[i] for i in humans})
             labelled[p.problem] = len({p.programs[i].label for i in humans})
