@@ -12,7 +12,8 @@ these normal forms.  The rewrites, in order:
 1. the harness: ``if __name__ == "__main__":`` blocks, imports, docstrings and bare
    constants, ``input = sys.stdin.readline`` and the like are dropped; a module-level
    function without parameters that holds the program (``solve``, ``main``) is
-   inlined where the module calls it (or where the program contract would);
+   inlined where the module calls it (or where the program contract would), and a
+   golfed ``exec("..." * n)`` becomes the loop it stands for;
 2. reading: every maximal expression that only reads and parses input (calls of
    ``input``, ``open``, ``readline``, ``read`` wrapped in ``int``, ``map``, ``list``,
    ``split``, ``strip``, slices, unpacking, comprehensions over them) becomes ``READ``;
@@ -133,9 +134,31 @@ def _is_harness(stmt: ast.stmt) -> bool:
     return False
 
 
+def _exec_text(stmt: ast.stmt) -> list[ast.stmt] | None:
+    """``exec("code" * n)`` or ``exec("code")`` (golfed loops) as ``for _ in range(n): code``
+    or the code itself; None for anything else or code that does not parse."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _callee(stmt.value) == "exec"
+            and stmt.value.args):
+        return None
+    arg, times = stmt.value.args[0], None
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mult):
+        arg, times = (arg.left, arg.right) if isinstance(arg.left, ast.Constant) else (arg.right, arg.left)
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return None
+    try:
+        body = ast.parse(arg.value).body
+    except SyntaxError:
+        return None
+    if times is None:
+        return body
+    return [ast.For(ast.Name("_", ast.Store()), ast.Call(ast.Name("range", ast.Load()), [times], []), body, [])]
+
+
 def _inline(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Rewrite 1: drop the harness, inline a parameterless program function."""
+    """Rewrite 1: drop the harness, inline a parameterless program function and the
+    code of a golfed ``exec``."""
     body = [s for s in body if not _is_harness(s)]
+    body = [x for s in body for x in (_exec_text(s) or [s])]
     defs = {s.name: s for s in body if isinstance(s, ast.FunctionDef) and not s.args.args}
     called = {_callee(s.value) for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)}
     main = [n for n in defs if n in called] or (["solve"] if "solve" in defs else [])
@@ -208,6 +231,13 @@ def _dead(stmt: ast.stmt, read: set[str]) -> bool:
     return bool(names) and all(n.id not in read for n in names) and not calls
 
 
+def _reader(value: ast.expr) -> bool:
+    """A value that makes its name a reader: ``lambda: map(int, input().split())``, ``input``."""
+    if isinstance(value, ast.Lambda):
+        return _is_read(value.body)
+    return isinstance(value, ast.Name) and value.id in READERS
+
+
 def normalise(source: str) -> str:
     """``source`` with its style removed (module docstring, rewrites 1-6), as Python
     source.  Returns ``source`` unchanged when it does not parse as Python."""
@@ -216,8 +246,8 @@ def normalise(source: str) -> str:
     except (SyntaxError, ValueError):
         return source
     tree.body = _inline(tree.body)
-    readers = frozenset(t.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda)
-                        and _is_read(s.value.body) for t in s.targets if isinstance(t, ast.Name))
+    readers = frozenset(t.id for s in tree.body if isinstance(s, ast.Assign) and _reader(s.value)
+                        for t in s.targets if isinstance(t, ast.Name))
     tree = _Rewrite(readers).visit(tree)
     tree.body = _unroll_cases(tree.body, set()) or [ast.Pass()]
     _drop_dead(tree)

@@ -15,6 +15,8 @@ dead code removed), and its **operation set** is
   reversal (``[::-1]``, ``reversed``, ``.reverse``);
 - ``in`` for a membership test, ``accumulate`` for a running total (``+=`` in a loop, or
   ``sum`` over a generator: one operation however it is written);
+- calls of the program's own functions, lambdas and aliases are not operations (their
+  bodies' operations are);
 - ``depth:D``, the deepest nesting of loops (``for``, ``while`` and comprehensions
   alike), so a quadratic recount and a single scan differ.
 
@@ -67,6 +69,16 @@ def _in_loop(tree: ast.AST) -> set[int]:
     return inside
 
 
+def _own_names(tree: ast.AST) -> set[str]:
+    """Names the program binds itself (its functions, lambdas and aliases such as
+    ``I = input``): a call of one is not an operation, its body's operations are."""
+    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Lambda, ast.Name, ast.Attribute)):
+            names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    return names
+
+
 @dataclass(frozen=True)
 class Operations:
     """A program's operation set (module docstring)."""
@@ -88,12 +100,13 @@ def operations(source: str) -> Operations:
         return Operations(frozenset())
     ops: set[str] = set()
     looped = _in_loop(tree)
+    own = _own_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             name = SAME_AS.get(_name(node), _name(node))
             if name == "accumulate" or name == "sqrt" or name == "reverse":
                 ops.add(name)
-            elif name and name not in PLUMBING:
+            elif name and name not in PLUMBING and not (isinstance(node.func, ast.Name) and name in own):
                 ops.add(f"call:{name}")
         elif isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
             ops.add("in")
