@@ -1,0 +1,37 @@
+"""``neocoder diversity validate``: each diversity measure against the hand-labelled pairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..diversity.validate import ValidateConfig
+from . import main
+from .declared import declared_options
+from .options import model_options, release_option
+
+
+@main.group("diversity")
+def diversity_group():
+    """Algorithm classes of programs: how far each measure can be trusted."""
+
+
+@diversity_group.command("validate")
+@release_option()
+@declared_options(ValidateConfig, "fields")
+@model_options(required=False, max_tokens=48,
+               model_help="A judge model (PROVIDER/NAME) to score the LLM-judge measure too (Lee et al., EMNLP 2025).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the full report (every statistic, both halves) to this JSON file.")
+def validate_command(release, fields, model, json_out):
+    """Agreement, precision and recall of "same", and Cohen's kappa of every measure on the
+    held-out half of the labelled algorithm pairs (docs/algorithm-pairs.md), with 95%
+    intervals; thresholds are chosen on the tuning half."""
+    from ..diversity.validate import render, run_validation
+    report = run_validation(ValidateConfig(release_dir=release, model=model, **fields))
+    click.echo(render(report))
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        click.echo(f"wrote {json_out}")

@@ -1,0 +1,116 @@
+"""``neocoder diversity validate``: the measures scored against the labelled pairs.
+
+``ValidateConfig`` declares the command's options once (options.py); ``run_validation``
+reads the labelled set (labelled.py) with the release's human programs and the shipped
+GPT-4 programs, scores every measure on the held-out half with thresholds from the
+tuning half (validity.py), and adds the judge measure when a model is given
+(judge_measure.py; its calls cached in ``judge_cache``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import Config, ModelConfig
+from ..options import Option, option
+from ..paths import cache_root
+from . import labelled, validity
+
+JUDGE_CACHE = "same_algorithm_calls.jsonl"
+
+
+def parse_measures(text: str) -> list[str]:
+    """``--measures technique,operations`` -> ["technique", "operations"]; ValueError for none."""
+    got = [m.strip() for m in text.split(",") if m.strip()]
+    if not got:
+        raise ValueError("name at least one measure")
+    return got
+
+
+@dataclass
+class ValidateConfig(Config):
+    """``neocoder diversity validate``: ``release_dir`` holds ``human_solutions.json``;
+    ``labels`` is a labelled set (None: the shipped one); ``model`` the judge (None: no
+    judge measure)."""
+
+    release_dir: Path
+    model: ModelConfig | None = None
+    labels: Path | None = option(None, "A labelled-pairs file (default: the one shipped with neocoder; "
+                                 "docs/algorithm-pairs.md).", file=True)
+    measures: list[str] = Option(help="Measures to score, comma-separated (the judge is added by --model).",
+                                 choices=validity.MEASURES, parse=parse_measures, text=",".join(validity.MEASURES[:-1]),
+                                 factory=lambda: list(validity.MEASURES[:-1])).field()
+    bootstrap: int = option(2000, "Bootstrap resamples of problems for the 95% intervals.", ge=2, cap=100000)
+    seed: int = option(0, "Seed of the bootstrap resampling.")
+    judge_cache: Path | None = option(None, "Call cache of the judge measure (default: "
+                                      f"$NEOCODER_CACHE/diversity/{JUDGE_CACHE}).", local=True)
+
+
+def statements() -> dict[str, str]:
+    """problem id -> its statement (state 0 of the shipped dataset, else its first state)."""
+    from ..dataset.shipped import load_states
+    out: dict[str, str] = {}
+    for s in sorted(load_states(), key=lambda x: (x.problem_id, x.state)):
+        out.setdefault(s.problem_id, s.statement)
+    return out
+
+
+def run_validation(config: ValidateConfig) -> dict:
+    """validity.validate on the labelled set, plus ``"default"`` (the measure of highest
+    kappa on the tuning half) and ``"judge_calls"`` when a judge ran.  Raises
+    LabelledSetError for an unreadable set or release, ModelError when the judge fails."""
+    from ..dataset.shipped import recorded_codes
+    config.check()
+    humans = labelled.release_humans(config.release_dir)
+    problems = labelled.load(humans, recorded_codes(labelled.GPT4), path=config.labels)
+    measures = list(config.measures)
+    judge = None
+    if config.model is not None:
+        from ..models import get_model
+        from .judge_measure import Judge
+        cache = config.judge_cache or Path(cache_root()) / "diversity" / JUDGE_CACHE
+        judge = Judge(get_model(config.model), statements(), cache)
+        if validity.JUDGE not in measures:
+            measures.append(validity.JUDGE)
+    elif validity.JUDGE in measures:
+        measures.remove(validity.JUDGE)
+    try:
+        report = validity.validate(problems, measures, judge, config.bootstrap, config.seed)
+    finally:
+        if judge is not None:
+            judge.model.close()
+    report["default"] = validity.choose_default(report)
+    if judge is not None:
+        report["judge_calls"] = {"calls": judge.calls, "unparsed": judge.unparsed, "model": config.model.spec}
+    return report
+
+
+def _pct(x) -> str:
+    return "  -  " if x is None else f"{x:5.2f}"
+
+
+def render(report: dict) -> str:
+    """The validation report as text: one line per measure (held-out half)."""
+    ho, tu = report["pairs"][labelled.HELD_OUT], report["pairs"][labelled.TUNE]
+    lines = [f"labelled pairs: held-out {ho['pairs']} ({ho['different']} different) over {ho['problems']} problems, "
+             f"{ho['programs']} programs; tuning {tu['pairs']} ({tu['different']} different) over {tu['problems']}",
+             "held-out half, 95% intervals by bootstrap over problems; threshold chosen on the tuning half",
+             f"{'measure':16s} {'thr':>5s} {'kappa [95% CI]':>20s} {'agree':>6s} {'P(same)':>8s} {'R(same)':>8s} "
+             f"{'classes/problem (humans): measure / labels':>44s} {'tune kappa':>10s}"]
+    for name, m in report["measures"].items():
+        h = m["held_out"]
+        k = h["kappa"]
+        ci = f"{_pct(k['value'])} [{_pct(k['low'])},{_pct(k['high'])}]"
+        c = h["human_classes"]
+        classes = "-" if c["measured"] is None else f"{c['measured']:.2f} / {c['labelled']:.2f} (x{c['ratio']:.2f})"
+        thr = "" if m["threshold"] is None else f"{m['threshold']:.2f}"
+        lines.append(f"{name:16s} {thr:>5s} {ci:>20s} {_pct(h['agreement']['value']):>6s} "
+                     f"{_pct(h['precision_same']['value']):>8s} {_pct(h['recall_same']['value']):>8s} "
+                     f"{classes:>44s} {_pct(m['tune']['kappa']['value']):>10s}")
+    lines.append(f"default by validity (highest kappa on the tuning half): {report['default']}")
+    if "judge_calls" in report:
+        j = report["judge_calls"]
+        lines.append(f"judge {j['model']}: {j['calls']} verdicts asked, {j['unparsed']} replies without a verdict "
+                     "(counted as DIFFERENT)")
+    return "\n".join(lines)
