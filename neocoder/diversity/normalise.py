@@ -23,7 +23,8 @@ these normal forms.  The rewrites, in order:
    counter read from input, is replaced by its body (one test case);
 5. loops: ``while c: ...`` becomes ``for _ in c: ...`` and the counter step that only
    drives a while loop (``t -= 1``, ``i += 1`` of the tested name) is dropped;
-6. dead code: assignments to names never read and self-assignments (``x = x``), and
+6. dead code: assignments to names never read, self-assignments (``x = x``), a bare
+   name or ``READ`` as a statement (a line read and thrown away), and
    ``pass``/``continue`` at the end of a block, are dropped.
 
 What stays is what computes the answer: its loops and their nesting, the operations,
@@ -222,6 +223,8 @@ def _drop_dead(tree: ast.AST) -> None:
 
 
 def _dead(stmt: ast.stmt, read: set[str]) -> bool:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name):
+        return True  # a bare READ (a line read and thrown away) or a bare name
     if not isinstance(stmt, ast.Assign):
         return False
     names = [n for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)]

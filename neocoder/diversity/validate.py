@@ -44,7 +44,7 @@ class ValidateConfig(Config):
     bootstrap: int = option(2000, "Bootstrap resamples of problems for the 95% intervals.", ge=2, cap=100000)
     seed: int = option(0, "Seed of the bootstrap resampling.")
     judge_cache: Path | None = option(None, "Call cache of the judge measure (default: "
-                                      f"$NEOCODER_CACHE/diversity/{JUDGE_CACHE}).", local=True)
+                                      f"$NEOCODER_CACHE/diversity/{JUDGE_CACHE}).")
 
 
 def statements() -> dict[str, str]:
