@@ -25,13 +25,19 @@ def diversity_group():
                model_help="A judge model (PROVIDER/NAME) to score the LLM-judge measure too (Lee et al., EMNLP 2025).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the full report (every statistic, both halves) to this JSON file.")
-def validate_command(release, fields, model, json_out):
+@click.option("--summary", "summary_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the summary the report reads (each measure's held-out kappa) to this file; the "
+              "shipped one is data/codeforces/algorithm_pairs/validity.json.")
+def validate_command(release, fields, model, json_out, summary_out):
     """Agreement, precision and recall of "same", and Cohen's kappa of every measure on the
     held-out half of the labelled algorithm pairs (docs/algorithm-pairs.md), with 95%
     intervals; thresholds are chosen on the tuning half."""
-    from ..diversity.validate import render, run_validation
+    from ..diversity.validate import render, run_validation, summary
     report = run_validation(ValidateConfig(release_dir=release, model=model, **fields))
     click.echo(render(report))
     if json_out is not None:
         json_out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         click.echo(f"wrote {json_out}")
+    if summary_out is not None:
+        summary_out.write_text(json.dumps(summary(report), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        click.echo(f"wrote {summary_out}")

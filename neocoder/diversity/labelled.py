@@ -45,6 +45,7 @@ from ..errors import NeocoderError
 
 PACKAGE = "neocoder.codeforces"
 FILE = "algorithm_pairs/partitions.jsonl"
+SUMMARY = "algorithm_pairs/validity.json"  # neocoder diversity validate --summary: each measure's held-out figures
 GPT4 = "gpt-4-1106-preview"
 TUNE, HELD_OUT = "tune", "held-out"
 HALVES = (TUNE, HELD_OUT)
@@ -185,3 +186,27 @@ def release_humans(release_dir: Path) -> dict[str, list[str]]:
     except (OSError, ValueError, NeocoderError) as exc:
         raise LabelledSetError(f"{release_dir}: cannot read the release's human_solutions.json, which the "
                                f"labelled set's human programs point into ({exc}); pass --release") from exc
+
+
+def shipped_summary() -> dict:
+    """The shipped validity summary (``validity.json`` beside the labelled set, written by
+    ``neocoder diversity validate --summary``): ``{"default": measure, "measures":
+    {measure: {"kappa", "low", "high", "agreement", "pairs", "different"}}}``; {} when
+    it is not installed or not readable (the report then names no figure)."""
+    try:
+        entry = resources.files(PACKAGE).joinpath(SUMMARY)
+        return json.loads(entry.read_text(encoding="utf-8")) if entry.is_file() else {}
+    except (OSError, ValueError, ModuleNotFoundError):
+        return {}
+
+
+def validity_note(measure: str, summary: dict | None = None) -> str:
+    """What a class by ``measure`` is worth, for the report: "kappa 0.38 [-0.04, 0.66] vs
+    hand labels" (held-out half of the labelled pairs), or "not checked against hand
+    labels" for a measure the summary does not hold."""
+    got = (shipped_summary() if summary is None else summary).get("measures", {}).get(measure)
+    if not got or got.get("kappa") is None:
+        return "not checked against hand labels"
+    ci = f" [{got['low']:.2f}, {got['high']:.2f}]" if got.get("low") is not None else ""
+    return f"kappa {got['kappa']:.2f}{ci} vs hand labels"
+

@@ -86,6 +86,18 @@ def run_validation(config: ValidateConfig) -> dict:
     return report
 
 
+def summary(report: dict) -> dict:
+    """The compact summary the report reads (labelled.shipped_summary): the default and,
+    per measure, its held-out kappa with interval, agreement, and the pairs behind them."""
+    out = {"default": report["default"], "measures": {}}
+    for name, m in report["measures"].items():
+        h = m["held_out"]
+        out["measures"][name] = {"kappa": h["kappa"]["value"], "low": h["kappa"]["low"], "high": h["kappa"]["high"],
+                                 "agreement": h["agreement"]["value"], "pairs": h["pairs"],
+                                 "different": h["pairs"] - h["same"], "threshold": m["threshold"]}
+    return out
+
+
 def _pct(x) -> str:
     return "  -  " if x is None else f"{x:5.2f}"
 
@@ -107,7 +119,7 @@ def render(report: dict) -> str:
         thr = "" if m["threshold"] is None else f"{m['threshold']:.2f}"
         lines.append(f"{name:16s} {thr:>5s} {ci:>20s} {_pct(h['agreement']['value']):>6s} "
                      f"{_pct(h['precision_same']['value']):>8s} {_pct(h['recall_same']['value']):>8s} "
-                     f"{classes:>44s} {_pct(m['tune']['kappa']['value']):>10s}")
+                     f"{classes:>44s} {_pct(m['tune']['kappa']['value'] if m['tune'] else None):>10s}")
     lines.append(f"default by validity (highest kappa on the tuning half): {report['default']}")
     if "judge_calls" in report:
         j = report["judge_calls"]

@@ -123,7 +123,8 @@ def validate(problems: list[LabelledProblem], measures=(TECHNIQUE, STRUCTURE, ST
              judge=None, resamples: int = 2000, seed: int = 0) -> dict:
     """Each of ``measures`` scored on the held-out half of ``problems`` (thresholds tuned
     on the tuning half): ``{"measures": {name: {"threshold", "tune_kappa", "held_out":
-    agreement.score(...) + "human_classes", "tune": the same on the tuning half}},
+    agreement.score(...) + "human_classes", "tune": the same on the tuning half (None
+    for the judge, whose calls are spent on the held-out half only)}},
     "pairs": {half: {"pairs", "different", "problems"}}}``.  Raises ValueError when a
     half has no problem."""
     halves = {h: [p for p in problems if p.half == h] for h in (TUNE, HELD_OUT)}
@@ -142,15 +143,18 @@ def validate(problems: list[LabelledProblem], measures=(TECHNIQUE, STRUCTURE, ST
         classify = classer(m, threshold, judge)
         out["measures"][m] = {"threshold": structure.THRESHOLD if m == STRUCTURE else threshold,
                               "tune_kappa": tune_kappa,
-                              "tune": _score_measure(halves[TUNE], classify, resamples, seed),
+                              # the judge has nothing to tune: its model calls go to the held-out half only
+                              "tune": None if m == JUDGE else _score_measure(halves[TUNE], classify, resamples, seed),
                               "held_out": _score_measure(halves[HELD_OUT], classify, resamples, seed)}
     return out
 
 
 def choose_default(report: dict) -> str:
     """The measure of highest kappa on the *tuning* half (the held-out half stays for
-    reporting), from a ``validate`` report; ties go to the earlier measure."""
+    reporting), from a ``validate`` report; ties go to the earlier measure.  The judge,
+    scored on the held-out half only, is not a candidate."""
     def kappa(m):
-        v = report["measures"][m]["tune"]["kappa"]["value"]
+        tune = report["measures"][m]["tune"]
+        v = None if tune is None else tune["kappa"]["value"]
         return -2.0 if v is None else v
     return max(report["measures"], key=kappa)
