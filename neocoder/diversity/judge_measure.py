@@ -70,6 +70,7 @@ class Judge:
         self.model = CachedModel(model, CallCache(Path(cache))) if cache is not None else model
         self.statements = statements
         self.calls = self.unparsed = 0
+        self.limit: int | None = None  # programs per problem to class (validity.classer); None: all
 
     def same(self, problem: str, first: str, second: str) -> bool:
         """The model's verdict: do ``first`` and ``second`` implement one algorithm?

@@ -12,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config, ModelConfig
+from ..config import Config, ModelConfig, SandboxConfig
 from ..options import Option, option
 from ..paths import cache_root
 from . import labelled, validity
 
 JUDGE_CACHE = "same_algorithm_calls.jsonl"
+DEFAULT_MEASURES = (validity.TECHNIQUE, validity.STRUCTURE, validity.STRUCTURE_TUNED, validity.NORMALISED,
+                    validity.OPERATIONS)
 
 
 def parse_measures(text: str) -> list[str]:
@@ -36,13 +38,19 @@ class ValidateConfig(Config):
 
     release_dir: Path
     model: ModelConfig | None = None
+    sandbox: SandboxConfig | None = None  # where --execution runs the programs (default: Docker, 2 workers)
     labels: Path | None = option(None, "A labelled-pairs file (default: the one shipped with neocoder; "
                                  "docs/algorithm-pairs.md).", file=True)
-    measures: list[str] = Option(help="Measures to score, comma-separated (the judge is added by --model).",
-                                 choices=validity.MEASURES, parse=parse_measures, text=",".join(validity.MEASURES[:-1]),
-                                 factory=lambda: list(validity.MEASURES[:-1])).field()
+    measures: list[str] = Option(help="Measures to score, comma-separated (the judge is added by --model, "
+                                 "execution by --execution).", choices=validity.MEASURES, parse=parse_measures,
+                                 text=",".join(DEFAULT_MEASURES), factory=lambda: list(DEFAULT_MEASURES)).field()
+    execution: bool = option(False, "Also score the execution measure: fingerprints of the labelled programs in "
+                             "the sandbox (slow the first time, then cached).")
     bootstrap: int = option(2000, "Bootstrap resamples of problems for the 95% intervals.", ge=2, cap=100000)
     seed: int = option(0, "Seed of the bootstrap resampling.")
+    judge_programs: int | None = option(None, "Programs per problem the judge classes, the first N in the "
+                                        "labelled set's order (default: all; a slow local model may need fewer).",
+                                        ge=2)
     judge_cache: Path | None = option(None, "Call cache of the judge measure (default: "
                                       f"$NEOCODER_CACHE/diversity/{JUDGE_CACHE}).")
 
@@ -71,12 +79,19 @@ def run_validation(config: ValidateConfig) -> dict:
         from .judge_measure import Judge
         cache = config.judge_cache or Path(cache_root()) / "diversity" / JUDGE_CACHE
         judge = Judge(get_model(config.model), statements(), cache)
+        judge.limit = config.judge_programs
         if validity.JUDGE not in measures:
             measures.append(validity.JUDGE)
     elif validity.JUDGE in measures:
         measures.remove(validity.JUDGE)
+    keys = None
+    if config.execution:
+        keys = _execution(problems, config)
+        measures.append(validity.EXECUTION) if validity.EXECUTION not in measures else None
+    elif validity.EXECUTION in measures:
+        measures.remove(validity.EXECUTION)
     try:
-        report = validity.validate(problems, measures, judge, config.bootstrap, config.seed)
+        report = validity.validate(problems, measures, judge, config.bootstrap, config.seed, keys)
     finally:
         if judge is not None:
             judge.model.close()
@@ -96,6 +111,19 @@ def summary(report: dict) -> dict:
                                  "agreement": h["agreement"]["value"], "pairs": h["pairs"],
                                  "different": h["pairs"] - h["same"], "threshold": m["threshold"]}
     return out
+
+
+def _execution(problems, config: ValidateConfig) -> dict:
+    """The labelled programs' execution keys (labelled_execution.py) in the configured sandbox."""
+    from ..judge import make_sandbox
+    from .labelled_execution import execution_keys
+    sandbox_config = config.sandbox or SandboxConfig(workers=2)
+    sandbox = make_sandbox(sandbox_config.kind, concurrency=sandbox_config.workers, fresh=sandbox_config.fresh,
+                           runtime=sandbox_config.runtime)
+    try:
+        return execution_keys(problems, sandbox, config.release_dir, workers=sandbox_config.workers)
+    finally:
+        getattr(sandbox, "close", lambda: None)()
 
 
 def _pct(x) -> str:

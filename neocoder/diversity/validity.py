@@ -17,6 +17,8 @@ The measures (``MEASURES``):
   (normalise.py), threshold chosen on the tuning half;
 - ``operations``: Jaccard distance of the operation sets of the normalised programs
   (operations.py), threshold chosen on the tuning half;
+- ``execution``: equal execution fingerprints (execution.py), on the programs that have
+  one (labelled_execution.py; needs the sandbox);
 - ``judge``: a model asked whether two programs implement one algorithm
   (judge_measure.py; only with a model).
 
@@ -37,9 +39,9 @@ from .measures import partition, partition_by_key
 from .normalise import normalise
 from .operations import operations
 
-TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, JUDGE = (
-    "technique", "structure", "structure-tuned", "normalised", "operations", "judge")
-MEASURES = (TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, JUDGE)
+TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, EXECUTION, JUDGE = (
+    "technique", "structure", "structure-tuned", "normalised", "operations", "execution", "judge")
+MEASURES = (TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, EXECUTION, JUDGE)
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 _TUNED = (STRUCTURE_TUNED, NORMALISED, OPERATIONS)  # measures with a threshold chosen on the tuning half
 
@@ -83,11 +85,24 @@ def tune_threshold(problems: list[LabelledProblem], measure: str,
     return best
 
 
-def classer(measure: str, threshold: float | None = None,
-            judge=None) -> Callable[[LabelledProblem], list[int]]:
+def _keyed(keys: list) -> list[int | None]:
+    """partition_by_key over the programs that have a key; None for those without."""
+    kept = [k for k in keys if k is not None]
+    labels = iter(partition_by_key(kept))
+    return [None if k is None else next(labels) for k in keys]
+
+
+def classer(measure: str, threshold: float | None = None, judge=None,
+            execution: dict | None = None) -> Callable[[LabelledProblem], list[int | None]]:
     """A function from a labelled problem to its programs' class indexes by ``measure``
     (``threshold`` for the distance measures; ``judge`` a judge_measure.Judge for
-    JUDGE).  Raises ValueError for an unknown measure or a missing threshold/judge."""
+    JUDGE; ``execution`` the programs' execution keys, labelled_execution.execution_keys,
+    for EXECUTION, where a program without a fingerprint gets None).  Raises ValueError
+    for an unknown measure or a missing threshold, judge or keys."""
+    if measure == EXECUTION:
+        if execution is None:
+            raise ValueError("the execution measure needs the programs' fingerprints (--execution)")
+        return lambda p: _keyed([execution.get((p.problem, x.ident)) for x in p.programs])
     if measure == TECHNIQUE:
         return lambda p: partition_by_key([_technique_key(x.code) for x in p.programs])
     if measure == STRUCTURE:
@@ -98,8 +113,14 @@ def classer(measure: str, threshold: float | None = None,
         return lambda p: distance_partition(profiles(p, measure), threshold)
     if measure == JUDGE:
         if judge is None:
-            raise ValueError("the judge measure needs a model (--judge-model)")
-        return lambda p: judge.partition(p.problem, [x.code for x in p.programs])
+            raise ValueError("the judge measure needs a model (--model)")
+        limit = getattr(judge, "limit", None)
+
+        def by_judge(p):
+            shown = p.programs[:limit] if limit else p.programs
+            labels = judge.partition(p.problem, [x.code for x in shown])
+            return labels + [None] * (len(p.programs) - len(shown))  # programs past the limit: not classed
+        return by_judge
     raise ValueError(f"unknown measure {measure!r} (one of {', '.join(MEASURES)})")
 
 
@@ -107,20 +128,24 @@ def _score_measure(problems: list[LabelledProblem], classify, resamples: int, se
     per_problem: dict[str, PairCounts] = {}
     measured: dict[str, int] = {}
     labelled: dict[str, int] = {}
+    classed = 0
     for p in problems:
         got = classify(p)
-        per_problem[p.problem] = counts([x.label for x in p.programs], got)
-        humans = [i for i, x in enumerate(p.programs) if x.human and not x.deliberate]
+        keep = [i for i, g in enumerate(got) if g is not None]  # execution: fingerprinted programs only
+        classed += len(keep)
+        per_problem[p.problem] = counts([p.programs[i].label for i in keep], [got[i] for i in keep])
+        humans = [i for i in keep if p.programs[i].human and not p.programs[i].deliberate]
         if humans:
             measured[p.problem] = len({got[i] for i in humans})
             labelled[p.problem] = len({p.programs[i].label for i in humans})
     out = score(per_problem, resamples, seed)
     out["human_classes"] = classes_ratio(measured, labelled)
+    out["programs_classed"] = classed
     return out
 
 
 def validate(problems: list[LabelledProblem], measures=(TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS),
-             judge=None, resamples: int = 2000, seed: int = 0) -> dict:
+             judge=None, resamples: int = 2000, seed: int = 0, execution: dict | None = None) -> dict:
     """Each of ``measures`` scored on the held-out half of ``problems`` (thresholds tuned
     on the tuning half): ``{"measures": {name: {"threshold", "tune_kappa", "held_out":
     agreement.score(...) + "human_classes", "tune": the same on the tuning half (None
@@ -140,7 +165,7 @@ def validate(problems: list[LabelledProblem], measures=(TECHNIQUE, STRUCTURE, ST
         threshold = tune_kappa = None
         if m in _TUNED:
             threshold, tune_kappa = tune_threshold(halves[TUNE], m)
-        classify = classer(m, threshold, judge)
+        classify = classer(m, threshold, judge, execution)
         out["measures"][m] = {"threshold": structure.THRESHOLD if m == STRUCTURE else threshold,
                               "tune_kappa": tune_kappa,
                               # the judge has nothing to tune: its model calls go to the held-out half only
