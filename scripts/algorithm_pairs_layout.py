@@ -41,6 +41,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--rounds", type=int, default=6, help="GPT-4 rounds to print (0..5 first)")
+    ap.add_argument("--verdicts", type=Path, help="a replay eval's records.jsonl: print only correct GPT-4 programs")
+    ap.add_argument("--exclude", type=Path, help="a partitions.jsonl whose problems are not drawn again")
     ap.add_argument("--deliberate", type=Path, help="a partitions.jsonl: print candidates for deliberate pairs")
     args = ap.parse_args()
     if args.deliberate:
@@ -52,7 +54,14 @@ def main() -> None:
         if row["state"] == 0:
             states[row["problem_id"]] = row["statement"]
     gpt4 = {json.loads(l)["problem_id"]: json.loads(l)["codes"] for l in gzip.open(DATA / "replies-gpt-4-1106-preview.jsonl.gz", "rt")}
-    pool = sorted(p for p in humans if p in states and p in gpt4 and sum(map(is_python, humans[p])) >= args.humans)
+    done = {json.loads(line)["problem"] for line in args.exclude.read_text().splitlines()} if args.exclude else set()
+    pool = sorted(p for p in humans if p in states and p in gpt4 and sum(map(is_python, humans[p])) >= args.humans
+                  and p not in done)
+    correct = None
+    if args.verdicts:
+        from neocoder.records import from_line
+        rows = [from_line(json.loads(line), args.verdicts, n) for n, line in enumerate(args.verdicts.open(), 1)]
+        correct = {(r.problem_id, r.code_sha256[:12]) for r in rows if getattr(r, "correct", False)}
     chosen = args.only or random.Random(args.seed).sample(pool, args.problems)
     for pid in chosen:
         print("=" * 100, "\nPROBLEM", pid, "\n", states[pid][:1200])
@@ -61,6 +70,8 @@ def main() -> None:
             src = humans[pid][i].replace("\r", "")
             print(f"--- {pid} human:{i} sha:{sha(humans[pid][i])}\n{src}")
         for r, code in enumerate(gpt4[pid][:args.rounds]):
+            if correct is not None and (pid, sha(code)) not in correct:
+                continue
             print(f"--- {pid} gpt4:{r} sha:{sha(code)}\n{code.split('# Test')[0].split('import io')[0].strip()}")
 
 

@@ -12,7 +12,8 @@ these normal forms.  The rewrites, in order:
 1. the harness: ``if __name__ == "__main__":`` blocks, imports, docstrings and bare
    constants, ``input = sys.stdin.readline`` and the like are dropped; a module-level
    function without parameters that holds the program (``solve``, ``main``) is
-   inlined where the module calls it (or where the program contract would), and a
+   inlined where the module calls it (also inside the test-case loop; else where the
+   program contract would call it), and a
    golfed ``exec("..." * n)`` becomes the loop it stands for;
 2. reading: every maximal expression that only reads and parses input (calls of
    ``input``, ``open``, ``readline``, ``read`` wrapped in ``int``, ``map``, ``list``,
@@ -162,19 +163,34 @@ def _inline(body: list[ast.stmt]) -> list[ast.stmt]:
     body = [x for s in body for x in (_exec_text(s) or [s])]
     defs = {s.name: s for s in body if isinstance(s, ast.FunctionDef) and not s.args.args}
     called = {_callee(s.value) for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)}
-    main = [n for n in defs if n in called] or (["solve"] if "solve" in defs else [])
+    looped = {_callee(n.value) for s in body if isinstance(s, (ast.For, ast.While)) for n in ast.walk(s)
+              if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)}
+    main = [n for n in defs if n in called | looped] or (["solve"] if "solve" in defs else [])
+    bodies = {n: _inline(defs[n].body) for n in main}
     out: list[ast.stmt] = []
+    placed = False
     for s in body:
         if isinstance(s, ast.FunctionDef) and s.name in main:
             continue
-        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _callee(s.value) in main:
-            out.extend(_inline(defs[_callee(s.value)].body))
-            continue
-        out.append(s)
-    if main and not any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _callee(s.value) in main
-                        for s in body):
-        out.extend(_inline(defs[main[0]].body))
+        got = _place(s, bodies)
+        placed |= got is not None
+        out.extend(got if got is not None else [s])
+    if main and not placed:
+        out.extend(bodies[main[0]])
     return out
+
+
+def _place(stmt: ast.stmt, bodies: dict[str, list[ast.stmt]]) -> list[ast.stmt] | None:
+    """``stmt`` with each call statement of an inlined function replaced by its body
+    (also inside a loop: ``for _ in range(t): solve()``); None when it holds no such call."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _callee(stmt.value) in bodies:
+        return list(bodies[_callee(stmt.value)])
+    if isinstance(stmt, (ast.For, ast.While)):
+        new = [_place(s, bodies) for s in stmt.body]
+        if any(n is not None for n in new):
+            stmt.body = [x for s, n in zip(stmt.body, new) for x in (n if n is not None else [s])]
+            return [stmt]
+    return None
 
 
 def _unroll_cases(body: list[ast.stmt], counters: set[str]) -> list[ast.stmt]:

@@ -8,13 +8,14 @@ program is normalised first (normalise.py: input/output, test-case loop, harness
 dead code removed), and its **operation set** is
 
 - ``call:NAME`` for each built-in, library function or method it calls that does work
-  on the data (``sorted``/``sort`` as one ``sort``, ``set``, ``max``, ``min``, ``count``,
+  on the data (``sorted``/``sort`` as one ``sort``, ``set``, ``max``, ``min``,
   ``index``, ``find``, ``gcd``, ``Counter``, ...); conversions and plumbing (``int``,
   ``list``, ``range``, ``len``, ``append``, ``join``, ``READ``, ``WRITE``) are left out;
 - ``sqrt`` for a square root (``sqrt``, ``isqrt``, ``** 0.5``) and ``reverse`` for a
   reversal (``[::-1]``, ``reversed``, ``.reverse``);
-- ``in`` for a membership test, ``accumulate`` for a running total (``+=`` in a loop, or
-  ``sum`` over a generator: one operation however it is written);
+- ``in`` for a membership test, ``accumulate`` for a running total (``+=`` in a loop,
+  ``sum`` over a generator, or ``.count``: one operation however it is written);
+  dunder calls (``a.__len__()``) are plumbing;
 - calls of the program's own functions, lambdas and aliases are not operations (their
   bodies' operations are);
 - ``depth:D``, the deepest nesting of loops (``for``, ``while`` and comprehensions
@@ -46,7 +47,7 @@ PLUMBING = {"READ", "WRITE", "int", "str", "list", "tuple", "map", "range", "len
             "pop", "items", "values", "keys", "filter", "lambda", "ord", "chr", "exit", "setrecursionlimit"}
 SAME_AS = {"sorted": "sort", "isqrt": "sqrt", "reversed": "reverse", "defaultdict": "Counter", "dict": "Counter",
            "bisect_left": "bisect", "bisect_right": "bisect", "heappush": "heap", "heappop": "heap",
-           "heapify": "heap", "sum": "accumulate"}
+           "heapify": "heap", "sum": "accumulate", "count": "accumulate"}
 _LOOPS = (ast.For, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
@@ -112,7 +113,8 @@ def operations(source: str) -> Operations:
             name = SAME_AS.get(_name(node), _name(node))
             if name == "accumulate" or name == "sqrt" or name == "reverse":
                 ops.add(name)
-            elif name and name not in PLUMBING and not (isinstance(node.func, ast.Name) and name in own):
+            elif name and name not in PLUMBING and not name.startswith("__") and \
+                    not (isinstance(node.func, ast.Name) and name in own):
                 ops.add(f"call:{name}")
         elif isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
             ops.add("in")
