@@ -154,3 +154,27 @@ def test_validate_command_prints_every_measure_and_the_judge(tmp_path, release_d
     assert judge["recall_same"]["value"] == 1.0  # a judge that always says SAME merges every pair
     assert judge["kappa"]["value"] == pytest.approx(0.0)
     assert report["judge_calls"]["unparsed"] == 0
+
+
+def test_the_run_measure_and_the_shipped_summary_match_the_validation(problems):
+    from neocoder.diversity import classes
+    report = validity.validate(problems, measures=(validity.OPERATIONS,), resamples=50)
+    assert classes.OPERATIONS_THRESHOLD == report["measures"]["operations"]["threshold"]
+    summary = json.loads((LABELS.parent / "validity.json").read_text())
+    assert summary["default"] == classes.DEFAULT == "operations"
+    shipped = summary["measures"]["operations"]
+    assert shipped["kappa"] == pytest.approx(report["measures"]["operations"]["held_out"]["kappa"]["value"])
+    assert labelled.validity_note("operations", summary).startswith(f"kappa {shipped['kappa']:.2f} [")
+    assert labelled.validity_note("no-such-measure", summary) == "not checked against hand labels"
+
+
+def test_report_names_the_measure_and_its_agreement_beside_each_figure():
+    from neocoder.diversity.labelled import validity_note
+    from neocoder.report.text import diversity_lines
+    g = {"value": 1.5, "low": 1.2, "high": 1.8}
+    block = {"default": "operations", "states": {}, "chain": {"operations": {"classes": g, "correct": g},
+                                                              "technique": {"classes": g, "correct": g}}}
+    lines = diversity_lines(block)
+    assert lines[0].startswith("chain diversity by operations") and "default measure, " in lines[0]
+    assert lines[0].endswith(f"({'default measure, ' + validity_note('operations')})")
+    assert lines[1].endswith(f"({validity_note('technique')})") and "default" not in lines[1]
