@@ -53,7 +53,8 @@ def main() -> None:
         row = json.loads(line)
         if row["state"] == 0:
             states[row["problem_id"]] = row["statement"]
-    gpt4 = {json.loads(l)["problem_id"]: json.loads(l)["codes"] for l in gzip.open(DATA / "replies-gpt-4-1106-preview.jsonl.gz", "rt")}
+    replies = [json.loads(line) for line in gzip.open(DATA / "replies-gpt-4-1106-preview.jsonl.gz", "rt")]
+    gpt4 = {row["problem_id"]: row["codes"] for row in replies}
     done = {json.loads(line)["problem"] for line in args.exclude.read_text().splitlines()} if args.exclude else set()
     pool = sorted(p for p in humans if p in states and p in gpt4 and sum(map(is_python, humans[p])) >= args.humans
                   and p not in done)

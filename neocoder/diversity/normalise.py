@@ -82,8 +82,9 @@ def _values(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.Call) and _callee(node) in _FORMAT:
         args = node.args[1:] if _callee(node) == "map" else node.args
         return [v for a in args for v in _values(a)]
+    text = (ast.Constant, ast.JoinedStr)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and (
-            isinstance(node.left, (ast.Constant, ast.JoinedStr)) or isinstance(node.right, (ast.Constant, ast.JoinedStr))):
+            isinstance(node.left, text) or isinstance(node.right, text)):
         return _values(node.left) + _values(node.right)
     return [node]
 

@@ -208,7 +208,8 @@ def diversity_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str |
     if not runs:
         return None
     from ..diversity.labelled import shipped_summary
-    measures = [m for m in ("operations", "technique", "structure", "execution") if any(m in chain for _, chain in runs)]
+    measures = [m for m in ("operations", "technique", "structure", "execution")
+                if any(m in chain for _, chain in runs)]
     kappas = {m: got.get("kappa") for m, got in shipped_summary().get("measures", {}).items()}
     with rc_context(_RC):
         fig, axes = _figure(3.2 * len(measures) + 1.5, 3.2, 1, len(measures))
