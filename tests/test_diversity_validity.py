@@ -178,3 +178,15 @@ def test_report_names_the_measure_and_its_agreement_beside_each_figure():
     assert lines[0].startswith("chain diversity by operations") and "default measure, " in lines[0]
     assert lines[0].endswith(f"({'default measure, ' + validity_note('operations')})")
     assert lines[1].endswith(f"({validity_note('technique')})") and "default" not in lines[1]
+
+
+def test_compare_and_html_report_name_each_measure_with_its_kappa():
+    from neocoder.diversity.labelled import validity_note
+    from neocoder.report.diversity import diversity_lines as compare_lines
+    from neocoder.report.plots import diversity_svg
+    g = {"value": 1.5, "low": 1.2, "high": 1.8}
+    chain = {"operations": {"classes": g, "correct": g, "human_classes": g}, "structure": {"classes": g, "correct": g}}
+    lines = compare_lines([{"label": "gpt-4", "chain": chain, "states": {}, "humans": None}])
+    assert f"operations: {validity_note('operations')}" in lines[2] and "structure: " in lines[2]
+    svg = diversity_svg([("gpt-4", {"chain": chain})], {"gpt-4": "#1f77b4"})
+    assert "classes by operations (kappa" in svg and "classes by structure (kappa" in svg
