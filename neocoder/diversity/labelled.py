@@ -191,7 +191,8 @@ def release_humans(release_dir: Path) -> dict[str, list[str]]:
 def shipped_summary() -> dict:
     """The shipped validity summary (``validity.json`` beside the labelled set, written by
     ``neocoder diversity validate --summary``): ``{"default": measure, "measures":
-    {measure: {"kappa", "low", "high", "agreement", "pairs", "different"}}}``; {} when
+    {measure: {"kappa", "low", "high", "agreement", "pairs", "different", "classed",
+    "programs"}}}`` (held-out half); {} when
     it is not installed or not readable (the report then names no figure)."""
     try:
         entry = resources.files(PACKAGE).joinpath(SUMMARY)
@@ -208,5 +209,8 @@ def validity_note(measure: str, summary: dict | None = None) -> str:
     if not got or got.get("kappa") is None:
         return "not checked against hand labels"
     ci = f" [{got['low']:.2f}, {got['high']:.2f}]" if got.get("low") is not None else ""
-    return f"kappa {got['kappa']:.2f}{ci} vs hand labels"
+    part = ""
+    if got.get("classed") is not None and got.get("programs") and got["classed"] < got["programs"]:
+        part = f", on the {got['classed']} of {got['programs']} labelled programs it classes"
+    return f"kappa {got['kappa']:.2f}{ci} vs hand labels{part}"
 

@@ -109,7 +109,9 @@ def summary(report: dict) -> dict:
         h = m["held_out"]
         out["measures"][name] = {"kappa": h["kappa"]["value"], "low": h["kappa"]["low"], "high": h["kappa"]["high"],
                                  "agreement": h["agreement"]["value"], "pairs": h["pairs"],
-                                 "different": h["pairs"] - h["same"], "threshold": m["threshold"]}
+                                 "different": h["pairs"] - h["same"], "threshold": m["threshold"],
+                                 "classed": h["programs_classed"],
+                                 "programs": report["pairs"][labelled.HELD_OUT]["programs"]}
     return out
 
 
