@@ -32,3 +32,4 @@ def main():
 # Each module adds its commands to ``main``: one module per command (group).
 from . import aidanbench, dataset, evaluate, export, ideas, results, run, sandbox, serve  # noqa: E402,F401
 from . import leaderboard, suite  # noqa: E402,F401  (issue 40)
+from . import diversity  # noqa: E402,F401  (issue 39)

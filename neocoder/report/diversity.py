@@ -39,7 +39,11 @@ def diversity_lines(rows: list[dict]) -> list[str]:
     """``diversity_rows`` as text lines for the table and markdown forms."""
     if not rows:
         return []
-    lines = ["", "diversity (algorithm classes; means over problems, ± half the 95% interval):"]
+    from neocoder.metrics.diversity.labelled import validity_note
+    measures = sorted({m for row in rows for part in (row["chain"], row.get("humans") or {}) for m in part}
+                      | {m for row in rows for by in row["states"].values() for m in by})
+    lines = ["", "diversity (algorithm classes; means over problems, ± half the 95% interval):",
+             "  what a class is worth: " + "; ".join(f"{m}: {validity_note(m)}" for m in measures)]
     for row in rows:
         for m, g in row["chain"].items():
             human = f" (humans at the same k: {mean_text(g.get('human_classes'))}" if g.get("human_classes") else " ("

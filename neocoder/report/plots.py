@@ -199,7 +199,8 @@ def pass_svg(runs: list[tuple[str, dict]], colors: dict[str, str], published=fro
 
 def diversity_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str | None:
     """Model against human diversity along the Denial Prompting chain (issue 25): a panel
-    per measure (technique, structure, execution), a pair of bars per model run: the
+    per measure (operations, technique, structure, execution; each titled with its kappa
+    against the hand-labelled pairs), a pair of bars per model run: the
     algorithm classes among its correct programs across states (mean per problem) and
     the classes as many accepted human solutions give (mean of ``human_classes``), with
     interval error bars.  ``runs``: (label, ``metrics["diversity"]``); None when no run
@@ -207,7 +208,10 @@ def diversity_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str |
     runs = [(label, block["chain"]) for label, block in runs if block and block.get("chain")]
     if not runs:
         return None
-    measures = [m for m in ("technique", "structure", "execution") if any(m in chain for _, chain in runs)]
+    from neocoder.metrics.diversity.labelled import shipped_summary
+    measures = [m for m in ("operations", "technique", "structure", "execution")
+                if any(m in chain for _, chain in runs)]
+    kappas = {m: got.get("kappa") for m, got in shipped_summary().get("measures", {}).items()}
     with rc_context(_RC):
         fig, axes = _figure(3.2 * len(measures) + 1.5, 3.2, 1, len(measures))
         for ax, measure in zip(axes, measures):
@@ -222,7 +226,8 @@ def diversity_svg(runs: list[tuple[str, dict]], colors: dict[str, str]) -> str |
                            hatch="///" if j else None, yerr=err, error_kw={"elinewidth": 0.8, "capsize": 2},
                            label=f"{label}" if j == 0 else f"humans, as many as {label}'s correct")
             ax.set_xticks(range(len(runs)), [_short(label, 18) for label, _ in runs])
-            ax.set_title(f"classes by {measure}")
+            worth = f" (kappa {kappas[measure]:.2f} vs hand labels)" if kappas.get(measure) is not None else ""
+            ax.set_title(f"classes by {measure}{worth}", fontsize=8)
             ax.set_ylabel("algorithm classes per problem")
         axes[-1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return _svg(fig, "diversity")

@@ -83,7 +83,8 @@ def diversity_lines(diversity: dict | None) -> list[str]:
     if "humans" in diversity:
         for m, got in diversity["humans"].items():
             lines.append(f"algorithm classes by {m}: {mean_text(got.get('classes'))} among {mean_text(got.get('solutions'), 1)} "
-                         f"solutions per problem; among 6 drawn: {mean_text(got.get('classes@6'))}")
+                         f"solutions per problem; among 6 drawn: {mean_text(got.get('classes@6'))} "
+                         f"({_worth(m, diversity)})")
         return lines
     for t, by_measure in diversity.get("states", {}).items():
         cells = [f"{m}: distinct_k {mean_text(g.get('distinct_k'))}, utility_k {mean_text(g.get('utility_k'))}, "
@@ -91,12 +92,23 @@ def diversity_lines(diversity: dict | None) -> list[str]:
                  f"{m}: effective {mean_text(g.get('effective'))}" for m, g in by_measure.items()]
         k = next((g["k"]["value"] for g in by_measure.values() if "k" in g), 0)
         lines.append(f"diversity at t={t} (k={k:.1f} per problem): " + "; ".join(cells))
+    if diversity.get("states"):
+        measures = sorted({m for by in diversity["states"].values() for m in by})
+        lines.append("diversity measures: " + "; ".join(f"{m}: {_worth(m, diversity)}" for m in measures))
     for m, g in diversity.get("chain", {}).items():
         human = f", {mean_text(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""
         shared = f", {percent(g['overlap_humans']['value'])} of them also human" if g.get("overlap_humans") else ""
         lines.append(f"chain diversity by {m}: {mean_text(g.get('classes'))} classes among {mean_text(g.get('correct'))} "
-                     f"correct programs per problem{human}{shared}")
+                     f"correct programs per problem{human}{shared} ({_worth(m, diversity)})")
     return lines
+
+
+def _worth(measure: str, diversity: dict) -> str:
+    """The measure's measured agreement with the hand-labelled pairs, and whether it is
+    the default (issue 39; docs/metrics.md, "What a class is worth")."""
+    from neocoder.metrics.diversity.labelled import validity_note
+    lead = "default measure, " if diversity.get("default") == measure else ""
+    return lead + validity_note(measure)
 
 
 def correctness(dataset: str | None) -> str:

@@ -12,6 +12,13 @@
   cannot tell apart two algorithms of one complexity (two linear scans), and a program
   that does not run on the grown inputs has no fingerprint (left out of this measure).
 
+- ``operations``: one class when their operation sets (operations.py: the built-ins
+  and methods that work on the data, membership tests, running totals, the loop depth,
+  after normalise.py removed the style) are at most ``OPERATIONS_THRESHOLD`` apart
+  (Jaccard).  The default measure (``DEFAULT``): of the measures checked against the
+  hand-labelled algorithm pairs (docs/algorithm-pairs.md, issue 39) it agrees best with
+  them; the report prints each measure's measured kappa beside its figures.
+
 Every measure partitions with NoveltyBench's greedy rule (measures.partition).
 """
 
@@ -21,9 +28,12 @@ from dataclasses import dataclass, field
 
 from . import structure
 from .measures import partition, partition_by_key
+from .operations import Operations, operations
 
-TECHNIQUE, STRUCTURE, EXECUTION = "technique", "structure", "execution"
-MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION)
+TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS = "technique", "structure", "execution", "operations"
+MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS)
+DEFAULT = OPERATIONS  # highest kappa against the labelled pairs (tuning half; docs/metrics.md)
+OPERATIONS_THRESHOLD = 0.7  # chosen on the labelled pairs' tuning half (neocoder diversity validate)
 
 
 @dataclass
@@ -41,6 +51,7 @@ class Program:
     correct: bool = True
     quality: float = 1.0
     _shape: structure.Shape | None = field(default=None, repr=False, compare=False)
+    _ops: Operations | None = field(default=None, repr=False, compare=False)
 
     @property
     def shape(self) -> structure.Shape:
@@ -49,15 +60,22 @@ class Program:
             self._shape = structure.shape(self.source, self.language)
         return self._shape
 
+    @property
+    def ops(self) -> Operations:
+        """The program's operation set (operations.operations), computed once."""
+        if self._ops is None:
+            self._ops = operations(self.source)
+        return self._ops
+
 
 def available(programs: list[Program], measure: str) -> list[int]:
     """Indexes of ``programs`` the measure can class: every one for technique, the
     Python ones with code for structure (the model's language: across grammars the
     distance is always 1, so C/C++ humans would only add classes of their own), those
-    with a fingerprint for execution."""
+    with a fingerprint for execution; operations, like structure, reads Python only."""
     if measure == EXECUTION:
         return [i for i, p in enumerate(programs) if p.execution is not None]
-    if measure == STRUCTURE:  # Python only: a Python and a C++ tree never share a pq-gram
+    if measure in (STRUCTURE, OPERATIONS):  # Python only: a Python and a C++ tree never share a pq-gram
         return [i for i, p in enumerate(programs) if p.source and p.language == "python"]
     return list(range(len(programs)))
 
@@ -70,6 +88,8 @@ def classes(programs: list[Program], measure: str, threshold: float = structure.
         return partition_by_key([frozenset(p.techniques) for p in programs])
     if measure == STRUCTURE:
         return partition([p.shape for p in programs], lambda a, b: a.distance(b) <= threshold)
+    if measure == OPERATIONS:
+        return partition([p.ops for p in programs], lambda a, b: a.distance(b) <= OPERATIONS_THRESHOLD)
     if measure == EXECUTION:
         if any(p.execution is None for p in programs):
             raise ValueError("execution classes need a fingerprint for every program")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from neocoder.dataset.release import has_release
 from neocoder.techniques.human import SUPPORTED, human_solution_sets, solutions_by_language
-from .classes import EXECUTION, MEASURES, STRUCTURE, TECHNIQUE, Program, available, classes
+from .classes import EXECUTION, MEASURES, OPERATIONS, STRUCTURE, TECHNIQUE, Program, available, classes
 from .measures import distinct_k, expected_distinct
 
 
@@ -43,12 +43,12 @@ def human_programs(problem_ids, release_dir: Path | None = None) -> dict[str, li
 
 
 def measures_for(programs: dict[str, list[Program]]) -> tuple[str, ...]:
-    """The measures the programs allow: technique always, structure when they carry code,
+    """The measures the programs allow: technique always, structure and operations when they carry code,
     execution when some carry a fingerprint."""
     got = [TECHNIQUE]
     everyone = [p for ps in programs.values() for p in ps]
     if everyone and all(p.source for p in everyone):
-        got.append(STRUCTURE)
+        got += [STRUCTURE, OPERATIONS]
     if any(p.execution is not None for p in everyone):
         got.append(EXECUTION)
     return tuple(got)

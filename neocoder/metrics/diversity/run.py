@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, state_intervals
 from neocoder.records import Sample
-from .classes import EXECUTION, STRUCTURE, Program, available, classes, joint_classes
+from .classes import DEFAULT, EXECUTION, OPERATIONS, OPERATIONS_THRESHOLD, STRUCTURE, Program, available, classes, \
+    joint_classes
 from .humans import disagreements, measures_for, reference
 from .measures import PATIENCE, distinct_k, effective_distinct, expected_distinct, overlap, utility_k
 from .structure import THRESHOLD
@@ -120,16 +121,18 @@ def run_diversity(samples: list[Sample], humans: dict[str, list[Program]] | None
     ``samples`` (any states, any k; excluded samples and those without code are left out),
     the human reference programs (humans.human_programs; None: no comparison with humans)
     and the execution classes (code_sha256 -> execution.Fingerprint.key(); None: no
-    execution measure).  Returns ``{"measures", "patience", "structure_threshold",
+    execution measure).  Returns ``{"measures", "default" (the measure the report leads
+    with, classes.DEFAULT), "patience", "structure_threshold", "operations_threshold",
     "states": {str(t): {measure: {rate: {"value", "problems", "low", "high", "se"}}}},
     "chain": {measure: {...}}}``; a state appears only where some problem has k >= 2."""
-    measures = ["technique", STRUCTURE] + ([EXECUTION] if fingerprints is not None else [])
+    measures = ["technique", STRUCTURE, OPERATIONS] + ([EXECUTION] if fingerprints is not None else [])
     by_state, chain = _collect(samples, humans, measures, fingerprints)
     values = dict(by_state)
     if chain:
         values[CHAIN] = chain
     summary = _summarise(values, resamples, seed) if values else {}
-    return {"measures": measures, "patience": PATIENCE, "structure_threshold": THRESHOLD,
+    return {"measures": measures, "default": DEFAULT, "patience": PATIENCE, "structure_threshold": THRESHOLD,
+            "operations_threshold": OPERATIONS_THRESHOLD,
             "states": {str(t): _nest(summary[t]) for t in sorted(by_state)},
             "chain": _nest(summary.get(CHAIN, {}))}
 
@@ -154,7 +157,8 @@ def human_diversity(programs: dict[str, list[Program]], ks=(1, 2, 3, 5, 6, 10),
             for k, v in got["at_k"].items():
                 values.setdefault(f"{m}.classes@{k}", {})[pid] = v
     summary = _summarise({0: values}, resamples, seed).get(0, {}) if values else {}
-    return {"measures": list(measures), "structure_threshold": THRESHOLD, "humans": _nest(summary),
+    return {"measures": list(measures), "default": DEFAULT, "structure_threshold": THRESHOLD,
+            "operations_threshold": OPERATIONS_THRESHOLD, "humans": _nest(summary),
             "per_problem": per_problem, "disagreement": disagreements(programs)}
 
 
@@ -162,7 +166,7 @@ def cross_overlap(samples: list[Sample], reference: list[Sample], resamples: int
                   seed: int = DEFAULT_SEED) -> dict:
     """Cross-run overlap: per problem, the share of the classes of ``samples``' correct
     programs (all states together) that a correct program of the ``reference`` run also
-    falls in (one joint partition, measures.overlap), by technique and by structure;
+    falls in (one joint partition, measures.overlap), by technique, structure and operations;
     means over the problems where both runs have a correct program, with intervals:
     ``{measure: {"value", "problems", "low", "high", "se"}}``."""
     def correct_by_problem(got):
@@ -174,7 +178,7 @@ def cross_overlap(samples: list[Sample], reference: list[Sample], resamples: int
     mine, theirs = correct_by_problem(samples), correct_by_problem(reference)
     values: dict[str, dict[str, float]] = {}
     for pid in sorted(set(mine) & set(theirs)):
-        for m in ("technique", STRUCTURE):
+        for m in ("technique", STRUCTURE, OPERATIONS):
             a, b = joint_classes(mine[pid], theirs[pid], m)
             got = overlap(a, b)
             if got is not None:

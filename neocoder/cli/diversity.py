@@ -1,0 +1,44 @@
+"""``neocoder diversity validate``: each diversity measure against the hand-labelled pairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from neocoder.metrics.diversity.validate import ValidateConfig
+from . import main
+from .declared import declared_options
+from .options import model_options, release_option, sandbox_options
+
+
+@main.group("diversity")
+def diversity_group():
+    """Algorithm classes of programs: how far each measure can be trusted."""
+
+
+@diversity_group.command("validate")
+@release_option()
+@declared_options(ValidateConfig, "fields")
+@model_options(ValidateConfig, required=False,
+               model_help="A judge model (PROVIDER/NAME) to score the LLM-judge measure too (Lee et al., EMNLP 2025).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the full report (every statistic, both halves) to this JSON file.")
+@sandbox_options
+@click.option("--summary", "summary_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the summary the report reads (each measure's held-out kappa) to this file; the "
+              "shipped one is data/codeforces/algorithm_pairs/validity.json.")
+def validate_command(release, fields, model, sandbox, json_out, summary_out):
+    """Agreement, precision and recall of "same", and Cohen's kappa of every measure on the
+    held-out half of the labelled algorithm pairs (docs/algorithm-pairs.md), with 95%
+    intervals; thresholds are chosen on the tuning half."""
+    from neocoder.metrics.diversity.validate import render, run_validation, summary
+    report = run_validation(ValidateConfig(release_dir=release, model=model, sandbox=sandbox, **fields))
+    click.echo(render(report))
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        click.echo(f"wrote {json_out}")
+    if summary_out is not None:
+        summary_out.write_text(json.dumps(summary(report), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        click.echo(f"wrote {summary_out}")
