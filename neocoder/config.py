@@ -306,4 +306,22 @@ class IdeasConfig(Config):
     judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",
                                            flag="")
     progress: bool = option(True, "Show a progress bar.", local=True, flag="")
+    # issue 38: LiveIdeaBench's own protocol and panel (neocoder/ideas/protocol.py, panel_file.py; docs/ideas.md)
+    protocol: str = option("ours", "ours: our prompts and reply format; official: LiveIdeaBench's prompts, critic "
+                           "reply, fluency pair and refusal rule, read from --liveideabench.",
+                           choices=("ours", "official"))
+    liveideabench: Path | None = option(None, "A clone of the LiveIdeaBench repository (utils/prompts.json, "
+                                        "config.py, csvs/), read at run time for --protocol official (default: "
+                                        "$LIVEIDEABENCH_REPO).")
+    refusal_phrases: Path | None = option(None, "For --protocol official: a file of refusal phrases, one a line, "
+                                          "matched anywhere in a reply (default: neocoder's list).", file=True)
+    panel: Path | None = option(None, "A panel file (TOML, [[judge]] name, spec, organisation, base, reasoning, "
+                                "model options) instead of --judges (default with --protocol official and no "
+                                "--judges: the authors' critics, neocoder/ideas/liveideabench_panel.toml).",
+                                file=True)
+    panel_rules: str = option("refuse", "A panel breaking LiveIdeaBench's rules (two models per organisation, one "
+                              "per base/reasoning pair) is refused, or only warned about.", choices=("refuse", "warn"))
+    judge_max_tokens: int | None = option(None, "The judges' tokens per reply (default: 64 for --protocol ours, "
+                                          "1024 for official; a panel file's seat may set its own).", ge=1, cap=32768)
+    judge_temperature: float = option(0.0, "The judges' sampling temperature.", ge=0, cap=2)
 
