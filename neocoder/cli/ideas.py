@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -62,7 +64,7 @@ def ideas_command(model, judges_text, declared, out, quiet):
     for name, summary in result.models.items():
         click.echo(ideas_table(name, summary))
         click.echo("")
-    click.echo(leaderboard_comparison(result.models))
+    click.echo(leaderboard_comparison(result.models, protocols={n: declared["protocol"] for n in result.models}))
     click.echo(f"model calls {result.calls['calls_made']} made, {result.calls['cache_hits']} cache hits; "
                f"{result.seconds:.0f}s; run folder {result.run}; look at it with `neocoder report {result.run}`")
 
@@ -88,5 +90,21 @@ def ideas_analyse_command(runs, published, liveideabench, report_dir):
     click.echo(analyses_text(result))
     if report_dir is not None:
         from ..report.html import build_report
-        index = build_report(list(runs), report_dir, ideas_analyses={"clone": liveideabench, "published": published})
+        with _clone_env(liveideabench):  # the report's section finds the clone there (sections/liveideabench.py)
+            index = build_report(list(runs), report_dir)
         click.echo(f"report: {index}")
+
+
+@contextmanager
+def _clone_env(path: Path | None):
+    """``$LIVEIDEABENCH_REPO`` set to ``path`` (when given) for the block, restored after."""
+    old = os.environ.get("LIVEIDEABENCH_REPO")
+    if path is not None:
+        os.environ["LIVEIDEABENCH_REPO"] = str(Path(path).resolve())
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("LIVEIDEABENCH_REPO", None)
+        else:
+            os.environ["LIVEIDEABENCH_REPO"] = old

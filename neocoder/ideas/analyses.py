@@ -214,7 +214,8 @@ def idea_quality(ideas: list, judgements: list) -> list[dict]:
 def length_view(runs: list[RunData]) -> dict:
     """Idea length (words) against quality: per model and pooled, the correlation and a
     table of quality per length bin (``LENGTH_BINS``); ``{"points": [...], "models": {label:
-    correlation}, "pooled": correlation, "bins": [{"low", "high", "n", "mean"}]}``."""
+    correlation}, "pooled": correlation, "bins": [{"low", "high", "n", "mean" (quality),
+    "words" (mean length)}]}``."""
     points = [p for run in runs for p in idea_quality(run.ideas, run.judgements)]
     models = {}
     for name in sorted({p["model"] for p in points}):
@@ -222,9 +223,11 @@ def length_view(runs: list[RunData]) -> dict:
         models[name] = correlation([p["words"] for p in mine], [p["quality"] for p in mine])
     bins = []
     for low, high in zip(LENGTH_BINS, LENGTH_BINS[1:]):
-        inside = [p["quality"] for p in points if low <= p["words"] < high]
+        inside = [p for p in points if low <= p["words"] < high]
         if inside:
-            bins.append({"low": low, "high": high, "n": len(inside), "mean": float(np.mean(inside))})
+            bins.append({"low": low, "high": high, "n": len(inside),
+                         "mean": float(np.mean([p["quality"] for p in inside])),
+                         "words": float(np.mean([p["words"] for p in inside]))})
     return {"points": points, "models": models, "bins": bins,
             "pooled": correlation([p["words"] for p in points], [p["quality"] for p in points])}
 

@@ -80,16 +80,18 @@ def comparison_rows(models: dict[str, dict], leaderboard: list[dict],
     return sorted(rows, key=lambda r: (r["Average"] is None, -(r["Average"] or 0.0)))
 
 
-def leaderboard_comparison(models: dict[str, dict], path: Path | None = None) -> str:
+def leaderboard_comparison(models: dict[str, dict], path: Path | None = None,
+                           protocols: dict[str, str] | None = None) -> str:
     """The run's models placed among the published December 2024 leaderboard's rows by
-    Average, in its columns (1-10).  When the leaderboard cannot be read, says so in one
-    line instead (the run's own tables stand without it)."""
+    Average, in its columns (1-10), each run row naming its protocol (``protocols``).  When
+    the leaderboard cannot be read, says so in one line instead (the run's own tables stand
+    without it)."""
     from ..ideas.sources import load_leaderboard
     try:
         leaderboard = load_leaderboard(path)
     except NeocoderError as exc:
         return f"(no published leaderboard to compare with: {exc})"
-    rows = comparison_rows(models, leaderboard)
+    rows = comparison_rows(models, leaderboard, protocols)
     width = max(len(r["model"]) for r in rows) + 2
     lines = ["beside the published LiveIdeaBench leaderboard (December 2024; its Flexibility is the 30th percentile "
              "of the keyword average of originality, feasibility and fluency, its Average the mean of the four "
