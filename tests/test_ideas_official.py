@@ -325,7 +325,7 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
     page = chromium("--virtual-time-budget=3000", "--dump-dom", (report / "index.html").as_uri(),
                     profile=report / "profile").stdout
     assert "The paper's analyses" in page and "Not available" not in page
-    for figure in ("LiveBench Global Average", "idea length (words)", "keyword average (1-10)",
+    for figure in ("LiveBench Global Average", "idea length (words)", "average (1-10)",
                    "Pareto front"):
         assert figure in page, figure
     assert page.count("<td>official</td>") == 2  # both runs' rows name their protocol

@@ -96,7 +96,7 @@ def discipline_svg(view: dict) -> str | None:
                 if not np.isnan(grid[i, j]):
                     ax.text(j, i, f"{grid[i, j]:.1f}", ha="center", va="center", fontsize=6.5,
                             color="white" if grid[i, j] < 6 else "black")
-        fig.colorbar(image, ax=ax, label="keyword average (1-10)")
+        fig.colorbar(image, ax=ax, label="average (1-10)")
         return _svg(fig, "ideas-disciplines")
 
 
@@ -114,7 +114,7 @@ def pareto_svg(points: list[dict], front: list[str], colors: dict[str, str]) -> 
         if on:
             ax.step([p["originality"] for p in on], [p["feasibility"] for p in on], where="post", color="#d62728",
                     linewidth=1.0, label="Pareto front")
-            ax.legend(loc="lower left")
+            ax.legend(loc="best")
         ax.set_xlabel("originality (1-10)")
         ax.set_ylabel("feasibility (1-10)")
         ax.grid(alpha=0.3)
