@@ -333,3 +333,22 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
     chromium(f"--screenshot={shot}", "--window-size=1200,4000", (report / "index.html").as_uri(),
              profile=report / "profile")
     assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.llm
+def test_the_local_model_writes_ideas_to_the_authors_prompt_judged_by_their_critics(tmp_path, server, keywords):
+    out = tmp_path / "gemma"
+    args = official_args(server, keywords, out, "--judges", JUDGES, "--limit", "2", "--max-tokens", "120")
+    args[args.index("--model") + 1] = "local/gemma-3-270m"
+    args[args.index("--ideas-per-keyword") + 1] = "2"
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    ideas = RunFolder(out).read(Idea)
+    assert len(ideas) == 4 and all(i.tokens["completion"] > 0 for i in ideas if i.status != "error")
+    kept = [i for i in ideas if i.status == "ok"]
+    judged = RunFolder(out).read(IdeaJudgement)
+    assert kept and len(judged) == 3 * len(kept) and all(j.scores and j.analysis for j in judged)
+    # the critics saw the local model's ideas as written (the whole reply, reasoning dropped)
+    seen = {msgs[-1]["content"] for _, msgs, _ in server.of(lambda m, msgs: msgs[0]["role"] == "system")}
+    assert seen == {i.idea for i in kept}
+    assert json.loads((out / "manifest.json").read_text())["extra"]["protocol"] == "official"
