@@ -321,7 +321,9 @@ class IdeasConfig(Config):
                                 file=True)
     panel_rules: str = option("refuse", "A panel breaking LiveIdeaBench's rules (two models per organisation, one "
                               "per base/reasoning pair) is refused, or only warned about.", choices=("refuse", "warn"))
-    judge_max_tokens: int | None = option(None, "The judges' tokens per reply (default: 64 for --protocol ours, "
-                                          "1024 for official; a panel file's seat may set its own).", ge=1, cap=32768)
-    judge_temperature: float = option(0.0, "The judges' sampling temperature.", ge=0, cap=2)
+    judge_max_tokens: int | None = option(None, "The judges' tokens per reply, given to the judges `neocoder ideas` "
+                                          "builds (default: 64 for --protocol ours, 1024 for official; a panel "
+                                          "file's seat may set its own).", ge=1, cap=32768)
+    judge_temperature: float = option(0.0, "The judges' sampling temperature, given to the judges `neocoder ideas` "
+                                      "builds.", ge=0, cap=2)
 

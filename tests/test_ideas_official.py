@@ -170,6 +170,8 @@ def test_the_authors_panel_is_the_default_panel_of_the_official_protocol(tmp_pat
     manifest = json.loads((out / "manifest.json").read_text())
     assert [s["name"] for s in manifest["extra"]["panel"]] == [e.name for e in shipped]
     assert manifest["extra"]["panel_rules"]["broken"] == []
+    assert manifest["extra"]["panel_rules"]["critic_models"] == {
+        "file": "config.py", "sha256": hashlib.sha256((CLONE / "config.py").read_bytes()).hexdigest(), "same": True}
     asked = {m for m, msgs, _ in server.requests if msgs and msgs[0]["role"] == "system"}
     assert asked and asked <= set(critic_models(CLONE))
 
@@ -258,6 +260,15 @@ def test_the_idea_model_never_judges_itself_and_is_named(tmp_path, server, keywo
         run_ideas(config)
     judged = RunFolder(tmp_path / "run").read(IdeaJudgement)
     assert judged and all(j.judge_spec != "openai/qwen/qwq-32b" for j in judged)
+
+
+def test_a_clone_whose_critics_differ_from_the_shipped_panel_is_warned_about(tmp_path):
+    from neocoder.ideas.panel_file import against_clone
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "prompts.json").write_text(json.dumps(PROMPTS))
+    (tmp_path / "config.py").write_text('CRITIC_MODELS = ["openai/o3", "google/gemini-2.5-pro"]\n')
+    with pytest.warns(PanelWarning, match="not the clone's CRITIC_MODELS"):
+        assert against_clone(load_panel(), tmp_path)["same"] is False
 
 
 def test_a_panel_file_gives_each_seat_its_own_model_options(tmp_path, server, keywords):

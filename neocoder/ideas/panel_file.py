@@ -166,3 +166,20 @@ def judge_configs(entries: list[PanelEntry], shared: ModelConfig) -> list[ModelC
         except TypeError as exc:
             raise NeocoderError(f"panel seat {e.name!r}: {exc}") from None
     return out
+
+
+def against_clone(entries: list[PanelEntry], clone: Path) -> dict:
+    """The shipped default panel beside the clone's ``CRITIC_MODELS`` (official.py
+    ``critic_models``): ``{"file": "config.py", "sha256", "same": bool}``, with a
+    PanelWarning naming both lists when they differ (a newer clone: pass ``--panel``)."""
+    import hashlib
+
+    from .official import CONFIG_PY, critic_models
+    theirs = critic_models(clone)
+    ours = [e.spec.partition("/")[2] for e in entries]
+    same = ours == theirs
+    if not same:
+        warnings.warn(f"the default panel ({', '.join(ours)}) is not the clone's CRITIC_MODELS ({', '.join(theirs)}); "
+                      "write a panel file of theirs and pass --panel FILE", PanelWarning, stacklevel=2)
+    return {"file": CONFIG_PY, "sha256": hashlib.sha256((Path(clone) / CONFIG_PY).read_bytes()).hexdigest(),
+            "same": same}

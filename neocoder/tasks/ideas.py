@@ -12,6 +12,7 @@ the five scores with bootstrap intervals over keywords (ideas/__init__.py
 from __future__ import annotations
 
 from dataclasses import astuple
+from pathlib import Path
 
 from ..config import IdeasConfig
 from ..errors import NeocoderError
@@ -48,6 +49,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         # the protocol's files are read (and checked) before anything starts
         self.protocol = make_protocol(config.protocol, config.liveideabench, config.refusal_phrases)
         self.prompts = self.protocol.prompt_files  # the runner records these prompt files (none: official)
+        self.critics = self._against_clone()
         if not config.model.spec.startswith("replay/"):  # refused before a model (or a local server) starts
             eligible(self.seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
 
@@ -62,6 +64,16 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         if not config.model.spec.startswith("replay/"):
             left_out(entries, config.model.spec)
         return found
+
+    def _against_clone(self) -> dict | None:
+        """For the official protocol on the shipped default panel: that panel beside the
+        clone's CRITIC_MODELS (warned about when they differ; recorded in the manifest)."""
+        from ..ideas.panel_file import against_clone, default_panel_path, load_panel
+        config = self.config
+        if config.protocol != "official" or config.panel is None or \
+                Path(config.panel).resolve() != default_panel_path().resolve():
+            return None
+        return against_clone(load_panel(config.panel), self.protocol.source.root)
 
     def open(self, run: Run) -> None:
         from ..ideas.loop import IdeaWriter
@@ -125,7 +137,8 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
     def manifest(self, run: Run) -> dict:
         return {"keywords": len(run.state["keywords"]), "panel": self._panel(), **self.protocol.manifest(),
                 "panel_rules": {"mode": self.config.panel_rules, "broken": self.panel_rules,
-                                "file": None if self.config.panel is None else str(self.config.panel)}}
+                                "file": None if self.config.panel is None else str(self.config.panel),
+                                "critic_models": self.critics}}
 
     def _panel(self) -> list[dict]:
         return [{"name": n, "spec": s} for n, s in self.seat_specs]
