@@ -201,6 +201,30 @@ def test_reasoning_text_is_dropped_before_the_answer():
     assert strip_reasoning("<think>never closed") == ""
 
 
+@pytest.mark.parametrize("reply,official,ours", [
+    ("I'm sorry, I cannot help with that.", True, True),
+    ("Soil is a fine topic, but I can\u2019t propose research on it.", True, False),  # mid-reply: theirs only
+    ("**Idea:** a sensor that shows why cells cannot divide in the cold.", False, False),
+    ("<think>I cannot decide... fine.</think>**Idea:** map glaciers by drone.", False, False),
+])
+def test_the_refusal_rules_of_the_two_protocols(reply, official, ours):
+    from neocoder.ideas.protocol import OursProtocol, make_protocol
+    theirs, mine = make_protocol("official", CLONE), OursProtocol()
+    assert theirs.refused(reply, theirs.extract_idea(reply)) is official
+    assert mine.refused(reply, mine.extract_idea(reply)) is ours
+
+
+def test_refusal_phrases_can_come_from_a_file(tmp_path):
+    from neocoder.ideas.protocol import make_protocol
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("# the authors' list, as the user copied it\nnot comfortable\n")
+    proto = make_protocol("official", CLONE, phrases)
+    assert proto.refused("I am not comfortable with this.", "x") and not proto.refused("I cannot.", "x")
+    phrases.write_text("# nothing\n")
+    with pytest.raises(RecordError, match="no refusal phrases"):
+        make_protocol("official", CLONE, phrases)
+
+
 # ----------------------------------------------------------------------------------------
 # the clone, checked
 

@@ -181,8 +181,9 @@ class OfficialProtocol:
         return strip_reasoning(reply).strip()
 
     def refused(self, reply: str, idea: str) -> bool:
-        """A refusal phrase anywhere in the reply (case ignored), or an empty idea."""
-        low = strip_reasoning(reply).lower()
+        """A refusal phrase anywhere in the reply (case and typographic apostrophes ignored),
+        or an empty idea."""
+        low = strip_reasoning(reply).lower().replace("\u2019", "'")  # a typographic apostrophe as a plain one
         return not idea.strip() or any(p in low for p in self.phrases)
 
     def fluency_ideas(self, kept: list) -> list:
