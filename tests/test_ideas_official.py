@@ -11,7 +11,6 @@ JSON block), some with ``<think>`` reasoning first."""
 import csv
 import hashlib
 import json
-import re
 from pathlib import Path
 
 import pytest
