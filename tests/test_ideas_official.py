@@ -363,6 +363,9 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
                    "Pareto front"):
         assert figure in page, figure
     assert page.count("<td>official</td>") == 2  # both runs' rows name their protocol
+    drill = next(report.glob("run1-*.html")).read_text()
+    assert "The idea is plausible but its test is vague" in drill  # the critics' analyses, per judge
+    assert "B = 7 by openai/j" in drill and "on ideas 1, 3" in drill  # the pair the fluency critic compared
     shot = report / "analyses.png"
     chromium(f"--screenshot={shot}", "--window-size=1200,4000", (report / "index.html").as_uri(),
              profile=report / "profile")

@@ -151,4 +151,4 @@ def fluency_text(grade: FluencyGrade | None) -> str:
         return "not graded (fewer than 2 judged ideas)"
     if grade.grade is None:
         return f"error ({grade.error or ''})"
-    return f"{grade.grade} = {grade.score:.0f} by {grade.judge}"
+    return f"{grade.grade} = {grade.score:.0f} by {grade.judge} on ideas {', '.join(map(str, grade.idea_nums))}"
