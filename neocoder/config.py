@@ -99,12 +99,17 @@ class Config:
         """Refuse a value outside its declaration: NeocoderError naming the field."""
         check(self)
 
+    def role_defaults(self) -> dict[str, GenerateDefaults]:
+        """The defaults in force per model role (``roles``; a config whose defaults depend
+        on another of its options says so here)."""
+        return self.roles
+
     def resolved(self):
         """This config with every default it leaves to the benchmark filled in (each
         role's temperature and token budget; subclasses add theirs), so that every
         surface runs, and every manifest records, the same values."""
         changes = {}
-        for name, defaults in self.roles.items():
+        for name, defaults in self.role_defaults().items():
             value = getattr(self, name)
             if isinstance(value, ModelConfig):
                 changes[name] = value.filled(defaults)

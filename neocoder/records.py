@@ -357,6 +357,15 @@ class IdeaJudgement(Record):
     error: str | None = None  # why there are no scores: unparseable replies, or a model error
     replies: list = field(default_factory=list)  # the judge's raw replies, retries included
     tokens: dict = field(default_factory=dict)  # {"prompt": int, "completion": int}, summed over attempts
+    analysis: str | None = None  # the critic's analysis before its JSON block (LiveIdeaBench's reply format)
+
+    def to_dict(self) -> dict:
+        """As Record.to_dict, without ``analysis`` when there is none (a three-line reply),
+        so records of our protocol read as they always did."""
+        data = super().to_dict()
+        if data.get("analysis") is None:
+            data.pop("analysis", None)
+        return data
 
     @property
     def key(self) -> tuple:

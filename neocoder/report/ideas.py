@@ -57,18 +57,21 @@ def keyword_table(summary: dict, limit: int = 40) -> str:
     return "\n".join(lines)
 
 
-def comparison_rows(models: dict[str, dict], leaderboard: list[dict]) -> list[dict]:
+def comparison_rows(models: dict[str, dict], leaderboard: list[dict],
+                    protocols: dict[str, str] | None = None) -> list[dict]:
     """The published rows and the run's models in one list, sorted by Average (highest
     first; a run without an Average last): ``{"rank": published rank or None, "model",
     "run": bool, Fluency, Feasibility, Originality, Flexibility, Average, "intervals":
     {column: {"low", "high"}}}``.  A run's columns are its ``leaderboard`` block (the
-    December 2024 definitions: Flexibility over originality, feasibility and fluency)."""
-    rows = [{"rank": r["rank"], "model": r["short"], "run": False, **{c: r[c] for c in LEADERBOARD_COLUMNS},
-             "intervals": {}} for r in leaderboard]
+    December 2024 definitions: Flexibility over originality, feasibility and fluency); a
+    run's row names its ``protocol`` (``protocols[name]``, default "ours"), the published
+    rows "published"."""
+    rows = [{"rank": r["rank"], "model": r["short"], "run": False, "protocol": "published",
+             **{c: r[c] for c in LEADERBOARD_COLUMNS}, "intervals": {}} for r in leaderboard]
     for name, s in models.items():
         block = s.get("leaderboard") or {}
         ivs = s.get("intervals") or {}
-        rows.append({"rank": None, "model": name, "run": True,
+        rows.append({"rank": None, "model": name, "run": True, "protocol": (protocols or {}).get(name, "ours"),
                      **{c: block.get(c.lower()) for c in LEADERBOARD_COLUMNS},
                      "intervals": {"Fluency": ivs.get("fluency"), "Feasibility": ivs.get("feasibility"),
                                    "Originality": ivs.get("originality"),
@@ -77,16 +80,18 @@ def comparison_rows(models: dict[str, dict], leaderboard: list[dict]) -> list[di
     return sorted(rows, key=lambda r: (r["Average"] is None, -(r["Average"] or 0.0)))
 
 
-def leaderboard_comparison(models: dict[str, dict], path: Path | None = None) -> str:
+def leaderboard_comparison(models: dict[str, dict], path: Path | None = None,
+                           protocols: dict[str, str] | None = None) -> str:
     """The run's models placed among the published December 2024 leaderboard's rows by
-    Average, in its columns (1-10).  When the leaderboard cannot be read, says so in one
-    line instead (the run's own tables stand without it)."""
+    Average, in its columns (1-10), each run row naming its protocol (``protocols``).  When
+    the leaderboard cannot be read, says so in one line instead (the run's own tables stand
+    without it)."""
     from neocoder.benchmarks.ideas.sources import load_leaderboard
     try:
         leaderboard = load_leaderboard(path)
     except NeocoderError as exc:
         return f"(no published leaderboard to compare with: {exc})"
-    rows = comparison_rows(models, leaderboard)
+    rows = comparison_rows(models, leaderboard, protocols)
     width = max(len(r["model"]) for r in rows) + 2
     lines = ["beside the published LiveIdeaBench leaderboard (December 2024; its Flexibility is the 30th percentile "
              "of the keyword average of originality, feasibility and fluency, its Average the mean of the four "
@@ -94,7 +99,8 @@ def leaderboard_comparison(models: dict[str, dict], path: Path | None = None) ->
              f"  {'rank':>4}  {'model':<{width}}" + "".join(f"{c:>12}" for c in LEADERBOARD_COLUMNS)]
     for r in rows:
         rank = "*" if r["run"] else str(r["rank"])
-        lines.append(f"  {rank:>4}  {r['model']:<{width}}" + "".join(f"{_num(r[c], 12)}" for c in LEADERBOARD_COLUMNS))
+        lines.append(f"  {rank:>4}  {r['model']:<{width}}" + "".join(f"{_num(r[c], 12)}" for c in LEADERBOARD_COLUMNS)
+                     + (f"  ({r['protocol']} protocol)" if r["run"] else ""))
     for r in rows:
         if r["run"]:
             ivs = ", ".join(f"{c} {_interval(r['intervals'].get(c))}" for c in LEADERBOARD_COLUMNS
@@ -134,3 +140,45 @@ def leaderboard_svg(rows: list[dict], colors: dict[str, str]) -> str:
         ax.set_xlabel("Average (1-10): mean of Fluency, Feasibility, Originality, Flexibility")
         ax.grid(axis="x", alpha=0.3)
         return _svg(fig, "ideas-leaderboard")
+
+
+def _corr(c: dict | None) -> str:
+    if not c:
+        return "-"
+    return f"{c['r']:+.3f} [{c['low']:+.3f}, {c['high']:+.3f}], p = {c['p']:.3g}"
+
+
+def analyses_text(result: dict) -> str:
+    """The analyses of ``ideas.analyses.analyse`` as plain-text tables: LiveBench correlation,
+    length against quality, per discipline, the Pareto front."""
+    lv, ln, disc = result["livebench"], result["length"], result["disciplines"]
+    lines = [f"LiveIdeaBench analyses (files of {result['clone']}; published rows "
+             f"{'included' if result['published'] else 'left out'})", "",
+             "1. Average (December 2024 definition) against LiveBench's Global Average (March 2025):"]
+    for p in sorted(lv["pairs"], key=lambda q: -q["livebench"]):
+        lines.append(f"  {p['label'][:36]:<36} {p['source']:<9} LiveBench {p['livebench']:6.2f} ({p['livebench_model']})"
+                     f"  Average {p['average']:.2f}")
+    for key, label in (("all", "all matched models"), ("published", "published rows only")):
+        c = lv[key]
+        lines.append(f"  {label} (n = {c['n']}): Pearson r {_corr(c['pearson'])}; Spearman rho {_corr(c['spearman'])}")
+    if lv["unmatched"]:
+        lines.append(f"  no LiveBench row for: {', '.join(lv['unmatched'])}")
+    lines += ["", "2. Idea length (words) against quality (mean of the three criteria):",
+              f"  pooled (n = {ln['pooled']['n']}): Pearson r {_corr(ln['pooled']['pearson'])}; "
+              f"Spearman rho {_corr(ln['pooled']['spearman'])}"]
+    for name, c in ln["models"].items():
+        lines.append(f"  {name} (n = {c['n']}): Spearman rho {_corr(c['spearman'])}")
+    lines.append("  " + "; ".join(f"{b['low']}-{b['high'] if b['high'] < 10**9 else ''} words: "
+                                  f"{b['mean']:.2f} (n = {b['n']})" for b in ln["bins"]))
+    lines += ["", "3. Keyword average (four scores) per discipline:"]
+    for name, table in disc["models"].items():
+        cells = [f"{d} {table[d]['average']:.2f} ({table[d]['keywords']})" for d in disc["disciplines"]
+                 if d in table and table[d]["average"] is not None]
+        lines.append(f"  {name}: " + ("; ".join(cells) or "-"))
+    lines += ["", "4. Pareto front of originality and feasibility (highest originality first):"]
+    by_label = {p["label"]: p for p in result["points"]}
+    for label in result["pareto"]:
+        p = by_label[label]
+        lines.append(f"  {label} ({p['source']}): originality {p['originality']:.2f}, feasibility "
+                     f"{p['feasibility']:.2f}")
+    return "\n".join(lines)

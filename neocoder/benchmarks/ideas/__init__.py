@@ -13,6 +13,10 @@ The modules:
 - ``scoring.py``: reading judge replies, the refusal and length rules, fluency points,
   flexibility, totals with bootstrap intervals over keywords (formulas and sources);
 - ``loop.py``: the resumable loop over keywords; ``replay.py``: recorded ideas;
+- ``protocol.py``: our protocol (the default) and LiveIdeaBench's own (``--protocol
+  official``), whose prompts ``official.py`` reads from the authors' repository at run time;
+- ``panel_file.py``: panel files (the shipped ``liveideabench_panel.toml``: the authors'
+  critics) and the panel rules; ``analyses.py``: the paper's analyses over runs;
 - ``records.py``: the ``Idea``, ``IdeaJudgement`` and ``FluencyGrade`` records.
 
 docs/ideas.md describes the method, the formulas and the run folder.

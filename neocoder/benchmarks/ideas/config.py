@@ -11,6 +11,10 @@ from typing import ClassVar
 from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig
 from neocoder.options import Option, option
 
+OURS, OFFICIAL = "ours", "official"  # the protocols: our prompts and replies, or LiveIdeaBench's own
+# the official critic's reply is a short analysis, then a JSON block of the three scores
+OFFICIAL_JUDGES = GenerateDefaults(temperature=0.0, max_tokens=1024, reasoning_max_tokens=4096)
+
 
 @dataclass
 class IdeasConfig(Config):
@@ -47,6 +51,26 @@ class IdeasConfig(Config):
     judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",
                                            flag="")
     progress: bool = PROGRESS.field()
+    # LiveIdeaBench's own protocol and panel (protocol.py, official.py, panel_file.py; docs/ideas.md)
+    protocol: str = option(OURS, "ours: our prompts and reply format; official: LiveIdeaBench's prompts, critic "
+                           "reply, fluency pair and refusal rule, read from --liveideabench.",
+                           choices=(OURS, OFFICIAL))
+    liveideabench: Path | None = option(None, "A clone of the LiveIdeaBench repository (utils/prompts.json, "
+                                        "config.py, csvs/), read at run time for --protocol official (default: "
+                                        "$LIVEIDEABENCH_REPO).")
+    refusal_phrases: Path | None = option(None, "For --protocol official: a file of refusal phrases, one a line, "
+                                          "matched anywhere in a reply (default: neocoder's list).", file=True)
+    panel: Path | None = option(None, "A panel file (TOML, [[judge]] name, spec, organisation, base, reasoning, "
+                                "model options) instead of --judges (default with --protocol official and no "
+                                "--judges: the authors' critics, neocoder/benchmarks/ideas/liveideabench_panel.toml).",
+                                file=True)
+    panel_rules: str = option("refuse", "A panel breaking LiveIdeaBench's rules (two models per organisation, one "
+                              "per base/reasoning pair) is refused, or only warned about.", choices=("refuse", "warn"))
+
+    def role_defaults(self) -> dict[str, GenerateDefaults]:
+        """The roles' defaults in force: the official protocol's critics answer with an
+        analysis before their scores, so they get room for it (``OFFICIAL_JUDGES``)."""
+        return {**self.roles, "judges": OFFICIAL_JUDGES} if self.protocol == OFFICIAL else self.roles
 
     def resolved(self) -> "IdeasConfig":
         """The models' role defaults and the panel's seat names written out (each judge's

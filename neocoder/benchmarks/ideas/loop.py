@@ -17,6 +17,10 @@ Per keyword (``run_keyword``), for one idea model:
 3. when the keyword has two or more kept ideas, one drawn seat grades their fluency
    (``ideas_fluency.txt``, ``scoring.parse_grade``, the same retries).
 
+That is our protocol (the default); with ``--protocol official`` the prompts, the idea's
+cut, the refusal rule and the fluency pair are LiveIdeaBench's own (protocol.py,
+official.py): the loop asks its protocol object and is otherwise the same.
+
 Every record is appended as it is made (records.py), by the runner as ``run_keyword``
 yields it (the ideas task, neocoder/tasks/ideas.py).  A rerun with the same folder keeps
 finished records and redoes the rest: ideas whose call failed, judgements that ended in
@@ -31,81 +35,17 @@ import time
 from dataclasses import replace
 
 from neocoder.benchmarks.ideas.config import IdeasConfig
-from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
-from neocoder.resources import prompt_text as load_prompt
+from neocoder.models import Model, ModelError, NoRecordedReply, Reply
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import EndpointError
 from neocoder.store import RunFolder
 from .panel import draw_fluency_judge, draw_judges
 from neocoder.records import FluencyGrade, Idea, IdeaJudgement
-from .replay import FALLBACK, MAIN
-from .scoring import (
-    extract_idea,
-    fluency_points,
-    is_refusal,
-    parse_grade,
-    parse_scores,
-    word_count,
-)
+from .protocol import PROMPT_FILES, OursProtocol, fluency_prompt, idea_prompt, judge_prompt  # noqa: F401 (re-exported)
+from .scoring import fluency_points, word_count
 from .sources import Keyword
 
-PROMPT_FILES = ("ideas_system.txt", "ideas_user.txt", "ideas_completion.txt", "ideas_fallback_user.txt",
-                "ideas_fallback_completion.txt", "ideas_judge.txt", "ideas_judge_completion.txt", "ideas_fluency.txt",
-                "ideas_fluency_completion.txt")
-IDEA_STOP = ("\n\n", "\nKeyword:")
-JUDGE_STOP = ("\n\n", "\nKeyword:")
-REMINDER = ("\nYour previous reply could not be read (reminder {attempt} of {retries}). Reply in exactly the format "
-            "asked for above, with your {what} in place of {slot}, and nothing else.\n")
-
-
-def _fill(name: str, **fields) -> str:
-    text = load_prompt(name)
-    for key, value in fields.items():
-        text = text.replace("{" + key + "}", value)
-    return text
-
-
-def idea_prompt(keyword: str, idea_num: int, fallback: bool = False) -> Prompt:
-    """The idea model's prompt for ``keyword`` (the fallback prompt after a refusal), in
-    both shapes; its replay key is (keyword, idea number, MAIN or FALLBACK)."""
-    user = _fill("ideas_fallback_user.txt" if fallback else "ideas_user.txt", keyword=keyword)
-    completion = _fill("ideas_fallback_completion.txt" if fallback else "ideas_completion.txt", keyword=keyword)
-    return Prompt(messages=({"role": "system", "content": load_prompt("ideas_system.txt").strip()},
-                            {"role": "user", "content": user.strip()}),
-                  completion=completion.rstrip("\n"), code_prefix="", stop=IDEA_STOP,
-                  replay_key=ReplayKey(keyword, idea_num, FALLBACK if fallback else MAIN))
-
-
-def judge_prompt(keyword: str, idea: str, attempt: int = 0, retries: int = 2) -> Prompt:
-    """A judge's prompt for one idea: ``ideas_judge.txt`` for chat models (``attempt`` > 0
-    adds a reminder of the reply format, numbered, so each retry is a new call and not
-    the cached reply just refused), and for a completions-API base model the worked
-    examples of ``ideas_judge_completion.txt`` ending in "originality:", which the reply
-    continues (``code_prefix`` holds it for parsing; a retry asks the same text, so at
-    temperature 0 it comes from the call cache)."""
-    idea = " ".join(idea.split())
-    text = _fill("ideas_judge.txt", keyword=keyword, idea=idea)
-    if attempt:
-        text += REMINDER.format(what="scores", slot="N", attempt=attempt, retries=retries)
-    completion = _fill("ideas_judge_completion.txt", keyword=keyword, idea=idea).rstrip("\n") + "\noriginality:"
-    return Prompt(messages=({"role": "user", "content": text.strip()},), completion=completion,
-                  code_prefix="originality:", stop=JUDGE_STOP)
-
-
-def fluency_prompt(keyword: str, ideas: list[str], attempt: int = 0, retries: int = 2) -> Prompt:
-    """The fluency judge's prompt: the keyword and the kept ideas, numbered
-    (``ideas_fluency.txt``; ``ideas_fluency_completion.txt`` ending in "grade:" for a
-    completions-API base model)."""
-    ideas = [" ".join(text.split()) for text in ideas]
-    text = _fill("ideas_fluency.txt", keyword=keyword,
-                 ideas="\n\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
-    if attempt:
-        text += REMINDER.format(what="letter", slot="X", attempt=attempt, retries=retries)
-    completion = _fill("ideas_fluency_completion.txt", keyword=keyword,
-                       ideas="\n".join(f"Idea {i}: {idea}" for i, idea in enumerate(ideas, 1)))
-    return Prompt(messages=({"role": "user", "content": text.strip()},),
-                  completion=completion.rstrip("\n") + "\ngrade:", code_prefix="grade:", stop=("\n",))
-
+OURS = OursProtocol()
 
 class _Numbered(Model):
     """An idea model for one idea number: its own sampling seed, and the number in the
@@ -147,10 +87,12 @@ def _tokens(*replies: Reply) -> dict:
             **({"reasoning": sum(reasoning)} if reasoning else {})}
 
 
-def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, settings: IdeasConfig) -> Idea | None:
-    """Ask for idea ``idea_num`` of ``keyword``, apply the refusal and length rules, and
-    return its Idea record (status "ok", "too long", "refused" or "error").  None when a
-    replayed source holds no such idea.  EndpointError propagates (the run stops)."""
+def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, settings: IdeasConfig,
+               proto=OURS) -> Idea | None:
+    """Ask for idea ``idea_num`` of ``keyword`` with ``proto``'s prompts (protocol.py),
+    apply its refusal rule and the length rule, and return its Idea record (status "ok",
+    "too long", "refused" or "error").  None when a replayed source holds no such idea.
+    EndpointError propagates (the run stops)."""
     model = writer.for_idea(idea_num)
     started = time.monotonic()
     record = Idea(model=writer.name, keyword_index=index, keyword=keyword.text, idea_num=idea_num,
@@ -158,14 +100,14 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
     replies: list[Reply] = []
     try:
         seed = None if settings.model.seed is None else settings.model.seed + idea_num - 1  # idea n: its own draw
-        reply = model.generate(replace(idea_prompt(keyword.text, idea_num), seed=seed))
+        reply = model.generate(replace(proto.idea_prompt(keyword.text, idea_num), seed=seed))
         replies.append(reply)
-        text = extract_idea(reply.text)
-        if is_refusal(text):
+        text = proto.extract_idea(reply.text)
+        if proto.refused(reply.text, text):
             record.fallback, record.refused_reply = True, reply.text
-            reply = model.generate(replace(idea_prompt(keyword.text, idea_num, fallback=True), seed=seed))
+            reply = model.generate(replace(proto.idea_prompt(keyword.text, idea_num, fallback=True), seed=seed))
             replies.append(reply)
-            text = extract_idea(reply.text)
+            text = proto.extract_idea(reply.text)
     except NoRecordedReply:
         return None
     except EndpointError:
@@ -177,7 +119,7 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
     record.reply, record.idea, record.words = reply.text, text, word_count(text)
     record.recorded_model = reply.extra.get("recorded_model")
     record.finish_reason = reply.extra.get("finish_reason")
-    if is_refusal(text):
+    if proto.refused(reply.text, text):
         record.status = "refused"
     elif record.words > settings.max_words:
         record.status = "too long"
@@ -206,22 +148,26 @@ def ask_judge(judge: Model, prompts, parse, retries: int) -> tuple[object, list[
     return None, replies, tokens, f"judge reply unparseable after {retries + 1} attempts"
 
 
-def judge_idea(idea: Idea, seat, settings: IdeasConfig) -> IdeaJudgement:
-    """One seat's scores of one kept idea (an error after the bounded retries)."""
+def judge_idea(idea: Idea, seat, settings: IdeasConfig, proto=OURS) -> IdeaJudgement:
+    """One seat's scores of one kept idea (an error after the bounded retries), with the
+    critic's analysis when it answered in the authors' format.  The call's budget and
+    sampling are the seat's own ModelConfig (nothing is set per call here)."""
     scores, replies, tokens, error = ask_judge(
-        seat, lambda a: judge_prompt(idea.keyword, idea.idea, a, settings.judge_retries), parse_scores,
-        settings.judge_retries)
+        seat, lambda a: proto.judge_prompt(idea.keyword, idea.idea, a, settings.judge_retries),
+        lambda text: proto.parse_reply(text)[0], settings.judge_retries)
+    analysis = proto.parse_reply(replies[-1])[1] if scores is not None else None
     return IdeaJudgement(model=idea.model, keyword_index=idea.keyword_index, keyword=idea.keyword,
                          idea_num=idea.idea_num, judge=seat.name, judge_spec=seat.spec, scores=scores, error=error,
-                         replies=replies, tokens=tokens)
+                         replies=replies, tokens=tokens, analysis=analysis)
 
 
-def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig) -> FluencyGrade:
-    """One seat's fluency grade of a keyword's kept ideas (an error after the retries)."""
+def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig, proto=OURS) -> FluencyGrade:
+    """One seat's fluency grade of the ideas ``kept`` (all of a keyword's kept ideas for our
+    protocol, the pair A, B for the authors'; an error after the retries)."""
     first = kept[0]
     grade, replies, tokens, error = ask_judge(
-        seat, lambda a: fluency_prompt(first.keyword, [i.idea for i in kept], a, settings.judge_retries), parse_grade,
-        settings.judge_retries)
+        seat, lambda a: proto.fluency_prompt(first.keyword, [i.idea for i in kept], a, settings.judge_retries),
+        proto.parse_grade, settings.judge_retries)
     return FluencyGrade(model=first.model, keyword_index=first.keyword_index, keyword=first.keyword,
                         judge=seat.name, judge_spec=seat.spec, idea_nums=[i.idea_num for i in kept], grade=grade,
                         score=None if grade is None else fluency_points(grade), error=error, replies=replies,
@@ -229,17 +175,18 @@ def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig) -> FluencyGrade
 
 
 def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, eligible: list[str],
-                settings: IdeasConfig, done: dict):
+                settings: IdeasConfig, done: dict, proto=OURS):
     """Write, judge and grade one keyword's ideas for one model, yielding each new record
     as it is made (the runner appends it).  ``seats``: seat name -> Seat; ``eligible``:
     the seat names that may judge this model; ``done``: this keyword's finished records
     from an earlier run (``{"ideas": {num: Idea}, "judgements": {(num, seat):
-    IdeaJudgement}, "fluency": FluencyGrade | None}``), kept, not redone."""
+    IdeaJudgement}, "fluency": FluencyGrade | None}``), kept, not redone.  ``proto``: the
+    protocol (protocol.py; default ours)."""
     kept = []
     for n in range(1, settings.ideas_per_keyword + 1):
         idea = done["ideas"].get(n)
         if idea is None:
-            idea = write_idea(writer, keyword, index, n, settings)
+            idea = write_idea(writer, keyword, index, n, settings, proto)
             if idea is None:  # a replayed source holds no more ideas for this keyword
                 break
             yield idea
@@ -248,10 +195,10 @@ def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, e
         kept.append(idea)
         for name in draw_judges(eligible, settings.judges_per_idea, settings.seed, keyword.text, n):
             if (n, name) not in done["judgements"]:
-                yield judge_idea(idea, seats[name], settings)
-    graded = done["fluency"]
-    if len(kept) >= 2 and (graded is None or graded.idea_nums != [i.idea_num for i in kept]):
-        yield grade_fluency(kept, seats[draw_fluency_judge(eligible, settings.seed, keyword.text)], settings)
+                yield judge_idea(idea, seats[name], settings, proto)
+    graded, shown = done["fluency"], proto.fluency_ideas(kept)
+    if len(kept) >= 2 and (graded is None or graded.idea_nums != [i.idea_num for i in shown]):
+        yield grade_fluency(shown, seats[draw_fluency_judge(eligible, settings.seed, keyword.text)], settings, proto)
 
 
 def resume_state(folder: RunFolder, model_name: str) -> dict[tuple, dict]:

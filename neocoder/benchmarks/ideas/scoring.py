@@ -37,6 +37,7 @@ What the method leaves open, decided here (docs/ideas.md):
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -53,6 +54,68 @@ FOUR_SCORES = ("originality", "feasibility", "clarity", "fluency")
 LEADERBOARD_SCORES = ("originality", "feasibility", "fluency")
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_JSON_BLOCK = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S | re.I)
+_BARE_JSON = re.compile(r"\{[^{}]*\}", re.S)
+
+
+def strip_reasoning(reply: str) -> str:
+    """``reply`` without its reasoning text: every ``<think>...</think>`` (also
+    ``<thinking>``, ``<reasoning>``) block, and everything up to a closing tag whose
+    opening was cut off (some endpoints drop the opening ``<think>``).  A reply whose
+    reasoning never closes has no answer: the empty string."""
+    text = _REASONING.sub("", reply)
+    for tag in ("think", "thinking", "reasoning"):
+        close = text.lower().rfind(f"</{tag}>")
+        if close >= 0:
+            text = text[close + len(tag) + 3:]
+        if re.search(rf"<{tag}>", text, re.I):
+            return ""
+    return text
+
+
+def _json_scores(reply: str) -> tuple[dict[str, float] | None, str | None]:
+    """Scores from the last JSON object holding the three criteria (in a fenced block, or
+    bare), and the text before it (the critic's analysis)."""
+    found = list(_JSON_BLOCK.finditer(reply)) or list(_BARE_JSON.finditer(reply))
+    for m in reversed(found):
+        blob = m.group(1) if m.re is _JSON_BLOCK else m.group(0)
+        try:
+            data = json.loads(blob)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        data = {str(k).strip().lower(): v for k, v in data.items()}
+        if not all(c in data for c in CRITERIA):
+            continue
+        scores = {}
+        for c in CRITERIA:
+            try:
+                value = float(data[c])
+            except (TypeError, ValueError):
+                return None, None
+            if not SCORE_MIN <= value <= SCORE_MAX:
+                return None, None
+            scores[c] = value
+        analysis = reply[:m.start()].strip().strip("`").strip()
+        return scores, analysis or None
+    return None, None
+
+
+def parse_reply(reply: str) -> tuple[dict[str, float] | None, str | None]:
+    """A judge reply in either format, reasoning text dropped first (``strip_reasoning``):
+    the authors' (an analysis, then a JSON block ``{"originality": N, "feasibility": N,
+    "clarity": N}``, LiveIdeaBench's ``utils/prompts.json`` critic prompt), read when such
+    a block is there, else ours (``parse_scores``).  Returns (scores or None, the analysis
+    before the JSON block or None)."""
+    text = strip_reasoning(reply)
+    scores, analysis = _json_scores(text)
+    if scores is not None:
+        return scores, analysis
+    return parse_scores(text), None
 
 
 def parse_scores(reply: str) -> dict[str, float] | None:

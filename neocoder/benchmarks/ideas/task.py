@@ -12,6 +12,7 @@ the five scores with bootstrap intervals over keywords (ideas/__init__.py
 from __future__ import annotations
 
 from dataclasses import astuple, dataclass, field
+from pathlib import Path
 
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.errors import NeocoderError
@@ -52,13 +53,41 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         ``judges_per_idea`` seats besides it (judged by spec, so a seat name never lets
         a model judge itself)."""
         from .panel import eligible, panel_names
+        from .protocol import make_protocol
         config = self.config
         if not config.judges:  # each value's own bounds are checked by the runner (config.check)
-            raise NeocoderError("no judges: give a panel with --judges J1,J2,J3")
+            raise NeocoderError("no judges: give a panel with --judges J1,J2,J3 or --panel FILE")
         self.names = panel_names(config.judges, config.judge_names)
         self.seat_specs = [(name, judge.spec) for name, judge in zip(self.names, config.judges)]
+        self.panel_rules = self._check_panel()
+        # the protocol's files are read (and checked) before anything starts
+        self.protocol = make_protocol(config.protocol, config.liveideabench, config.refusal_phrases)
+        self.prompts = self.protocol.prompt_files  # the runner records these prompt files (none: official)
+        self.critics = self._against_clone()
         if not config.model.spec.startswith("replay/"):  # refused before a model (or a local server) starts
             eligible(self.seat_specs, {config.model.spec}, config.judges_per_idea, config.model.spec)
+
+    def _check_panel(self) -> list[str]:
+        """LiveIdeaBench's panel rules (ideas/panel_file.py): refused or warned per
+        ``panel_rules``; the seats of the idea model's spec are named (never judging it)."""
+        from .panel_file import check_rules, infer_entry, left_out, load_panel
+        config = self.config
+        by_name = {e.name: e for e in load_panel(config.panel)} if config.panel is not None else {}
+        entries = [by_name.get(n) or infer_entry(n, spec) for n, spec in self.seat_specs]
+        found = check_rules(entries, config.panel_rules)
+        if not config.model.spec.startswith("replay/"):
+            left_out(entries, config.model.spec)
+        return found
+
+    def _against_clone(self) -> dict | None:
+        """For the official protocol on the shipped default panel: that panel beside the
+        clone's CRITIC_MODELS (warned about when they differ; recorded in the manifest)."""
+        from .panel_file import against_clone, default_panel_path, load_panel
+        config = self.config
+        if config.protocol != "official" or config.panel is None or \
+                Path(config.panel).resolve() != default_panel_path().resolve():
+            return None
+        return against_clone(load_panel(config.panel), self.protocol.source.root)
 
     def open(self, run: Run) -> "IdeasInputs":
         from .loop import IdeaWriter
@@ -113,13 +142,17 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         s = run.inputs
         writer, keyword = s.writers[w], s.keywords[i]
         done = s.done[w].get((i, keyword.text), {"ideas": {}, "judgements": {}, "fluency": None})
-        return run_keyword(i, keyword, writer, s.seats, s.allowed[writer.name], self.config, done)
+        return run_keyword(i, keyword, writer, s.seats, s.allowed[writer.name], self.config, done,
+                           self.protocol)
 
     def label(self, run: Run) -> str:
         return "ideas " + ", ".join(w.name for w in run.inputs.writers)
 
     def manifest(self, run: Run) -> dict:
-        return {"keywords": len(run.inputs.keywords), "panel": self._panel()}
+        return {"keywords": len(run.inputs.keywords), "panel": self._panel(), **self.protocol.manifest(),
+                "panel_rules": {"mode": self.config.panel_rules, "broken": self.panel_rules,
+                                "file": None if self.config.panel is None else str(self.config.panel),
+                                "critic_models": self.critics}}
 
     def _panel(self) -> list[dict]:
         return [{"name": n, "spec": s} for n, s in self.seat_specs]

@@ -53,15 +53,63 @@ class LiveIdeaBenchSection(Section):
     def index_html(self, runs: list[Run]) -> str:
         names = model_names(runs)
         models = {names[(r.path, m)]: r.metrics["models"][m] for r in runs for m in r.metrics.get("models", {})}
+        protocols = {names[(r.path, m)]: protocol_of(r) for r in runs for m in r.metrics.get("models", {})}
         return render("ideas.html", runs=runs, models=models, scores=IDEA_SCORES, columns=LEADERBOARD_COLUMNS,
-                      leaderboard=leaderboard_view(models), keywords_open=KEYWORDS_OPEN)
+                      leaderboard=leaderboard_view(models, protocols), keywords_open=KEYWORDS_OPEN,
+                      protocols=protocols, analyses=analyses_view(runs, names))
 
     def write_pages(self, runs: list[Run], out: Path) -> None:
         for run in runs:
             write_page(out / run.page, f"{run.label}: ideas", render("ideas_samples.html", **ideas_page(run)))
 
 
-def leaderboard_view(models: dict[str, dict]) -> dict:
+def protocol_of(run: Run) -> str:
+    """The protocol a run was made with (its manifest; runs before issue 38: ours)."""
+    return run.manifest.config.get("protocol") or "ours"
+
+
+def clone_of(runs: list[Run]) -> Path | None:
+    """The LiveIdeaBench clone the analyses read: an official run's ``--liveideabench``, else
+    ``$LIVEIDEABENCH_REPO``, else ``official/`` beside the shared LiveIdeaBench files."""
+    import os
+
+    from neocoder.benchmarks.ideas.official import PROMPTS_JSON
+    from neocoder.benchmarks.ideas.sources import liveideabench_dir
+    for run in runs:
+        given = run.manifest.config.get("liveideabench")
+        if given and (Path(given) / PROMPTS_JSON).is_file():
+            return Path(given)
+    if os.environ.get("LIVEIDEABENCH_REPO"):
+        return Path(os.environ["LIVEIDEABENCH_REPO"])
+    beside = liveideabench_dir() / "official"
+    return beside if (beside / PROMPTS_JSON).is_file() else None
+
+
+def analyses_view(runs: list[Run], names: dict) -> dict:
+    """The paper's analyses over the report's ideas runs and the published rows
+    (ideas/analyses.py) with their figures (report/ideas_plots.py), or why they are missing."""
+    from neocoder.benchmarks.ideas.analyses import RunData, analyse_runs
+    from .. import ideas_plots
+    clone = clone_of(runs)
+    if clone is None:
+        return {"error": "no LiveIdeaBench clone found (give --liveideabench to the runs, or set "
+                         "LIVEIDEABENCH_REPO)"}
+    data = [RunData(r.path, protocol_of(r), {names[(r.path, m)]: s for m, s in r.metrics.get("models", {}).items()},
+                    r.ideas, r.judgements) for r in runs]
+    try:
+        result = analyse_runs(data, clone, published=True)
+    except NeocoderError as exc:
+        return {"error": str(exc)}
+    colors = plots.palette([names[(r.path, m)] for r in runs for m in r.metrics.get("models", {})])
+    raw = {m: colors[names[(r.path, m)]] for r in runs for m in r.metrics.get("models", {})}
+    figures = {"livebench": ideas_plots.livebench_svg(result["livebench"], colors),
+               "length": ideas_plots.length_svg(result["length"], raw),
+               "disciplines": ideas_plots.discipline_svg(result["disciplines"]),
+               "pareto": ideas_plots.pareto_svg(result["points"], result["pareto"], colors)}
+    return {"error": None, **result, "figures": {k: Markup(v) if v else None for k, v in figures.items()}}
+
+
+def leaderboard_view(models: dict[str, dict], protocols: dict[str, str] | None = None) -> dict:
     """The run's models among the published leaderboard's rows (``report.ideas.comparison_rows``)
     with the bar figure and where the leaderboard was read, or why it could not be."""
     from neocoder.benchmarks.ideas.sources import LEADERBOARD_FILE, liveideabench_dir, load_leaderboard
@@ -70,7 +118,7 @@ def leaderboard_view(models: dict[str, dict]) -> dict:
         leaderboard = load_leaderboard()
     except NeocoderError as exc:
         return {"error": str(exc)}
-    merged = comparison_rows(models, leaderboard)
+    merged = comparison_rows(models, leaderboard, protocols)
     return {"error": None, "rows": merged, "path": str(liveideabench_dir() / LEADERBOARD_FILE),
             "figure": Markup(leaderboard_svg(merged, plots.palette(list(models))))}
 
@@ -103,4 +151,4 @@ def fluency_text(grade: FluencyGrade | None) -> str:
         return "not graded (fewer than 2 judged ideas)"
     if grade.grade is None:
         return f"error ({grade.error or ''})"
-    return f"{grade.grade} = {grade.score:.0f} by {grade.judge}"
+    return f"{grade.grade} = {grade.score:.0f} by {grade.judge} on ideas {', '.join(map(str, grade.idea_nums))}"
