@@ -77,6 +77,8 @@ class ModelConfig(Config):
     api: str | None = option(None, "Chat or completions API (default: chat; completion for local base models).",
                              choices=("chat", "completion"))
     temperature: float = option(0.0, "Sampling temperature.", ge=0, cap=2)
+    top_p: float | None = option(None, "Nucleus sampling: sample from the smallest token set of this much probability "
+                                 "(None: the endpoint's default, 1).", gt=0, le=1)
     max_tokens: int = option(1024, "Tokens per reply at most.", ge=1, cap=32768)
     timeout: float | None = option(None, "Seconds per model call.", gt=0, cap=3600)
     max_retries: int = option(3, "Retries with backoff on 429, 5xx and timeouts (each call's own; see "

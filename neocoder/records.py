@@ -398,6 +398,8 @@ class FluencyGrade(Record):
 # type explicitly with ``register_record`` (nothing adds to it on import).
 RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult,
                                                             HumanBaseline, Idea, IdeaJudgement, FluencyGrade)}
+from .benchmarks.framework.records import FRAMEWORK_RECORDS  # noqa: E402  (imports only Record from above)
+RECORD_TYPES.update({c.TYPE: c for c in FRAMEWORK_RECORDS})  # the creativity framework's (docs/framework.md)
 
 
 def register_record(cls: type[Record]) -> type[Record]:

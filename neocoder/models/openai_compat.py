@@ -42,11 +42,12 @@ class OpenAICompatModel(Model):
     def __init__(self, name: str, model_id: str, base_url: str | None = None,
                  api_key: str | None = None, api: str = "chat", temperature: float = 0.0,
                  max_tokens: int = 1024, timeout: float = 120.0, max_retries: int = 3,
-                 seed: int | None = 0, max_connections: int = API_CONNECTIONS, http_client=None):
+                 seed: int | None = 0, max_connections: int = API_CONNECTIONS, http_client=None,
+                 top_p: float | None = None):
         if api not in ("chat", "completion"):
             raise ModelError(f"--api must be chat or completion, not {api!r}")
         self.name, self.model_id, self.api = name, model_id, api
-        self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
+        self.temperature, self.max_tokens, self.seed, self.top_p = temperature, max_tokens, seed, top_p
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
@@ -68,8 +69,12 @@ class OpenAICompatModel(Model):
     def sampling(self, prompt: Prompt) -> dict:
         """The sampling parameters of this call: the prompt's overrides over the model's own."""
         pick = lambda override, own: own if override is None else override  # noqa: E731
-        return {"temperature": pick(prompt.temperature, self.temperature),
-                "max_tokens": pick(prompt.max_tokens, self.max_tokens), "seed": pick(prompt.seed, self.seed)}
+        params = {"temperature": pick(prompt.temperature, self.temperature),
+                  "max_tokens": pick(prompt.max_tokens, self.max_tokens), "seed": pick(prompt.seed, self.seed)}
+        top_p = pick(prompt.top_p, self.top_p)
+        if top_p is not None:  # sent (and in the cache key) only when asked for: older call caches stay valid
+            params["top_p"] = top_p
+        return params
 
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the key of the call cache, models/cache.py)."""
@@ -173,7 +178,7 @@ def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
     return OpenAICompatModel(config.spec, name, base_url=config.base_url, api_key=config.api_key,
                              api=config.api or "chat", temperature=config.temperature,
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
-                             max_connections=config.max_connections or API_CONNECTIONS,
+                             max_connections=config.max_connections or API_CONNECTIONS, top_p=config.top_p,
                              # a server's endpoint policy (neocoder/netpolicy.py) checks every connection
                              http_client=guarded_http_client(config.timeout) if endpoint_policy() else None,
                              **({"timeout": config.timeout} if config.timeout else {}))
