@@ -31,3 +31,4 @@ def main():
 
 # Each module adds its commands to ``main``: one module per command (group).
 from . import aidanbench, dataset, evaluate, export, ideas, results, run, sandbox, serve  # noqa: E402,F401
+from . import framework  # noqa: E402,F401  (issue 37)

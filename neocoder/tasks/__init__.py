@@ -20,6 +20,8 @@ CHAINS = "chains"  # Denial Prompting chains built with a model (tasks/chains.py
 AIDANBENCH = "aidanbench"  # AidanBench (tasks/aidanbench.py)
 AIDANBENCH_RESCORE = "aidanbench-rescore"  # AidanBench re-scored without model calls (tasks/aidanbench.py)
 IDEAS = "ideas"  # LiveIdeaBench (tasks/ideas.py)
+FRAMEWORK = "framework"  # the creativity-evaluation framework (benchmarks/framework/task.py)
+FRAMEWORK_VALIDATE = "framework-validate"  # its judge against ground truth (benchmarks/framework/validate.py)
 
 _BUILT_IN = {
     EVAL: "neocoder.tasks.evaluation:EvalTask",
@@ -29,6 +31,8 @@ _BUILT_IN = {
     AIDANBENCH: "neocoder.tasks.aidanbench:AidanTask",
     AIDANBENCH_RESCORE: "neocoder.tasks.aidanbench:RescoreTask",
     IDEAS: "neocoder.tasks.ideas:IdeasTask",
+    FRAMEWORK: "neocoder.benchmarks.framework.task:FrameworkTask",
+    FRAMEWORK_VALIDATE: "neocoder.benchmarks.framework.validate:ValidateTask",
 }
 _REGISTERED: dict[str, type] = {}
 

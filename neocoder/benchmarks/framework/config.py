@@ -38,12 +38,15 @@ class FrameworkConfig(Config):
                                ".csv; docs/framework.md lists the fields).", file=True)
     limit: int | None = option(None, "Only the first N problems.", ge=1)
     candidates: int = option(10, "Candidate next steps sampled per step (the paper's n).", ge=2, cap=50)
-    temperature: float = option(1.0, "Sampling temperature of the candidates (paper App. C.1).", ge=0, cap=2)
-    top_p: float = option(0.9, "Nucleus sampling of the candidates (paper App. C.1).", gt=0, le=1)
+    sample_temperature: float = option(1.0, "Sampling temperature of the candidates (paper App. C.1); the "
+                                       "generator's own --temperature is not used for them.", ge=0, cap=2)
+    sample_top_p: float = option(0.9, "Nucleus sampling of the candidates (paper App. C.1); overrides the "
+                                 "generator's --top-p for them.", gt=0, le=1)
     max_steps: int = option(8, "Steps per solution at most (the step cap).", ge=1, cap=50)
     step_tokens: int = option(64, "Tokens per candidate step at most.", ge=8, cap=1024)
-    entailment: str = option("nli", "How candidates are put into meaning classes: an NLI cross-encoder "
-                             "(transformers), the judge model asked, or embedding cosine (an approximation).",
+    entailment: str = option("llm", "How candidates are put into meaning classes: an NLI cross-encoder "
+                             "(transformers; the paper's, with --nli-model), the judge model asked (the default: "
+                             "no NLI model ships here), or embedding cosine (an approximation).",
                              choices=ENTAILMENT)
     nli_model: str = option(NLI_MODEL, "--entailment nli: a local folder or a Hub name (read offline unless the Hub "
                             "is reachable).")

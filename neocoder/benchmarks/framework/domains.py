@@ -154,7 +154,7 @@ def hypogen_problems(path: Path) -> list[Problem]:
     return out
 
 
-_SENTENCE = re.compile(r"(?<=[.!?][\"')\]]?)\s+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")
 
 
 def sentences(text: str) -> list[str]:

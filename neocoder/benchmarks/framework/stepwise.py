@@ -28,6 +28,8 @@ and maximum kept as the ablations of App. C.7.2 (``summarise``).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -58,6 +60,16 @@ def says_stop(text: str) -> bool:
     punctuation and markdown around it ignored)."""
     core = text.strip().strip("*_#:.- \"'").upper()
     return not core or core.split()[0].strip(".,!:;") == STOP_WORD
+
+
+_STEP_LABEL = re.compile(r"^\s*(?:step\s*\d+\s*[:.)-]\s*)+", re.I)
+
+
+def candidate_text(reply: str) -> str:
+    """The step a reply proposes: its first non-blank line, without a leading "Step N:"
+    label (a base model often repeats the prompt's label); "" when nothing is left."""
+    lines = [line for line in reply.splitlines() if line.strip()]
+    return _STEP_LABEL.sub("", lines[0]).strip() if lines else ""
 
 
 def step_prompt(problem: Problem, steps: list[str]) -> str:
@@ -100,7 +112,7 @@ def sample_step(problem: Problem, steps: list[str], model, settings: StepSetting
     for j in range(settings.candidates):
         reply = meter.ask(model, text_prompt(text, settings.step_tokens, stop=STEP_STOP, seed=j, logprobs=1,
                                              temperature=settings.temperature, top_p=settings.top_p))
-        texts.append(reply.text.strip().splitlines()[0].strip() if reply.text.strip() else "")
+        texts.append(candidate_text(reply.text))
         logprobs.append(reply.mean_logprob)
     return texts, logprobs
 
