@@ -359,3 +359,21 @@ def test_a_domain_that_reads_a_local_copy_refuses_to_start_without_it(tmp_path):
     with pytest.raises(NeocoderError, match="--data FILE"):
         run("framework", FrameworkConfig(model=model, judge=model, out=tmp_path / "r", domain="bookmia"))
     assert not (tmp_path / "r").exists()
+
+
+def test_the_report_shows_a_framework_run(tmp_path):
+    from neocoder.report.html import build_report
+    data = tmp_path / "hypogen.jsonl"
+    data.write_text(json.dumps({"bit": "Bit 0 holds.", "flip": "Flip 0 holds."}) + "\n")
+    with RespondingServer(task_respond, usage=USAGE) as server:
+        model = ModelConfig("openai/scripted", base_url=server.url, api_key="k", api="completion")
+        run("framework", FrameworkConfig(model=model, judge=model, out=tmp_path / "run", domain="hypogen",
+                                         data=data, candidates=2, max_steps=3, entailment="llm", bootstrap=50,
+                                         progress=False))
+    index = build_report([tmp_path / "run"], tmp_path / "report")
+    html = index.read_text()
+    assert "Creativity framework" in html and "feasibility" in html
+    page = next((tmp_path / "report").glob("*.html"), None)
+    pages = [p for p in (tmp_path / "report").glob("*.html") if p.name != "index.html"]
+    assert page is not None and pages
+    assert "Reuse the scans." in pages[0].read_text()  # the step candidates are listed
