@@ -377,3 +377,31 @@ def test_the_report_shows_a_framework_run(tmp_path):
     pages = [p for p in (tmp_path / "report").glob("*.html") if p.name != "index.html"]
     assert page is not None and pages
     assert "Reuse the scans." in pages[0].read_text()  # the step candidates are listed
+
+
+def test_the_configs_go_to_a_server_and_back():
+    from neocoder.benchmarks.framework.config import ValidateConfig
+    from neocoder.client import request_body
+    from neocoder.serve.derive import to_config, unsendable
+    from neocoder.serve.schemas import config_request
+    model = ModelConfig("openai/g", base_url="http://127.0.0.1:9/v1", top_p=0.8)
+    config = FrameworkConfig(model=model, judge=model.with_(spec="openai/j"), out=Path("o"), candidates=3,
+                             data=Path("/etc/hypogen.jsonl"))
+    body = request_body(config)
+    assert "data" not in body  # a path of the caller's never goes to a server
+    back = to_config(FrameworkConfig, config_request(FrameworkConfig).model_validate(body), out=Path("x"))
+    assert back.candidates == 3 and back.judge.spec == "openai/j" and back.model.top_p == 0.8
+    assert unsendable(FrameworkConfig) == [] and unsendable(ValidateConfig) == []
+    config_request(ValidateConfig).model_validate(request_body(ValidateConfig(judge=model, out=Path("o"))))
+
+
+@pytest.mark.llm
+def test_one_real_step_with_the_local_model(tmp_path):
+    """The local base model samples with top_p and log-probabilities: a Rao-Blackwellised step."""
+    model = ModelConfig("local/gemma-3-270m", max_tokens=32)
+    first = run("framework", FrameworkConfig(model=model, judge=model, out=tmp_path / "run", limit=1, candidates=2,
+                                             max_steps=1, step_tokens=24, entailment="embedding", judges="none",
+                                             bootstrap=10, progress=False))
+    (step,) = RunFolder(tmp_path / "run", create=False).read(FrameworkStep)
+    assert step.estimator == "rao-blackwell" and all(lp < 0 for lp in step.logprobs)
+    assert first["metrics"]["problems"] == 1
