@@ -405,3 +405,34 @@ def test_one_real_step_with_the_local_model(tmp_path):
     (step,) = RunFolder(tmp_path / "run", create=False).read(FrameworkStep)
     assert step.estimator == "rao-blackwell" and all(lp < 0 for lp in step.logprobs)
     assert first["metrics"]["problems"] == 1
+
+
+def code_respond(kind, body):
+    prompt = prompt_of(kind, body) if kind == "completion" else json.dumps(body["messages"])
+    if "Plan a program" in prompt:
+        done = "Step 1:" in prompt.split("Step 1:", 1)[-1] and prompt.count("Step ") > 2
+        return ("STOP" if done else "Read the input and print the answer."), None
+    if "a plan in a few numbered steps" in prompt or "carries out your plan" in prompt:
+        return "```python\ndef solve():\n    print(0)\n```", None
+    if "How sure are you" in prompt:
+        return "ok [[0.9]] ([NO])", None
+    if "Verdict: [[" in prompt:
+        return "NO]] it prints a constant", None
+    return "[[POINT]] the program prints a constant zero", None
+
+
+@pytest.mark.docker
+def test_the_code_domain_judges_the_final_program_in_docker(tmp_path):
+    from neocoder.config import SandboxConfig
+    with RespondingServer(code_respond, usage=USAGE) as server:
+        model = ModelConfig("openai/scripted", base_url=server.url, api_key="k")
+        result = run("framework", FrameworkConfig(model=model, judge=model, out=tmp_path / "run", domain="code",
+                                                  limit=1, candidates=2, max_steps=2, entailment="llm",
+                                                  sandbox=SandboxConfig(workers=1), bootstrap=20, progress=False))
+    (solution,) = RunFolder(tmp_path / "run", create=False).read(FrameworkSolution)
+    assert solution.program.strip().startswith("def solve():") and solution.sandbox_verdicts
+    assert solution.sandbox_correct == all(v == "AC" for v in solution.sandbox_verdicts)
+    assert solution.verdicts["retrieval"]["correctness"]["verdict"] is False
+    m = result["metrics"]["sandbox"]
+    assert m["correct"]["value"] == float(solution.sandbox_correct)
+    assert m["retrieval_accuracy"]["value"] == float(not solution.sandbox_correct)  # said NO
