@@ -436,3 +436,16 @@ def test_the_code_domain_judges_the_final_program_in_docker(tmp_path):
     m = result["metrics"]["sandbox"]
     assert m["correct"]["value"] == float(solution.sandbox_correct)
     assert m["retrieval_accuracy"]["value"] == float(not solution.sandbox_correct)  # said NO
+
+
+def test_diversity_baselines_by_hand():
+    from neocoder.benchmarks.framework.diversity import average_cosine, bleu, distinct_n, self_bleu, spearman_interval
+    assert distinct_n(["a b a", "a c"], 1) == pytest.approx(3 / 5)  # {a, b, c} of five unigrams
+    assert distinct_n(["a b a", "a c"], 2) == pytest.approx(3 / 3)
+    assert bleu("the cat sat on the mat".split(), ["the cat sat on the mat".split()]) == pytest.approx(1.0)
+    assert self_bleu(["x y z w", "x y z w"]) == pytest.approx(1.0)
+    assert self_bleu(["a b c d", "e f g h"]) == 0.0
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    assert average_cosine(v) == pytest.approx((0 + 1 + 0) * 2 / 6)
+    out = spearman_interval([1, 2, 3, 4, 5], [2, 4, 6, 8, 11], 200, 0)
+    assert out["rho"] == pytest.approx(1.0) and out["n"] == 5 and out["low"] <= 1.0
