@@ -449,3 +449,16 @@ def test_diversity_baselines_by_hand():
     assert average_cosine(v) == pytest.approx((0 + 1 + 0) * 2 / 6)
     out = spearman_interval([1, 2, 3, 4, 5], [2, 4, 6, 8, 11], 200, 0)
     assert out["rho"] == pytest.approx(1.0) and out["n"] == 5 and out["low"] <= 1.0
+
+
+def test_top_p_is_a_model_option_sent_only_when_set():
+    from neocoder.models import Prompt
+    prompt = Prompt(messages=({"role": "user", "content": "hi"},), completion="hi", code_prefix="")
+    with RespondingServer(lambda kind, body: ("ok", None), usage=USAGE) as server:
+        with get_model(ModelConfig("openai/a", base_url=server.url, api_key="k")) as plain:
+            assert "top_p" not in plain.request(prompt)  # older call caches keep their keys
+            plain.generate(prompt)
+        with get_model(ModelConfig("openai/b", base_url=server.url, api_key="k", top_p=0.7)) as nucleus:
+            assert nucleus.request(prompt)["top_p"] == 0.7
+            nucleus.generate(prompt)
+    assert "top_p" not in server.requests[0][1] and server.requests[1][1]["top_p"] == 0.7
