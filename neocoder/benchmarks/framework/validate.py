@@ -7,7 +7,7 @@ Ground truths:
   problems (data/macgyver): an annotation starting ``correct_`` (correct_efficient,
   correct_inefficient, correct_unsolvable) is a correct solution, one starting ``wrong_``
   (wrong_entire_wrong_solution, wrong_fail_solvability_status, wrong_partial_correct) a
-  wrong one.  ``pairs`` of them are drawn with ``sample_seed``.  The judge's verdict on a
+  wrong one.  ``pairs`` of them are drawn with ``sample_seed`` (a larger sample extends a smaller one).  The judge's verdict on a
   solution is "correct" when every criterion (feasibility, safety, effectiveness) gets
   YES; an unreadable verdict counts as NO.
 - ``code``: the release's recorded GPT-4 programs shipped with neocoder, each run in the
@@ -36,12 +36,21 @@ NAME = "framework-validate"
 GPT4 = "gpt-4-1106-preview"
 
 
+def seeded_prefix(rows: list, count: int, seed: int) -> list:
+    """The first ``count`` of ``rows`` shuffled with ``seed`` (random.Random.shuffle): a
+    larger sample extends a smaller one, so ``--pairs 5`` scores the first five pairs of an
+    unfinished ``--pairs 20`` run folder."""
+    rows = list(rows)
+    random.Random(seed).shuffle(rows)
+    return rows[:count]
+
+
 def macgyver_pairs(count: int, seed: int) -> list[dict]:
-    """``count`` annotated solutions drawn with ``seed`` (Python's random.Random.sample),
+    """``count`` annotated solutions drawn with ``seed`` (``seeded_prefix``),
     each ``{"pair_id", "problem", "solution", "truth", "label"}``."""
     problems = {p.problem_id: p.text for p in macgyver_problems()}
     rows = [a for a in macgyver_annotations() if a["problem_id"] in problems]
-    drawn = random.Random(seed).sample(rows, min(count, len(rows)))
+    drawn = seeded_prefix(rows, count, seed)
     return [{"pair_id": f"{a['problem_id']}-{a['index']}", "problem": problems[a["problem_id"]],
              "solution": a["solution"].replace("<br>", ""), "truth": a["annotation"].startswith("correct"),
              "label": a["annotation"]} for a in drawn]
@@ -59,7 +68,7 @@ def code_pairs(count: int, seed: int) -> list[dict]:
         if 0 <= i < len(listed) and listed[i]:
             rows.append({"pair_id": f"{s.problem_id}-{s.state}", "problem": s.statement.strip(),
                          "solution": listed[i], "state": s})
-    return random.Random(seed).sample(rows, min(count, len(rows)))
+    return seeded_prefix(rows, count, seed)
 
 
 class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution", prompts=PROMPT_FILES,
