@@ -462,3 +462,30 @@ def test_top_p_is_a_model_option_sent_only_when_set():
             assert nucleus.request(prompt)["top_p"] == 0.7
             nucleus.generate(prompt)
     assert "top_p" not in server.requests[0][1] and server.requests[1][1]["top_p"] == 0.7
+
+
+def step_record(pid, step, text, entropy, stopped=False):
+    return FrameworkStep(domain="bookmia", problem_id=pid, step=step, candidates=[text, "x"], stops=[stopped, False],
+                         logprobs=[-1.0, -2.0], classes=[0, 1], entropy=entropy, estimator="rao-blackwell",
+                         chosen=None if stopped else 0, stopped=stopped, entailment="test")
+
+
+def test_bookmia_repeats_are_marked_and_left_out_of_the_scores():
+    from neocoder.benchmarks.framework.scores import run_scores
+    repeated = summarise([step_record("a", 1, "He ran.", 0.2), step_record("a", 2, "he ran.", 0.4)], 8)
+    plain = summarise([step_record("b", 1, "He ran.", 1.0), step_record("b", 2, "She hid.", 0.6)], 8)
+    assert repeated["repeated"] and not plain["repeated"]
+    assert plain["divergent"] == pytest.approx(0.8) and plain["divergent_min"] == 0.6 and plain["divergent_max"] == 1.0
+    assert plain["stop_reason"] == "cap"
+    solutions = [FrameworkSolution(domain="bookmia", problem_id=p, model="m", **s)
+                 for p, s in (("a", repeated), ("b", plain))]
+    scores = run_scores(solutions, 20, 0, drop_repeated=True)
+    assert scores["problems"] == 1 and scores["filtered_repeated"] == 1
+    assert scores["divergent"]["mean"]["value"] == pytest.approx(0.8)
+
+
+def test_a_bookmia_story_is_capped_at_its_own_middle_sentences(step_model):
+    model, _ = step_model
+    problem = domains.Problem("bookmia", "b1", "Opening: x\nClosing lines: y", {"sentences": 1})
+    steps = list(run_steps(problem, model, LLMEntailment(model), StepSettings(candidates=4, max_steps=8)))
+    assert len(steps) == 1 and not steps[0].stopped
