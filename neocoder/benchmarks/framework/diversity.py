@@ -79,6 +79,8 @@ def spearman_interval(x: list[float], y: list[float], resamples: int, seed: int)
     if len(pairs) < 3:
         return {"rho": None, "n": len(pairs)}
     xs, ys = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    if np.ptp(xs) == 0 or np.ptp(ys) == 0:
+        return {"rho": None, "n": len(pairs), "note": "a constant variable: no rank correlation"}
     rho, p = spearmanr(xs, ys)
     rng = np.random.default_rng(seed)
     reps = []
@@ -91,21 +93,33 @@ def spearman_interval(x: list[float], y: list[float], resamples: int, seed: int)
             "n": len(pairs)}
 
 
+BASELINES = ("average_cosine", "self_bleu", "distinct_1", "distinct_2")
+
+
+def _correlations(rows: list[dict], resamples: int, seed: int) -> dict:
+    ent = [r["entropy"] for r in rows]
+    return {"n": len(rows), "spearman": {k: spearman_interval(ent, [r[k] for r in rows], resamples, seed)
+                                         for k in BASELINES},
+            "means": {k: (float(np.mean([r[k] for r in rows if r[k] is not None]))
+                          if any(r[k] is not None for r in rows) else None) for k in ("entropy", *BASELINES)}}
+
+
 def entropy_vs_diversity(run: Path, embedder, resamples: int = 2000, seed: int = 0) -> dict:
-    """Per step of the run folder ``run``: entropy and the baselines; their Spearman
-    correlations with intervals.  Steps where every candidate said STOP are left out."""
+    """Per step of the run folder ``run`` (steps with at least two candidates that did not
+    say STOP): the entropy and the baselines over those candidates; per problem: their
+    means over its steps (the paper's unit, App. C.3).  Spearman's rho with intervals at
+    both grains."""
     steps = [s for s in RunFolder(Path(run), create=False).read(FrameworkStep)
              if sum(not x for x in s.stops) >= 2]
     rows = []
     for s in steps:
         texts = [t for t, stop in zip(s.candidates, s.stops) if not stop]
-        rows.append({"entropy": s.entropy, "average_cosine": average_cosine(embedder.embed(texts)),
-                     "self_bleu": self_bleu(texts), "distinct_1": distinct_n(texts, 1),
-                     "distinct_2": distinct_n(texts, 2)})
-    ent = [r["entropy"] for r in rows]
-    return {"steps": len(rows),
-            "spearman": {k: spearman_interval(ent, [r[k] for r in rows], resamples, seed)
-                         for k in ("average_cosine", "self_bleu", "distinct_1", "distinct_2")},
-            "means": {k: (float(np.mean([r[k] for r in rows if r[k] is not None]))
-                          if any(r[k] is not None for r in rows) else None)
-                      for k in ("entropy", "average_cosine", "self_bleu", "distinct_1", "distinct_2")}}
+        rows.append({"problem": s.problem_id, "entropy": s.entropy,
+                     "average_cosine": average_cosine(embedder.embed(texts)), "self_bleu": self_bleu(texts),
+                     "distinct_1": distinct_n(texts, 1), "distinct_2": distinct_n(texts, 2)})
+    problems = []
+    for pid in sorted({r["problem"] for r in rows}):
+        mine = [r for r in rows if r["problem"] == pid]
+        problems.append({k: (float(np.mean([r[k] for r in mine if r[k] is not None]))
+                             if any(r[k] is not None for r in mine) else None) for k in ("entropy", *BASELINES)})
+    return {"per_step": _correlations(rows, resamples, seed), "per_problem": _correlations(problems, resamples, seed)}
