@@ -489,3 +489,39 @@ def test_a_bookmia_story_is_capped_at_its_own_middle_sentences(step_model):
     problem = domains.Problem("bookmia", "b1", "Opening: x\nClosing lines: y", {"sentences": 1})
     steps = list(run_steps(problem, model, LLMEntailment(model), StepSettings(candidates=4, max_steps=8)))
     assert len(steps) == 1 and not steps[0].stopped
+
+
+def test_validation_against_macgyver_labels_and_the_two_runs_token_ratio(tmp_path):
+    import importlib.util
+    from neocoder.benchmarks.framework.config import ValidateConfig
+    from neocoder.benchmarks.framework.validate import macgyver_pairs
+    spec = importlib.util.spec_from_file_location("ratio", Path(__file__).parent.parent / "scripts" /
+                                                  "framework_token_ratio.py")
+    ratio = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ratio)
+    pairs = macgyver_pairs(4, 0)
+    assert [p["pair_id"] for p in macgyver_pairs(2, 0)] == [p["pair_id"] for p in pairs[:2]]  # a prefix
+    truth = [p["truth"] for p in pairs]
+
+    def yes_panel(kind, body):
+        prompt = prompt_of(kind, body)
+        if "How sure are you" in prompt:
+            return "ok [[0.8]] ([YES])", None
+        if "Judgement: [[" in prompt or "Verdict: [[" in prompt:
+            return "YES]] ([0.9])", None
+        return "[[POINT]] the steps use only the listed items", None
+    with RespondingServer(yes_panel, usage=USAGE) as server:
+        judge = ModelConfig("openai/scripted", base_url=server.url, api_key="k", api="completion")
+        out = {}
+        for name in ("retrieval", "chateval"):
+            out[name] = run("framework-validate", ValidateConfig(judge=judge, out=tmp_path / name, pairs=4,
+                                                                 judges=name, bootstrap=50, progress=False))
+    acc = out["retrieval"]["judges"]["retrieval"]
+    assert acc["said_correct"] == 1.0  # the panel says YES to every criterion
+    assert acc["accuracy"]["value"] == pytest.approx(sum(truth) / 4)
+    assert out["chateval"]["judges"]["chateval"]["accuracy"]["value"] == pytest.approx(sum(truth) / 4)
+    both = ratio.main(tmp_path / "retrieval", tmp_path / "chateval")
+    assert len(both["pairs"]) == 4 and both["token_ratio"]["items"] == 4
+    calls = both["token_ratio"]["sums"]
+    assert both["token_ratio"]["ratio"]["prompt_tokens"] == pytest.approx(
+        calls["retrieval"]["calls"] / calls["chateval"]["calls"])
