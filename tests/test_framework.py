@@ -4,7 +4,6 @@ classes, GET's top-n, the early stop at T, the verdict from the most confident a
 tokens of both judges; the NLI backend with a small randomly initialised model; the
 domain loaders; AUARC; the task end to end with resume."""
 
-import gzip
 import hashlib
 import json
 import math
@@ -26,7 +25,7 @@ from neocoder.benchmarks.framework.judge import (FragmentIndex, JudgeSettings, R
                                                  parse_verdict)
 from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
 from neocoder.benchmarks.framework.scores import auarc
-from neocoder.benchmarks.framework.stepwise import StepSettings, one_step, run_steps, summarise
+from neocoder.benchmarks.framework.stepwise import StepSettings, run_steps, summarise
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.models import get_model
