@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from neocoder.benchmarks.aidanbench.embedders import get_embedder  # noqa: E402
+from neocoder.models.embedders import get_embedder  # noqa: E402
 from neocoder.benchmarks.aidanbench.scoring import novelty  # noqa: E402
 
 WORDS = ("cities could plant trees paint roofs open cooling centres share water shade markets "

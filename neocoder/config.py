@@ -141,6 +141,8 @@ class ModelConfig(Config):
                              choices=("chat", "completion"))
     temperature: float | None = option(None, "Sampling temperature (default: the benchmark's own for this model's "
                                        "role).", ge=0, cap=2)
+    top_p: float | None = option(None, "Nucleus sampling: sample from the smallest token set of this much probability "
+                                 "(None: the endpoint's default, 1).", gt=0, le=1)
     max_tokens: int | None = option(None, "Tokens per reply at most (default: the benchmark's own for this model's "
                                     "role).", ge=1, cap=32768)
     timeout: float | None = option(None, "Seconds per model call.", gt=0, cap=3600)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from neocoder.benchmarks.aidanbench.embedders import Embedder, get_embedder
+from neocoder.models.embedders import Embedder, get_embedder
 from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
 from neocoder.runner import Run, run_items
 from neocoder.benchmarks.aidanbench.task import AidanInputs, AidanTask

@@ -20,7 +20,7 @@ def recording(self, address):
     attempts.append(repr(address))
     return connect(self, address)
 socket.socket.connect = recording
-from neocoder.benchmarks.aidanbench.embedders import get_embedder
+from neocoder.models.embedders import get_embedder
 texts = ["a cat sat on the mat", "a dog lay on the rug", "prime numbers below one hundred"]
 embedder = get_embedder("local/all-MiniLM-L6-v2")
 vectors = embedder.embed(texts)

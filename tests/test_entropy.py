@@ -122,7 +122,7 @@ def test_classes_by_similarity_on_hand_made_vectors():
 
 
 def test_classes_by_similarity_on_real_embeddings():
-    from neocoder.benchmarks.aidanbench.embedders import get_embedder
+    from neocoder.models.embedders import get_embedder
     texts = ["Plant trees along streets to shade the pavement.",
              "Plant street trees so that the pavement is in shade.",
              "Open air-conditioned cooling centres in public libraries.",

@@ -35,7 +35,10 @@ LAYERS = {
     "cli": 14,
     "neocoder": 15,  # the package's own __init__ (the lazy API names)
 }
-MAPPED = {"prompts", "sandbox_recipe", "codeforces"}  # data folders mapped into the package (pyproject.toml)
+# a benchmark built on another one, on purpose: the framework's code domain solves NeoCoder's
+# problem states with its pipeline and sandbox (docs/framework.md)
+BUILDS_ON = {("benchmarks.framework", "benchmarks.neocoder")}
+MAPPED = {"prompts", "sandbox_recipe", "codeforces", "macgyver"}  # data folders mapped into the package (pyproject.toml)
 
 
 def unit(module: str) -> str:
@@ -86,7 +89,7 @@ def test_every_unit_has_a_layer():
 
 def test_imports_point_down_only():
     upward = [f"{a} (layer {layer(a)}) imports {b} (layer {layer(b)}) in {sorted(files)}"
-              for (a, b), files in sorted(imports().items()) if layer(b) >= layer(a)]
+              for (a, b), files in sorted(imports().items()) if layer(b) >= layer(a) and (a, b) not in BUILDS_ON]
     assert not upward, "imports that point up a layer or across one:\n" + "\n".join(upward)
 
 

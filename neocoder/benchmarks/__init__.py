@@ -32,6 +32,8 @@ CHAINS = "chains"  # Denial Prompting chains built with a model (neocoder/chains
 AIDANBENCH = "aidanbench"  # AidanBench (aidanbench/task.py)
 AIDANBENCH_RESCORE = "aidanbench-rescore"  # AidanBench re-scored without model calls (aidanbench/task.py)
 IDEAS = "ideas"  # LiveIdeaBench (ideas/task.py)
+FRAMEWORK = "framework"  # the creativity-evaluation framework (framework/task.py)
+FRAMEWORK_VALIDATE = "framework-validate"  # its judge against ground truth (framework/validate.py)
 SUITE = "suite"  # every benchmark for one model and its creativity profile (neocoder/suite/task.py)
 
 _BUILT_IN = {
@@ -42,6 +44,8 @@ _BUILT_IN = {
     AIDANBENCH: "neocoder.benchmarks.aidanbench.task:AidanTask",
     AIDANBENCH_RESCORE: "neocoder.benchmarks.aidanbench.task:RescoreTask",
     IDEAS: "neocoder.benchmarks.ideas.task:IdeasTask",
+    FRAMEWORK: "neocoder.benchmarks.framework.task:FrameworkTask",
+    FRAMEWORK_VALIDATE: "neocoder.benchmarks.framework.validate:ValidateTask",
     SUITE: "neocoder.suite.task:SuiteTask",
 }
 _REGISTERED: dict[str, type] = {}
@@ -73,5 +77,6 @@ def get_task(name: str) -> type:
     return getattr(import_module(module), attr)
 
 
-__all__ = ["AIDANBENCH", "AIDANBENCH_RESCORE", "CHAINS", "DATASET", "EVAL", "HUMAN", "IDEAS", "SUITE", "get_task",
+__all__ = ["AIDANBENCH", "AIDANBENCH_RESCORE", "CHAINS", "DATASET", "EVAL", "FRAMEWORK", "FRAMEWORK_VALIDATE", "HUMAN",
+           "IDEAS", "SUITE", "get_task",
            "register_task", "task_names"]

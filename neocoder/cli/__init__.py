@@ -33,3 +33,4 @@ def main():
 from . import aidanbench, dataset, evaluate, export, ideas, results, run, sandbox, serve  # noqa: E402,F401
 from . import leaderboard, suite  # noqa: E402,F401  (issue 40)
 from . import diversity  # noqa: E402,F401  (issue 39)
+from . import framework  # noqa: E402,F401  (issue 37)

@@ -79,7 +79,7 @@ def role_model(model: ModelConfig, spec: str, generation: dict) -> ModelConfig:
     ``model`` (base URL, key, timeout, retries, connections), the role's own ``generation``
     (None: the benchmark's default for the role, and a reasoning model by its own name)
     and the provider's default API."""
-    return model.with_(spec=spec, api=None, **generation)
+    return model.with_(spec=spec, api=None, **{**{name: None for name in ROLE}, **generation})
 
 
 def sandbox_options(f):

@@ -11,7 +11,7 @@ import click
 from ..suite.config import SuiteConfig
 from . import main
 from .declared import declared_options
-from .options import model_options, quiet_option, release_option, run_dir, sandbox_options
+from .options import model_options, quiet_option, release_option, role_model, run_dir, sandbox_options
 
 
 @main.command("suite")
@@ -33,7 +33,7 @@ def suite_command(model, judge_specs, stand_in_spec, declared, out, release, san
     one call cache; prints the creativity profile (profile.json, profile.svg)."""
     from ..runner import run
     from ..suite.task import SuiteTask
-    judges = [model.with_(spec=s, temperature=0.0, max_tokens=64, api=None) for s in judge_specs]
+    judges = [role_model(model, s, {}) for s in judge_specs]  # each benchmark's own judge defaults
     stand_in = model.with_(spec=stand_in_spec) if stand_in_spec else None
     config = SuiteConfig(model=model, out=out or run_dir(model.spec, "suite"), release_dir=release, judges=judges,
                          stand_in=stand_in, sandbox=sandbox, progress=not quiet, **declared)

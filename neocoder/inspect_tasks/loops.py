@@ -24,7 +24,7 @@ from .bridge import InspectModel, generate_config, run_loop
 
 @lru_cache(maxsize=2)
 def _embedder(spec: str):
-    from neocoder.benchmarks.aidanbench.embedders import get_embedder
+    from neocoder.models.embedders import get_embedder
     return get_embedder(spec)
 
 

@@ -82,6 +82,7 @@ class Prompt:
     temperature: float | None = None
     max_tokens: int | None = None
     logprobs: int | None = None
+    top_p: float | None = None  # nucleus sampling (None: the model's own, else the endpoint's default)
 
     def sha256(self) -> str:
         """Stable hash of the prompt (both shapes; not the replay key), for the records."""

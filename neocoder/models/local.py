@@ -164,5 +164,5 @@ def from_config(name: str, config: ModelConfig) -> LocalModel:
     """``local/<name>``: a base model, so the completions API with a code-prefix prompt by default."""
     return LocalModel(config.spec, name, api=config.api or "completion", temperature=config.temperature,
                       max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
-                      max_connections=config.max_connections or LOCAL_CONNECTIONS,
+                      max_connections=config.max_connections or LOCAL_CONNECTIONS, top_p=config.top_p,
                       **({"timeout": config.timeout} if config.timeout else {}))

@@ -62,7 +62,7 @@ class OpenAICompatModel(Model):
                  api_key: str | None = None, api: str = "chat", temperature: float = 0.0,
                  max_tokens: int = 1024, timeout: float = 120.0, max_retries: int = 3,
                  seed: int | None = 0, max_connections: int = API_CONNECTIONS, http_client=None,
-                 reasoning: bool = False, reasoning_effort: str | None = None):
+                 reasoning: bool = False, reasoning_effort: str | None = None, top_p: float | None = None):
         if api not in ("chat", "completion"):
             raise ModelError(f"--api must be chat or completion, not {api!r}")
         if reasoning and api != "chat":
@@ -70,6 +70,7 @@ class OpenAICompatModel(Model):
         self.name, self.model_id, self.api = name, model_id, api
         self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
         self.reasoning, self.reasoning_effort = reasoning, reasoning_effort
+        self.top_p = top_p
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
@@ -98,7 +99,11 @@ class OpenAICompatModel(Model):
         if self.reasoning:
             effort = {"reasoning_effort": self.reasoning_effort} if self.reasoning_effort else {}
             return {"max_completion_tokens": budget, **effort, "seed": seed}
-        return {"temperature": pick(prompt.temperature, self.temperature), "max_tokens": budget, "seed": seed}
+        params = {"temperature": pick(prompt.temperature, self.temperature), "max_tokens": budget, "seed": seed}
+        top_p = pick(prompt.top_p, self.top_p)
+        if top_p is not None:  # sent (and in the cache key) only when asked for: older call caches stay valid
+            params["top_p"] = top_p
+        return params
 
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the key of the call cache, models/cache.py)."""
@@ -263,7 +268,7 @@ def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
                              api=config.api or "chat", temperature=config.temperature,
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
                              max_connections=config.max_connections or API_CONNECTIONS,
-                             reasoning=config.is_reasoning(), reasoning_effort=config.reasoning_effort,
+                             reasoning=config.is_reasoning(), reasoning_effort=config.reasoning_effort, top_p=config.top_p,
                              # a server's endpoint policy (neocoder/netpolicy.py) checks every connection
                              http_client=guarded_http_client(config.timeout) if endpoint_policy() else None,
                              **({"timeout": config.timeout} if config.timeout else {}))

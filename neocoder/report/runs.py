@@ -36,6 +36,7 @@ class Run:
     ideas: list[Idea] = field(default_factory=list)
     judgements: list[IdeaJudgement] = field(default_factory=list)
     grades: list[FluencyGrade] = field(default_factory=list)
+    records: list = field(default_factory=list)  # the records of a section without a field above (the framework's)
 
     def model_label(self) -> str:
         """The model the manifest's config names, else the folder's name."""

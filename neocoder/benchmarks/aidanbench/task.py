@@ -73,7 +73,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         check_settings(self.config, self.config.judge is not None)
 
     def open(self, run: Run) -> AidanInputs:
-        from .embedders import get_embedder
+        from neocoder.models.embedders import get_embedder
         config = self.config
         raw = run.open_model(config.model)
         judge = None

@@ -11,10 +11,11 @@ from __future__ import annotations
 from ...errors import NeocoderError
 from .aidanbench import AidanBenchSection
 from .base import Section
+from .framework import FrameworkSection
 from .liveideabench import LiveIdeaBenchSection
 from .neocoder import NeoCoderSection
 
-_ORDER = (NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection())  # as the index shows them
+_ORDER = (NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection(), FrameworkSection())  # as the index shows them
 
 # manifest kind (a task name: neocoder.benchmarks EVAL, HUMAN, AIDANBENCH, IDEAS) -> the section showing it
 SECTIONS: dict[str, Section] = {kind: section for section in _ORDER for kind in section.kinds}

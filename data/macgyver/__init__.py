@@ -1,0 +1,1 @@
+"""The shipped MacGyver problems and annotated solutions (data/macgyver/README.md)."""

@@ -1,0 +1,58 @@
+"""Plain-text prompts for the framework's calls, and the meter that counts every call.
+
+Each call is one text, sent as a user message to chat models and as the completion prompt
+to base models (the local llama.cpp model); its sampling (temperature, top_p, seed,
+max_tokens, log-probabilities) goes on the ``Prompt`` as per-call overrides, so one model
+serves the candidates (T = 1.0) and the judge (T = 0) alike.  ``Meter`` adds up the calls
+and tokens of one judge (or one step) so the records say what each part cost.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from ...models import Model, Prompt, Reply
+from ...resources import prompt_text
+
+TEXT_STOP = ("\n\n\n",)  # a base model's reply ends at a blank gap
+
+
+def fill(name: str, **values) -> str:
+    """The prompt file ``prompts/<name>`` with ``{key}`` replaced by ``values`` (str())."""
+    text = prompt_text(name)
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
+def text_prompt(text: str, max_tokens: int, stop: tuple | None = TEXT_STOP, **sampling) -> Prompt:
+    """A Prompt asking ``text`` of a chat model (one user message) or a base model (the
+    completion prompt); ``sampling``: temperature, top_p, seed, logprobs overrides."""
+    return Prompt(messages=({"role": "user", "content": text},), completion=text, code_prefix="",
+                  stop=stop, max_tokens=max_tokens, **sampling)
+
+
+@dataclass
+class Meter:
+    """Calls and tokens of one judge or loop: ``add(reply)`` after each call."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, reply: Reply) -> Reply:
+        with self.lock:
+            self.calls += 1
+            self.prompt_tokens += reply.prompt_tokens or 0
+            self.completion_tokens += reply.completion_tokens or 0
+        return reply
+
+    def ask(self, model: Model, prompt: Prompt) -> Reply:
+        """``model.generate(prompt)``, counted.  Raises what the model raises."""
+        return self.add(model.generate(prompt))
+
+    def to_dict(self) -> dict:
+        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens}

@@ -1,0 +1,225 @@
+"""The retrieval-based multi-agent judge (creativity-framework Sec. 4.1, App. D.2).
+
+Three analysts (problem, solution, criterion) judge one solution, criterion by criterion:
+
+1. Initialisation: the problem and solution analysts write their first observations once
+   per solution (with every criterion listed), the criterion analyst once per criterion
+   (prompts/framework_analyst_init.txt); each observation is a *fragment* F_i, stored with
+   its embedding E(F_i) in an in-process index (``FragmentIndex``; the shipped MiniLM,
+   where the paper used stella_en_1.5B_v5 and ChromaDB).
+2. Discussion, at most ``rounds`` rounds: each analyst a retrieves
+   GET(Q_a + the other analysts' open questions, k), the top-k fragments by cosine
+   similarity Sim(E(Q), E(F_i)) (App. D.2.1), then answers the questions, gives its opinion
+   and asks new ones (prompts/framework_analyst_discuss.txt); its answers and opinion
+   become fragments.
+3. Confidence: each analyst scores, from GET(Q_a, j), how sure it is of a correct
+   conclusion, C_a in [0, 1] (prompts/framework_confidence.txt); when the mean exceeds T
+   the discussion stops, else another round follows (up to ``rounds``).
+4. Verdict: the most confident analyst (ties: the first in the order problem, solution,
+   criterion) gives a binary verdict from GET(Q_max, l) (prompts/framework_verdict.txt).
+
+Every call is counted (``Meter``: calls, prompt and completion tokens) and kept in the
+transcript.  A reply that cannot be read is recorded as such: an unreadable confidence
+counts as 0, an unreadable verdict is None (no verdict).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .calls import Meter, fill, text_prompt
+
+ANALYSTS = ("problem analyst", "solution analyst", "criterion analyst")
+FOCUS = {
+    "problem analyst": "the problem itself: its stated and implied constraints, the outcome it needs, the "
+                       "properties of the items at hand and the main difficulties",
+    "solution analyst": "the solution itself: what each step does and how, the items it uses and how, and any "
+                        "step that is vague, odd or does not follow",
+    "criterion analyst": "the criterion: how fully this solution must meet it in this problem's context, and the "
+                         "evidence for and against in the solution",
+}
+QUERY = {  # the role-specific retrieval queries Q_a
+    "problem analyst": "constraints, required outcome, item properties and difficulties of the problem",
+    "solution analyst": "how the solution's steps work, the items they use, and unclear or faulty steps",
+    "criterion analyst": "how well the solution meets the criterion, with evidence for and against",
+}
+
+
+@dataclass
+class JudgeSettings:
+    """j, k, l, T, rounds, words and tokens per reply (App. D: 4, 5, 8, 0.5, 2, 150)."""
+
+    discuss_k: int = 5
+    score_j: int = 4
+    verdict_l: int = 8
+    threshold: float = 0.5
+    rounds: int = 2
+    words: int = 150
+    judge_tokens: int = 256
+    chateval_rounds: int = 2
+
+
+@dataclass
+class JudgeResult:
+    """What a judge says of one solution: ``verdicts`` per criterion (``{"verdict": bool
+    or None, "confidence", ...}``), ``cost`` (calls and tokens) and ``transcript``."""
+
+    verdicts: dict
+    cost: dict
+    transcript: list = field(default_factory=list)
+
+
+class FragmentIndex:
+    """The fragment store D with embeddings: ``add`` fragments, ``get(query, n)`` the
+    top-n by cosine similarity (App. D.2.1).  Embeddings come from ``embedder``
+    (rows L2-normalised, so cosine is a dot product)."""
+
+    def __init__(self, embedder):
+        self.embedder = embedder
+        self.texts: list[str] = []
+        self.authors: list[str] = []
+        self.vectors: np.ndarray | None = None
+
+    def add(self, texts: list[str], author: str) -> None:
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            return
+        vecs = np.asarray(self.embedder.embed(texts), dtype=np.float64)
+        self.vectors = vecs if self.vectors is None else np.vstack([self.vectors, vecs])
+        self.texts += texts
+        self.authors += [author] * len(texts)
+
+    def get(self, query: str, n: int) -> list[int]:
+        """Indices of the ``n`` fragments most similar to ``query`` (best first; ties: the
+        earlier fragment); fewer when the store holds fewer."""
+        if self.vectors is None or n <= 0:
+            return []
+        q = np.asarray(self.embedder.embed([query]), dtype=np.float64)[0]
+        sims = self.vectors @ q
+        order = sorted(range(len(sims)), key=lambda i: (-sims[i], i))
+        return order[:n]
+
+    def show(self, ids: list[int]) -> str:
+        return "\n".join(f"- ({self.authors[i]}) {self.texts[i]}" for i in ids) or "(nothing yet)"
+
+
+_MARK = re.compile(r"\[\[[^\]]*\]\]:?")
+
+
+def fragments_of(reply: str, limit: int = 400) -> list[str]:
+    """The points of a reply: split at [[...]] markers and line breaks, stripped of list
+    marks, at least three words each, cut at ``limit`` characters."""
+    out = []
+    for piece in _MARK.split(reply):
+        for line in piece.splitlines():
+            line = line.strip().lstrip("-*0123456789.) ").strip()
+            if len(line.split()) >= 3:
+                out.append(line[:limit])
+    return out
+
+
+def questions_of(reply: str) -> list[str]:
+    """The questions a discussion reply asks: lines after [[QUESTIONS]] (or anywhere) that
+    end with a question mark."""
+    tail = reply.split("[[QUESTIONS]]", 1)[1] if "[[QUESTIONS]]" in reply else reply
+    return [line.strip().lstrip("-* ").strip() for line in tail.splitlines() if line.strip().endswith("?")]
+
+
+_CONF = re.compile(r"\[\[\s*(\d*\.?\d+)\s*\]\]")
+_NUM = re.compile(r"(?<![\d.])(0(?:\.\d+)?|1(?:\.0+)?|\.\d+)(?![\d.])")
+
+
+def parse_confidence(reply: str) -> float | None:
+    """The certainty in [0, 1]: the number in [[x]], else the first number in [0, 1];
+    None when there is none."""
+    for pattern in (_CONF, _NUM):
+        for m in pattern.finditer(reply):
+            value = float(m.group(1))
+            if 0.0 <= value <= 1.0:
+                return value
+    return None
+
+
+def parse_verdict(reply: str) -> bool | None:
+    """[[YES]] / [[NO]] (or the first YES or NO word: the verdict prompt ends in "[[", so a
+    base model's reply begins with the word); None when there is neither."""
+    m = re.search(r"\b(YES|NO)\b", reply.upper())
+    return None if m is None else m.group(1) == "YES"
+
+
+def parse_stance(reply: str) -> bool | None:
+    """The stance ([YES]) / ([NO]) after a confidence score, None when absent."""
+    m = re.search(r"\(\[\s*(YES|NO)\s*\]\)", reply.upper())
+    return None if m is None else m.group(1) == "YES"
+
+
+class RetrievalJudge:
+    """The retrieval-based judge (see the module) with ``model`` as every analyst."""
+
+    name = "retrieval"
+
+    def __init__(self, model, embedder, settings: JudgeSettings):
+        self.model, self.embedder, self.settings = model, embedder, settings
+
+    def _ask(self, meter: Meter, transcript: list, text: str, **where) -> str:
+        reply = meter.ask(self.model, text_prompt(text, self.settings.judge_tokens, temperature=0.0))
+        transcript.append({**where, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
+                           "completion_tokens": reply.completion_tokens})
+        return reply.text
+
+    def judge(self, problem: str, solution: str, criteria: dict[str, str]) -> JudgeResult:
+        """Verdicts on ``solution`` for each of ``criteria`` ({name: definition})."""
+        meter, transcript, s = Meter(), [], self.settings
+        index = FragmentIndex(self.embedder)
+        listed = "\n".join(f"- {c}: {d}" for c, d in criteria.items())
+        for role in ANALYSTS[:2]:
+            text = fill("framework_analyst_init.txt", role=role, focus=FOCUS[role], problem=problem,
+                        solution=solution, criteria=listed, words=s.words)
+            index.add(fragments_of(self._ask(meter, transcript, text, phase="init", analyst=role)), role)
+        verdicts = {}
+        for criterion, definition in criteria.items():
+            verdicts[criterion] = self._criterion(problem, solution, criterion, definition, index, meter, transcript)
+        return JudgeResult(verdicts, meter.to_dict(), transcript)
+
+    def _criterion(self, problem, solution, criterion, definition, index, meter, transcript) -> dict:
+        s = self.settings
+        ctx = dict(problem=problem, solution=solution, criterion=criterion, definition=definition, words=s.words)
+        role = ANALYSTS[2]
+        text = fill("framework_analyst_init.txt", role=role, focus=FOCUS[role], problem=problem, solution=solution,
+                    criteria=f"- {criterion}: {definition}", words=s.words)
+        index.add(fragments_of(self._ask(meter, transcript, text, phase="init", analyst=role, criterion=criterion)),
+                  role)
+        asked: dict[str, list[str]] = {a: [] for a in ANALYSTS}
+        confidences: dict[str, float] = {}
+        stances: dict[str, bool | None] = {}
+        rounds = 0
+        for rounds in range(1, s.rounds + 1):
+            for a in ANALYSTS:
+                others = [q for b in ANALYSTS if b != a for q in asked[b]]
+                ids = index.get(" ".join([QUERY[a], *others]), s.discuss_k)
+                reply = self._ask(meter, transcript, fill("framework_analyst_discuss.txt", role=a, focus=FOCUS[a],
+                                                          fragments=index.show(ids),
+                                                          questions="\n".join(others) or "(none)", **ctx),
+                                  phase="discuss", analyst=a, criterion=criterion, round=rounds, retrieved=ids)
+                asked[a] = questions_of(reply)
+                index.add([f for f in fragments_of(reply.split("[[QUESTIONS]]", 1)[0])], a)
+            for a in ANALYSTS:
+                ids = index.get(QUERY[a], s.score_j)
+                reply = self._ask(meter, transcript, fill("framework_confidence.txt", role=a, focus=FOCUS[a],
+                                                          fragments=index.show(ids), **ctx),
+                                  phase="confidence", analyst=a, criterion=criterion, round=rounds, retrieved=ids)
+                value = parse_confidence(reply)
+                confidences[a] = 0.0 if value is None else value
+                stances[a] = parse_stance(reply)
+            if sum(confidences.values()) / len(ANALYSTS) > s.threshold:
+                break
+        best = max(ANALYSTS, key=lambda a: (confidences[a], -ANALYSTS.index(a)))
+        ids = index.get(QUERY[best], s.verdict_l)
+        reply = self._ask(meter, transcript, fill("framework_verdict.txt", role=best, focus=FOCUS[best],
+                                                  fragments=index.show(ids), **ctx),
+                          phase="verdict", analyst=best, criterion=criterion, retrieved=ids)
+        return {"verdict": parse_verdict(reply), "confidence": sum(confidences.values()) / len(ANALYSTS),
+                "analyst": best, "rounds": rounds, "confidences": confidences, "stances": stances}

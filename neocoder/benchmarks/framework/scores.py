@@ -1,0 +1,110 @@
+"""The framework's numbers with bootstrap intervals over problems (neocoder/bootstrap.py),
+and the judge-validation measures.
+
+- ``mean_interval``: a per-problem value's mean and its 95% percentile interval;
+- ``run_scores``: divergent creativity (mean, min, max aggregations of the step entropies,
+  App. C.7.2) and, per judge and criterion, the share of YES verdicts; the judges' calls
+  and tokens per solution and their ratio (the token saving of App. D.3, Table 15);
+- ``auarc``: the area under the accuracy-rejection curve (Nadeem et al. 2009): solutions
+  sorted by the judge's confidence, most confident first, AUARC = (1/n) sum_{k=1..n}
+  accuracy of the k most confident; a judge whose confidence ranks its right verdicts
+  first scores above its plain accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from neocoder.metrics.bootstrap import Ratio, bootstrap_info, replicates, summarize, weights
+
+
+def mean_interval(values: dict[str, float], resamples: int, seed: int) -> dict:
+    """``{"value", "low", "high", "se", "n"}``: the mean of ``values`` ({unit: value},
+    None values left out) and its bootstrap interval over the units."""
+    kept = {u: float(v) for u, v in values.items() if v is not None}
+    if not kept:
+        return {"value": None, "n": 0}
+    units = sorted(kept)
+    ratio = Ratio.from_terms((u, kept[u], 1.0) for u in units)
+    out = {"value": ratio.value(), "n": len(units)}
+    got = summarize(replicates(ratio, units, weights(len(units), resamples, seed))) if len(units) > 1 else None
+    return {**out, **(got or {})}
+
+
+def auarc(correct: list[bool], confidence: list[float]) -> float | None:
+    """AUARC of verdicts ``correct`` (right or wrong) ranked by ``confidence`` (higher
+    first; ties keep the given order).  None for no verdicts."""
+    if not correct:
+        return None
+    order = sorted(range(len(correct)), key=lambda i: -confidence[i])
+    hits = np.cumsum([1.0 if correct[i] else 0.0 for i in order])
+    return float(np.mean(hits / np.arange(1, len(order) + 1)))
+
+
+def auarc_interval(correct: dict[str, bool], confidence: dict[str, float], resamples: int, seed: int) -> dict:
+    """AUARC with a bootstrap interval over the units (each replicate draws units with
+    replacement and recomputes the curve)."""
+    units = sorted(correct)
+    value = auarc([correct[u] for u in units], [confidence[u] for u in units])
+    if len(units) < 2:
+        return {"value": value, "n": len(units)}
+    rng = np.random.default_rng(seed)
+    reps = np.array([auarc([correct[units[i]] for i in draw], [confidence[units[i]] for i in draw])
+                     for draw in rng.integers(0, len(units), size=(resamples, len(units)))])
+    return {"value": value, "n": len(units), **(summarize(reps) or {})}
+
+
+def run_scores(solutions: list, resamples: int, seed: int, drop_repeated: bool) -> dict:
+    """metrics.json of a framework run from its finished FrameworkSolution records."""
+    kept = [s for s in solutions if not (drop_repeated and s.repeated)]
+    by = {s.problem_id: s for s in kept}
+    out = {"problems": len(kept), "filtered_repeated": len(solutions) - len(kept),
+           "steps": sum(len(s.steps) for s in kept),
+           "divergent": {agg: mean_interval({p: getattr(s, key) for p, s in by.items()}, resamples, seed)
+                         for agg, key in (("mean", "divergent"), ("min", "divergent_min"),
+                                          ("max", "divergent_max"))}}
+    judges: dict = {}
+    for name in sorted({j for s in kept for j in s.verdicts}):
+        crit = sorted({c for s in kept for c in s.verdicts.get(name, {})})
+        judges[name] = {"yes": {c: mean_interval({p: _yes(s.verdicts.get(name, {}).get(c)) for p, s in by.items()},
+                                                 resamples, seed) for c in crit},
+                        "cost_per_solution": {k: mean_interval({p: s.judge_cost.get(name, {}).get(k)
+                                                                for p, s in by.items()}, resamples, seed)["value"]
+                                              for k in ("calls", "prompt_tokens", "completion_tokens")}}
+    out["judges"] = judges
+    if {"retrieval", "chateval"} <= set(judges):
+        out["token_ratio"] = token_ratio(kept)
+    code = {p: s for p, s in by.items() if s.sandbox_correct is not None}
+    if code:
+        out["sandbox"] = {"correct": mean_interval({p: float(s.sandbox_correct) for p, s in code.items()},
+                                                   resamples, seed)}
+        for name in judges:
+            agree = {p: (_yes(s.verdicts.get(name, {}).get("correctness")) == float(s.sandbox_correct))
+                     for p, s in code.items() if _yes(s.verdicts.get(name, {}).get("correctness")) is not None}
+            out["sandbox"][f"{name}_accuracy"] = mean_interval({p: float(v) for p, v in agree.items()},
+                                                               resamples, seed)
+    out["bootstrap"] = bootstrap_info(resamples, seed, "problem")
+    return out
+
+
+def _yes(verdict: dict | None) -> float | None:
+    if not verdict or verdict.get("verdict") is None:
+        return None
+    return float(bool(verdict["verdict"]))
+
+
+def token_ratio(records: list) -> dict:
+    """Retrieval judge tokens over ChatEval's on the same items: input, output and total
+    (sums over the items both judged)."""
+    both = [r for r in records if "retrieval" in r.judge_cost and "chateval" in r.judge_cost]
+    sums = {j: {k: sum(r.judge_cost[j].get(k, 0) or 0 for r in both) for k in ("prompt_tokens", "completion_tokens",
+                                                                                "calls")}
+            for j in ("retrieval", "chateval")}
+    ratio = {}
+    for k in ("prompt_tokens", "completion_tokens", "calls"):
+        ratio[k] = sums["retrieval"][k] / sums["chateval"][k] if sums["chateval"][k] else None
+    total_r = sums["retrieval"]["prompt_tokens"] + sums["retrieval"]["completion_tokens"]
+    total_c = sums["chateval"]["prompt_tokens"] + sums["chateval"]["completion_tokens"]
+    ratio["total_tokens"] = total_r / total_c if total_c else None
+    return {"items": len(both), "sums": sums, "ratio": ratio,
+            "per_item": {j: {k: v / len(both) for k, v in s.items()} for j, s in sums.items()} if both else {}}

@@ -1,0 +1,176 @@
+"""The step-wise loop: divergent creativity as semantic entropy per step
+(creativity-framework Sec. 3, Eq. 1-3; App. C, C.1, C.7.2; App. F for BookMIA).
+
+At each step the model is shown the problem and the steps chosen so far and ``n``
+candidate next steps are sampled (T = 1.0, top_p = 0.9 by default, each with its own
+seed, log-probabilities asked for).  Then:
+
+- a candidate that is empty or starts with STOP votes to stop; when at least half of the
+  candidates vote so, the solution ends (the step is recorded with ``stopped``, and its
+  entropy is not part of the solution's score);
+- the candidates are put into meaning classes by bidirectional entailment (entailment.py);
+  STOP votes form one class of their own without asking the backend;
+- the step's semantic entropy (Eq. 3) is Rao-Blackwellised (App. C: class probabilities
+  from the candidates' length-normalised log-probabilities, Eq. 1 with the mean over
+  tokens, normalised over the sampled classes) when every candidate has log-probabilities,
+  else discrete (class counts); the record names the estimator;
+- the candidate with the highest mean token log-probability among those that did not say
+  STOP is appended (greedy); without log-probabilities, the first member of the largest
+  class;
+- a step identical to the one before it marks the solution ``repeated`` (the BookMIA
+  filter of App. F drops such solutions from the scores; generation goes on as the
+  paper's did);
+- ``max_steps`` caps a solution.
+
+The divergent score of a solution is the mean of its steps' entropies, with the minimum
+and maximum kept as the ablations of App. C.7.2 (``summarise``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from neocoder.metrics.entropy import discrete_entropy, rao_blackwell_entropy
+from ...resources import prompt_text
+from .calls import Meter, fill, text_prompt
+from .domains import Problem
+from .entailment import Entailment
+from .records import FrameworkStep
+
+STOP_WORD = "STOP"
+STEP_STOP = ("\n",)  # one step is one line
+
+
+@dataclass
+class StepSettings:
+    """How candidates are sampled (FrameworkConfig's options)."""
+
+    candidates: int = 10
+    temperature: float = 1.0
+    top_p: float = 0.9
+    max_steps: int = 8
+    step_tokens: int = 64
+
+
+def says_stop(text: str) -> bool:
+    """A candidate votes to stop: it is empty, or its first word is STOP (any case,
+    punctuation and markdown around it ignored)."""
+    core = text.strip().strip("*_#:.- \"'").upper()
+    return not core or core.split()[0].strip(".,!:;") == STOP_WORD
+
+
+_STEP_LABEL = re.compile(r"^\s*(?:step\s*\d+\s*[:.)-]\s*)+", re.I)
+
+
+def candidate_text(reply: str) -> str:
+    """The step a reply proposes: its first non-blank line, without a leading "Step N:"
+    label (a base model often repeats the prompt's label); "" when nothing is left."""
+    lines = [line for line in reply.splitlines() if line.strip()]
+    return _STEP_LABEL.sub("", lines[0]).strip() if lines else ""
+
+
+def step_prompt(problem: Problem, steps: list[str]) -> str:
+    """The text asking for step ``len(steps) + 1`` of ``problem`` (prompts/framework_step.txt)."""
+    done = "".join(f"Step {i}: {s}\n" for i, s in enumerate(steps, 1))
+    return fill("framework_step.txt", task=prompt_text(f"framework_task_{problem.domain}.txt").strip(),
+                problem=problem.text, steps=done, n=len(steps) + 1)
+
+
+def step_entropy(classes: list[int], logprobs: list) -> tuple[float, str]:
+    """(semantic entropy in nats, estimator): Rao-Blackwellised when every candidate has a
+    log-probability (Eq. 1-3 with App. C's normalisation over the sampled classes), else
+    discrete from the class counts.  Raises ValueError for no candidates."""
+    if logprobs and all(lp is not None for lp in logprobs):
+        return rao_blackwell_entropy(classes, logprobs), "rao-blackwell"
+    return discrete_entropy(classes), "discrete"
+
+
+def greedy_choice(texts: list[str], stops: list[bool], logprobs: list, classes: list[int]) -> int | None:
+    """The index of the candidate to append: the highest mean token log-probability among
+    those not voting STOP (ties: the first); without log-probabilities, the first member
+    of the largest class of non-STOP candidates.  None when every candidate says STOP."""
+    live = [i for i in range(len(texts)) if not stops[i]]
+    if not live:
+        return None
+    scored = [i for i in live if logprobs[i] is not None]
+    if len(scored) == len(live):
+        return max(live, key=lambda i: (logprobs[i], -i))
+    sizes: dict[int, int] = {}
+    for i in live:
+        sizes[classes[i]] = sizes.get(classes[i], 0) + 1
+    biggest = max(sizes, key=lambda c: (sizes[c], -c))
+    return next(i for i in live if classes[i] == biggest)
+
+
+def sample_step(problem: Problem, steps: list[str], model, settings: StepSettings, meter: Meter):
+    """The ``n`` candidate texts of the next step and their mean log-probabilities."""
+    text = step_prompt(problem, steps)
+    texts, logprobs = [], []
+    for j in range(settings.candidates):
+        reply = meter.ask(model, text_prompt(text, settings.step_tokens, stop=STEP_STOP, seed=j, logprobs=1,
+                                             temperature=settings.temperature, top_p=settings.top_p))
+        texts.append(candidate_text(reply.text))
+        logprobs.append(reply.mean_logprob)
+    return texts, logprobs
+
+
+def one_step(problem: Problem, steps: list[str], model, entailment: Entailment, settings: StepSettings) -> FrameworkStep:
+    """Sample, class, score and choose step ``len(steps) + 1`` (see the module)."""
+    meter = Meter()
+    texts, logprobs = sample_step(problem, steps, model, settings, meter)
+    stops = [says_stop(t) for t in texts]
+    live = [i for i, s in enumerate(stops) if not s]
+    live_classes = entailment.classes([texts[i] for i in live]) if live else []
+    classes = [0] * len(texts)
+    mapping: dict = {}
+    for i in range(len(texts)):  # ids in order of first appearance, STOP votes one class
+        c = "stop" if stops[i] else live_classes[live.index(i)]
+        classes[i] = mapping.setdefault(c, len(mapping))
+    entropy, estimator = step_entropy(classes, logprobs)
+    stopped = 2 * sum(stops) >= len(texts)
+    chosen = None if stopped else greedy_choice(texts, stops, logprobs, classes)
+    return FrameworkStep(domain=problem.domain, problem_id=problem.problem_id, step=len(steps) + 1,
+                         candidates=texts, stops=stops, logprobs=logprobs, classes=classes, entropy=entropy,
+                         estimator=estimator, chosen=chosen, stopped=stopped, entailment=entailment.name,
+                         tokens=meter.to_dict())
+
+
+def run_steps(problem: Problem, model, entailment: Entailment, settings: StepSettings,
+              done: list[FrameworkStep] = ()) -> Iterator[FrameworkStep]:
+    """Yield the steps of ``problem`` after ``done`` (the steps a resumed run already
+    has), until a STOP majority, a step with no candidate to choose, or the cap (for
+    BookMIA, also the story's own number of middle sentences)."""
+    done = sorted(done, key=lambda s: s.step)
+    steps = [s.candidates[s.chosen] for s in done if s.chosen is not None]
+    if done and (done[-1].stopped or done[-1].chosen is None):
+        return
+    cap = settings.max_steps
+    if problem.domain == "bookmia":
+        cap = min(cap, problem.extra.get("sentences", cap))
+    while len(steps) < cap:
+        step = one_step(problem, steps, model, entailment, settings)
+        yield step
+        if step.stopped or step.chosen is None:
+            return
+        steps.append(step.candidates[step.chosen])
+
+
+def summarise(steps: list[FrameworkStep], cap: int) -> dict:
+    """A solution's steps and scores: ``steps`` (the chosen texts), ``entropies`` (of
+    the steps whose candidate was appended), ``divergent`` (their mean, the paper's
+    divergent creativity), ``divergent_min``/``divergent_max`` (App. C.7.2),
+    ``stop_reason`` ("stop" or "cap") and ``repeated`` (two identical consecutive steps)."""
+    steps = sorted(steps, key=lambda s: s.step)
+    chosen = [s for s in steps if s.chosen is not None and not s.stopped]
+    texts = [s.candidates[s.chosen] for s in chosen]
+    entropies = [s.entropy for s in chosen]
+    repeated = any(a.strip().lower() == b.strip().lower() for a, b in zip(texts, texts[1:]))
+    ended = bool(steps) and (steps[-1].stopped or steps[-1].chosen is None)
+    return {"steps": texts, "entropies": entropies,
+            "divergent": sum(entropies) / len(entropies) if entropies else None,
+            "divergent_min": min(entropies) if entropies else None,
+            "divergent_max": max(entropies) if entropies else None,
+            "stop_reason": "stop" if ended else "cap", "repeated": repeated}

@@ -1,0 +1,184 @@
+"""The framework as a runner task (``neocoder framework``, ``neocoder run framework``).
+
+An item is one problem of the domain; solving it runs the step-wise loop (stepwise.py),
+yielding each ``FrameworkStep`` as it is made, then (code domain) writes the program from
+the plan and judges it in the sandbox, then runs the judges (judge.py, chateval.py) on
+the solution and yields the ``FrameworkSolution``.  A rerun resumes: finished problems
+are skipped, an unfinished one continues after its recorded steps, and the run's call
+cache answers every call made before.  The runner (neocoder/runner.py) owns the rest.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+from pathlib import Path
+
+from ...models import ModelError
+from ...models.openai_compat import EndpointError
+from ...runner import Run, Task
+from .calls import Meter
+from .config import FrameworkConfig
+from .domains import DatasetError, Problem, load_problems
+from .judge import JudgeSettings
+from .records import FrameworkSolution, FrameworkStep
+from .stepwise import StepSettings, run_steps, summarise
+
+NAME = "framework"
+PROMPT_FILES = ("framework_step.txt", "framework_task_macgyver.txt", "framework_task_hypogen.txt",
+                "framework_task_bookmia.txt", "framework_task_code.txt", "framework_entail.txt",
+                "framework_analyst_init.txt", "framework_analyst_discuss.txt", "framework_confidence.txt",
+                "framework_verdict.txt", "framework_chateval_turn.txt", "framework_chateval_verdict.txt")
+
+
+def judge_settings(config) -> JudgeSettings:
+    """The judges' settings from a FrameworkConfig or ValidateConfig."""
+    return JudgeSettings(config.discuss_k, config.score_j, config.verdict_l, config.threshold, config.rounds,
+                         config.words, config.judge.max_tokens, config.chateval_rounds)
+
+
+def open_judges(config, model, embedder) -> list:
+    """The judges ``config.judges`` names ("retrieval", "chateval", "both", "none")."""
+    from .chateval import ChatEvalJudge
+    from .judge import RetrievalJudge
+    settings = judge_settings(config)
+    out = []
+    if config.judges in ("retrieval", "both"):
+        out.append(RetrievalJudge(model, embedder, settings))
+    if config.judges in ("chateval", "both"):
+        out.append(ChatEvalJudge(model, settings))
+    return out
+
+
+def solution_text(problem: Problem, steps: list[str]) -> str:
+    """The solution the judges read: numbered steps, or the story's sentences."""
+    if problem.domain == "bookmia":
+        return " ".join(steps)
+    return "\n".join(f"Step {i}: {s}" for i, s in enumerate(steps, 1))
+
+
+@dataclass
+class FrameworkInputs:
+    """What a framework run works with (``FrameworkTask.open``): the ``problems`` by id and
+    their ``order``, the generator ``model`` and the ``judge`` behind the call cache, the
+    ``embedder`` (None when nothing needs one), the ``entailment`` backend, the ``judges``
+    (retrieval and/or ChatEval), the ``sandbox`` (code domain); then the ``steps`` an
+    earlier run kept per problem and, once scored, the ``solutions``."""
+
+    problems: dict
+    order: list
+    model: Any
+    judge: Any
+    embedder: Any
+    entailment: Any
+    judges: list
+    sandbox: Any
+    steps: dict = field(default_factory=dict)
+    solutions: list = field(default_factory=list)
+
+
+class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem", prompts=PROMPT_FILES,
+                    record_type=FrameworkSolution):
+    """The creativity-evaluation framework (see the module)."""
+
+    def check(self) -> None:
+        """Refuse a domain whose input is missing, before anything is written."""
+        if self.config.domain in ("hypogen", "bookmia") and self.config.data is None:
+            raise DatasetError(f"--domain {self.config.domain} reads your local copy of the published file: give "
+                               "--data FILE (docs/framework.md lists the fields)")
+
+    def open(self, run: Run) -> "FrameworkInputs":
+        from neocoder.models.embedders import get_embedder
+        from .entailment import open_entailment
+        config = self.config
+        problems = load_problems(config.domain, config.data)
+        problems = problems[:config.limit] if config.limit else problems
+        raw = run.open_model(config.model)
+        shared = raw.with_temperature(0.0) if config.judge.spec == config.model.spec else None
+        judge = run.cached(shared or run.open_model(config.judge))
+        need_embedder = config.entailment == "embedding" or config.judges in ("retrieval", "both")
+        embedder = get_embedder(config.embedder) if need_embedder else None
+        return FrameworkInputs(problems={p.problem_id: p for p in problems}, order=[p.problem_id for p in problems],
+                               model=run.cached(raw), judge=judge, embedder=embedder,
+                               entailment=open_entailment(config.entailment, nli_model=config.nli_model,
+                                                          batch=config.nli_batch, judge=judge, embedder=embedder,
+                                                          threshold=config.similarity),
+                               judges=open_judges(config, judge, embedder),
+                               sandbox=run.open_sandbox(config.sandbox) if config.domain == "code" else None)
+
+    def items(self, run: Run) -> list:
+        return [(pid,) for pid in run.inputs.order]
+
+    def key(self, item) -> tuple:
+        return (self.config.domain, item[0])
+
+    def pending(self, run: Run, items: list) -> list:
+        steps = defaultdict(list)
+        for s in run.folder.read(FrameworkStep):
+            if s.domain == self.config.domain:
+                steps[s.problem_id].append(s)
+        run.inputs.steps = steps
+        return super().pending(run, items)
+
+    def solve(self, item, run: Run):
+        config, state = self.config, run.inputs
+        problem = state.problems[item[0]]
+        settings = StepSettings(config.candidates, config.sample_temperature, config.sample_top_p, config.max_steps,
+                                config.step_tokens)
+        steps = list(state.steps.get(problem.problem_id, []))
+        try:
+            for step in run_steps(problem, state.model, state.entailment, settings, steps):
+                steps.append(step)
+                yield step
+            yield self._finish(problem, steps, run)
+        except EndpointError:
+            raise
+        except ModelError as exc:
+            yield FrameworkSolution(domain=problem.domain, problem_id=problem.problem_id, model=config.model.spec,
+                                    steps=[], entropies=[], divergent=None, divergent_min=None,
+                                    divergent_max=None, stop_reason="error", error=str(exc))
+
+    def _finish(self, problem: Problem, steps: list[FrameworkStep], run: Run) -> FrameworkSolution:
+        """The solution record: scores, (code) the sandbox's verdict, the judges' verdicts."""
+        config, state = self.config, run.inputs
+        summary = summarise(steps, config.max_steps)
+        record = FrameworkSolution(domain=problem.domain, problem_id=problem.problem_id, model=config.model.spec,
+                                   **summary)
+        text = solution_text(problem, summary["steps"])
+        if problem.domain == "code":
+            from .code import judge_program, sandbox_truth
+            meter = Meter()
+            sample = judge_program(problem.extra["state"], summary["steps"], state.judge, state.sandbox, meter)
+            record.program = sample.code
+            record.sandbox_correct = sandbox_truth(sample)
+            record.sandbox_verdicts = [t.get("verdict") for tier in (sample.examples, sample.plus) if tier
+                                       for t in tier.tests]
+            record.judge_cost["program"] = meter.to_dict()
+            text = f"Plan:\n{text}\n\nProgram:\n{sample.code}"
+        for judge in state.judges:
+            result = judge.judge(problem.text, text, problem.criteria)
+            record.verdicts[judge.name] = result.verdicts
+            record.judge_cost[judge.name] = result.cost
+            record.discussion[judge.name] = result.transcript
+        return record
+
+    def label(self, run: Run) -> str:
+        return f"framework {self.config.domain} {self.config.model.spec}"
+
+    def manifest(self, run: Run) -> dict:
+        return {"problems": len(run.inputs.order), "entailment_backend": run.inputs.entailment.name}
+
+    def score(self, run: Run) -> dict:
+        from .scores import run_scores
+        done = {s.problem_id: s for s in run.folder.read(FrameworkSolution)
+                if s.finished and s.domain == self.config.domain and s.problem_id in run.inputs.problems}
+        metrics = run_scores(list(done.values()), self.config.bootstrap, self.config.bootstrap_seed,
+                             drop_repeated=self.config.domain == "bookmia")
+        run.inputs.solutions = done
+        return {"benchmark": NAME, "domain": self.config.domain, "model": self.config.model.spec,
+                "judge": self.config.judge.spec, "entailment": run.inputs.entailment.name, **metrics}
+
+    def result(self, run: Run, metrics: dict):
+        return {"run": str(Path(run.folder.path)), "metrics": metrics, "calls": run.cache.stats(),
+                "seconds": run.seconds()}

@@ -1,0 +1,100 @@
+"""``neocoder framework`` (divergent and convergent creativity on a domain),
+``neocoder framework validate`` (the judge against ground truth) and ``neocoder
+framework diversity RUN`` (entropy against diversity baselines): docs/framework.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..benchmarks.framework.config import FrameworkConfig, ValidateConfig
+from ..config import ModelConfig
+from ..api import run as run_task
+from . import main
+from .declared import declared_options
+from .options import model_options, quiet_option, role_model, role_options, run_dir, sandbox_options
+
+
+def _number(block: dict | None) -> str:
+    if not block or block.get("value") is None:
+        return "-"
+    ci = f" [{block['low']:.3f}, {block['high']:.3f}]" if "low" in block else ""
+    return f"{block['value']:.3f}{ci} (n={block.get('n')})"
+
+
+@main.group("framework", invoke_without_command=True, subcommand_metavar="[validate | diversity RUN]")
+@model_options(FrameworkConfig, required=False,
+               model_help="Generator (PROVIDER/NAME).  Required unless a subcommand is given.")
+@click.option("--judge", "judge_spec", default=None, help="The judge model (PROVIDER/NAME; default: --model); it "
+              "shares the model options but for its own --judge-temperature, --judge-max-tokens, ...")
+@role_options(FrameworkConfig, "judge")
+@declared_options(FrameworkConfig, "declared")
+@sandbox_options
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run folder (default: runs/framework/<domain>/<model>); an existing one is resumed.")
+@quiet_option
+@click.pass_context
+def framework_command(ctx, model, judge_spec, judge_generation, declared, sandbox, out, quiet):
+    """Step-wise semantic entropy (divergent) and the retrieval-based multi-agent judge
+    (convergent) on MacGyver, HypoGen, BookMIA or code (docs/framework.md)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if model is None:
+        raise click.UsageError("--model is required (or give a subcommand: validate, diversity RUN)")
+    judge = role_model(model, judge_spec or model.spec, judge_generation)
+    config = FrameworkConfig(model=model, judge=judge, sandbox=sandbox, progress=not quiet,
+                             out=out or run_dir(model.spec, "framework", declared["domain"]), **declared)
+    result = run_task("framework", config)
+    m = result["metrics"]
+    click.echo(f"domain {m['domain']}: {m['problems']} problems, {m['steps']} steps; classes by {m['entailment']}")
+    for agg, block in m["divergent"].items():
+        click.echo(f"divergent ({agg} of step entropies, nats): {_number(block)}")
+    for name, judged in m["judges"].items():
+        for criterion, block in judged["yes"].items():
+            click.echo(f"{name} judge, {criterion}: share YES {_number(block)}")
+        cost = judged["cost_per_solution"]
+        click.echo(f"{name} judge per solution: {cost['calls']} calls, {cost['prompt_tokens']} input and "
+                   f"{cost['completion_tokens']} output tokens")
+    if "token_ratio" in m:
+        click.echo(f"tokens retrieval / ChatEval: {json.dumps(m['token_ratio']['ratio'])}")
+    if "sandbox" in m:
+        click.echo("sandbox: " + ", ".join(f"{k} {_number(v)}" for k, v in m["sandbox"].items()))
+    click.echo(f"model calls {result['calls']['calls_made']} made, {result['calls']['cache_hits']} cache hits; "
+               f"{result['seconds']:.0f}s; run folder {result['run']}; `neocoder report {result['run']}`")
+
+
+@framework_command.command("validate")
+@click.option("--judge", "judge_spec", required=True, help="The judge model (PROVIDER/NAME).")
+@role_options(ValidateConfig, "judge")
+@declared_options(ValidateConfig, "declared")
+@sandbox_options
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run folder (default: runs/framework-validate/<against>/<judge>).")
+@quiet_option
+def validate_command(judge_spec, judge_generation, declared, sandbox, out, quiet):
+    """The judge against MacGyver's human annotations or the sandbox's verdicts: accuracy
+    and AUARC with 95% intervals (docs/framework.md)."""
+    config = ValidateConfig(judge=ModelConfig(judge_spec, **judge_generation), sandbox=sandbox, progress=not quiet,
+                            out=out or run_dir(judge_spec, "framework-validate", declared["against"]), **declared)
+    m = run_task("framework-validate", config)
+    click.echo(f"against {m['against']}: {m['pairs']} solutions, {m['correct_share']:.3f} of them correct")
+    for name, block in m["judges"].items():
+        click.echo(f"{name}: accuracy {_number(block['accuracy'])}; AUARC {_number(block['auarc'])}; "
+                   f"said correct {block['said_correct']:.3f}; unreadable verdicts {block['unreadable_verdicts']}; "
+                   f"per pair {json.dumps(block['cost_per_pair'])}")
+    if "token_ratio" in m:
+        click.echo(f"tokens retrieval / ChatEval: {json.dumps(m['token_ratio']['ratio'])}")
+
+
+@framework_command.command("diversity")
+@click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--embedder", default=FrameworkConfig.embedder, show_default=True, help="Sentence embeddings.")
+def diversity_command(run, embedder):
+    """Step entropy of framework run RUN against average cosine, self-BLEU and distinct-n
+    (Spearman with 95% intervals)."""
+    from neocoder.models.embedders import get_embedder
+    from ..benchmarks.framework.diversity import entropy_vs_diversity
+    out = entropy_vs_diversity(run, get_embedder(embedder))
+    click.echo(json.dumps(out, indent=1))
