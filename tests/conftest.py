@@ -42,3 +42,11 @@ def sandbox():
         return DockerSandbox(concurrency=2)
     except Exception as exc:  # the engine or image is missing: say so, never skip
         pytest.fail(f"Docker sandbox unavailable ({exc}); start dockerd and run `neocoder sandbox build`")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that starts the real local model is also ``slow`` (pyproject.toml's
+    markers), so ``-m "not slow"`` leaves out all of them without a second list."""
+    for item in items:
+        if item.get_closest_marker("llm") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)

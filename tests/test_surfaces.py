@@ -111,6 +111,7 @@ def aidan_respond(kind, body):
     return ANSWERS[min(previous, len(ANSWERS) - 1)], None
 
 
+@pytest.mark.slow
 def test_aidanbench_runs_alike_on_every_surface(tmp_path, release_dir):
     def api_run(url, out):
         neocoder.run("aidanbench", AidanConfig(model=ModelConfig("openai/gen", base_url=url, api_key="x"),
@@ -139,6 +140,7 @@ PROGRAM = "```python\ndef solve():\n    print(1)\n```"
 
 
 @pytest.mark.docker
+@pytest.mark.slow
 def test_neocoder_eval_runs_alike_on_every_surface(tmp_path, release_dir):
     workers = os.cpu_count() or 1  # every surface's default sandbox
 
@@ -174,6 +176,7 @@ def ideas_respond(kind, body):
     return f"Idea: measure the signal with method number {body.get('seed', 0)} against a control group.", None
 
 
+@pytest.mark.slow
 def test_ideas_run_alike_on_every_surface(tmp_path, release_dir):
     panel = ["openai/j1", "openai/j2", "openai/j3"]
 
