@@ -5,7 +5,7 @@
 # package, a missing data file or a path computed from the checkout layout.  This
 # script builds a plain wheel, installs it into a fresh virtualenv outside the
 # checkout and, from a folder outside the checkout, checks that
-#   - every file of neocoder/, prompts/, sandbox/ and data/codeforces/ is in the wheel (a
+#   - every file of neocoder/, prompts/, sandbox/, data/codeforces/ and data/macgyver/ is in the wheel (a
 #     new subpackage must also be listed in pyproject.toml's `packages`),
 #   - the prompts and the sandbox recipe are found through neocoder.resources,
 #   - `neocoder sandbox build` works and reuses an up-to-date image (same recipe bytes,
@@ -60,7 +60,7 @@ import pathlib, sys, zipfile
 src, wheel = pathlib.Path(sys.argv[1]), sys.argv[2]
 # Where pyproject.toml's package-dir puts each checkout folder inside the wheel.
 layout = {"neocoder": "neocoder", "prompts": "neocoder/prompts", "sandbox": "neocoder/sandbox_recipe",
-          "data/codeforces": "neocoder/codeforces"}
+          "data/codeforces": "neocoder/codeforces", "data/macgyver": "neocoder/macgyver"}
 shipped = set(zipfile.ZipFile(wheel).namelist())
 missing = [f"{folder}/{path.relative_to(src / folder).as_posix()}"
            for folder, inside in layout.items()
