@@ -19,7 +19,7 @@ from pathlib import Path
 
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
-from neocoder.config import ModelConfig, SandboxConfig
+from neocoder.config import GenerateDefaults, ModelConfig, SandboxConfig
 from .errors import NeocoderError
 from .executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from .models import get_model
@@ -65,6 +65,12 @@ class TreeSitterDetector:
         return detect(code, language)
 
 
+# ``neocoder detect --detector llm``: a detector's reply is a short list of technique names, greedy,
+# 200 tokens (declared here, not in techniques/: that package's source is the detector's fingerprint,
+# which the shipped dataset records)
+DETECTOR_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=200, reasoning_max_tokens=4096)
+
+
 @contextmanager
 def open_detector(kind: str = "treesitter", model: ModelConfig | None = None):
     """A technique detector: "treesitter" (default) or "llm" (asks ``model``, closed on exit).
@@ -74,7 +80,7 @@ def open_detector(kind: str = "treesitter", model: ModelConfig | None = None):
         return
     if model is None:
         raise NeocoderError("--detector llm needs --model")
-    from .techniques.llm import DETECTOR_DEFAULTS, LLMDetector
+    from .techniques.llm import LLMDetector
     with get_model(model.filled(DETECTOR_DEFAULTS)) as chat:
         yield LLMDetector(chat)
 

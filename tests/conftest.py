@@ -45,8 +45,11 @@ def sandbox():
 
 
 def pytest_collection_modifyitems(config, items):
-    """Every test that starts the real local model is also ``slow`` (pyproject.toml's
-    markers), so ``-m "not slow"`` leaves out all of them without a second list."""
+    """Every test that starts the real local model is also ``slow``, and every test that
+    takes the ``sandbox`` fixture (a DockerSandbox) is ``docker`` (pyproject.toml's
+    markers): ``-m "not slow"`` and ``-m "not docker"`` need no second list."""
     for item in items:
+        if "sandbox" in getattr(item, "fixturenames", ()) and item.get_closest_marker("docker") is None:
+            item.add_marker(pytest.mark.docker)
         if item.get_closest_marker("llm") is not None and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)

@@ -157,6 +157,8 @@ def _build(tmp_path, out, seed=0, wait_for_calls=None):
     return proc
 
 
+@pytest.mark.docker
+@pytest.mark.llm
 def test_denial_prompting_with_the_local_model_resumes_and_is_reproducible(tmp_path, release_dir):
     """Two problems in flight at once (--concurrency 2) reach the one local server in an
     order that varies from run to run; the chains must not depend on it."""

@@ -39,6 +39,7 @@ def test_documented_columns_are_the_written_ones():
     assert documented("Columns of states.") == list(STATE_COLUMNS)
 
 
+@pytest.mark.docker
 def test_parquet_loads_with_datasets_and_pandas(run, tmp_path):
     import datasets
     import pandas as pd
@@ -71,6 +72,7 @@ def test_parquet_loads_with_datasets_and_pandas(run, tmp_path):
     assert frame[frame.state == 0]["pass"].mean() == pytest.approx(metrics["states"]["0"]["pass@1"])
 
 
+@pytest.mark.docker
 def test_jsonl_has_the_same_rows(run, tmp_path):
     import pandas as pd
     samples, states = export_run(run, "jsonl", tmp_path)
@@ -81,6 +83,7 @@ def test_jsonl_has_the_same_rows(run, tmp_path):
     assert len(states.read_text().splitlines()) == 2
 
 
+@pytest.mark.docker
 def test_clear_errors(run, tmp_path, monkeypatch):
     with pytest.raises(NeocoderError, match="not a run folder"):
         export_run(tmp_path, "parquet")

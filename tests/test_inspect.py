@@ -68,6 +68,7 @@ def runs(tmp_path_factory):
     return root, log, metrics
 
 
+@pytest.mark.docker
 def test_inspect_metrics_equal_neocoder_eval(runs):
     _, log_path, metrics = runs
     log = read_eval_log(str(log_path))
@@ -88,6 +89,7 @@ def test_inspect_metrics_equal_neocoder_eval(runs):
     assert record["problem_id"] == sample.metadata["problem_id"] and record["code"]
 
 
+@pytest.mark.docker
 def test_round_trip_through_an_inspect_log(runs):
     root, log_path, metrics = runs
     back = neocoder_eval(root / "back", "--model", f"inspect/{log_path}", "--limit", str(LIMIT))
@@ -98,6 +100,7 @@ def test_round_trip_through_an_inspect_log(runs):
     assert back["model"] == f"inspect/{log_path}"
 
 
+@pytest.mark.docker
 def test_inspect_log_provider_names_the_log_and_the_sample(runs, tmp_path):
     _, log_path, _ = runs
     model = get_model(f"inspect/{log_path}")
@@ -181,6 +184,7 @@ class Chromium:
         os.close(self.replies)
 
 
+@pytest.mark.docker
 def test_inspect_view_shows_the_neocoder_scores(runs, tmp_path):
     from neocoder.models.local import free_port
     _, log_path, _ = runs

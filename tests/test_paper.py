@@ -92,6 +92,7 @@ def test_gpt4_labels_give_the_human_sets(release_dir):
     assert human["1899A"] == {"techniques": {"if statement"}, "source": "detector"}
 
 
+@pytest.mark.docker
 def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir):
     def config(paper):
         return EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", release_dir=release_dir,
@@ -129,6 +130,7 @@ def test_last_round_answers_a_repeated_list_with_its_last_code(release_dir):
     assert moved[0].tests == first[0].tests  # only the program answering it changes
 
 
+@pytest.mark.docker
 def test_ablation_script_runs_every_step_into_its_own_folder(tmp_path, release_dir):
     import subprocess
     import sys

@@ -104,9 +104,10 @@ def test_text_from_a_model_or_a_statement_is_escaped_never_markup(tmp_path, rele
 
 def test_a_run_of_a_kind_no_section_shows_is_refused_naming_it(tmp_path, release_dir):
     from neocoder.report.sections import KINDS, SECTIONS, section_for
-    from neocoder.benchmarks import AIDANBENCH, CHAINS, EVAL, HUMAN, IDEAS
+    from neocoder.benchmarks import AIDANBENCH, CHAINS, EVAL, FRAMEWORK, HUMAN, IDEAS
 
-    assert set(SECTIONS) == set(KINDS) == {EVAL, HUMAN, AIDANBENCH, IDEAS}
+    assert set(SECTIONS) == set(KINDS)
+    assert {EVAL, HUMAN, AIDANBENCH, IDEAS, FRAMEWORK} <= set(KINDS) and CHAINS not in KINDS
     assert section_for(EVAL) is section_for(HUMAN)  # model runs and human baselines are drawn together
     with pytest.raises(NeocoderError, match="'chains'"):
         section_for(CHAINS)

@@ -89,6 +89,7 @@ class WithRecorded:
         return out
 
 
+@pytest.mark.docker
 def test_grpo_trainer_logs_the_neocoder_reward_score_batch_gives():
     states = shipped_states(STATES)
     programs = {(s.problem_id, s.state): recorded_program(s) for s in states}
@@ -127,6 +128,7 @@ def test_grpo_trainer_logs_the_neocoder_reward_score_batch_gives():
         assert log["rewards/neocoder/std"] > 0  # a real signal: the group's advantages are not all 0
 
 
+@pytest.mark.docker
 def test_reward_calling_conventions_and_unscored_rows():
     state = shipped_states([STATES[0]])[0]
     program = recorded_program(state)
@@ -150,6 +152,7 @@ def test_reward_calling_conventions_and_unscored_rows():
     assert all(not math.isnan(x) for x in got[:3])
 
 
+@pytest.mark.docker
 def test_reward_functions_through_a_server_equal_in_process(tmp_path, release_dir):
     """The TRL and verl reward functions with ``server=``: the batch goes to a real ``neocoder
     serve`` (its shipped dataset, POST /v1/score with items) and the rewards are the in-process ones."""

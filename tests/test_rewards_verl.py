@@ -103,6 +103,7 @@ def check(output, rows, expected, tokenizer):
     assert extra["follows"] == [float(r.scores["follows"]) for r in expected]
 
 
+@pytest.mark.docker
 def test_batch_reward_manager_scores_as_score_batch(rows, expected):
     tokenizer = char_tokenizer([r[0] for r in rows] + ["Solve at state ./0123456789ACZ"])
     fn = get_custom_reward_fn(verl_config("pkg://neocoder.rewards.verl", "compute_score_batch"))
@@ -110,6 +111,7 @@ def test_batch_reward_manager_scores_as_score_batch(rows, expected):
     check(manager(data_proto(rows, tokenizer), return_dict=True), rows, expected, tokenizer)
 
 
+@pytest.mark.docker
 def test_naive_reward_manager_loads_the_file_and_scores_per_sample(rows, expected):
     tokenizer = char_tokenizer([r[0] for r in rows] + ["Solve at state ./0123456789ACZ"])
     fn = get_custom_reward_fn(verl_config(os.path.abspath(neo_verl.__file__), "compute_score"))
@@ -117,6 +119,7 @@ def test_naive_reward_manager_loads_the_file_and_scores_per_sample(rows, expecte
     check(manager(data_proto(rows, tokenizer), return_dict=True), rows, expected, tokenizer)
 
 
+@pytest.mark.docker
 def test_reward_loop_call_from_threads_shares_one_scorer(rows, expected):
     neo_verl.close_shared_scorer()
 
@@ -148,6 +151,7 @@ def test_problem_state_formats_and_errors():
         neo_verl.problem_state("42", {"rollout_reward_scores": {}})
 
 
+@pytest.mark.docker
 def test_unknown_state_scores_zero_and_unscored():
     got = neo_verl.compute_score_batch(data_sources=np.array(["neocoder"], dtype=object), solution_strs=["x"],
                                        ground_truths=["0000Z/0"], extra_infos=np.array([{}], dtype=object))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import neocoder
 from neocoder.config import Config
 from neocoder.errors import NeocoderError
 from neocoder.records import Answer
@@ -104,9 +105,9 @@ def test_the_registry_by_name(tmp_path):
     with pytest.raises(NeocoderError, match="is taken"):
         register_task(type("Again", (CountTask,), {"name": EVAL}))
     register_task(CountTask)
-    assert run("count-test", CountConfig(out=tmp_path / "r", words=2)) == {"answers": 2}
+    assert neocoder.run("count-test", CountConfig(out=tmp_path / "r", words=2)) == {"answers": 2}  # api.run
     with pytest.raises(NeocoderError, match="takes a CountConfig"):
-        run("count-test", object())
+        neocoder.run("count-test", object())
 
 
 def test_declarations_as_class_keywords():

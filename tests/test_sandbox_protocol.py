@@ -42,6 +42,7 @@ def test_the_local_executor_is_a_sandbox_that_judges_and_closes_on_exit():
     assert not box._workers  # closed on exit
 
 
+@pytest.mark.docker
 def test_the_docker_backend_is_a_sandbox_even_when_it_cannot_run(monkeypatch):
     monkeypatch.setenv(IMAGE_ENV, "neocoder-sandbox-no-such-image:never")
     box = make_sandbox(DOCKER, concurrency=2)

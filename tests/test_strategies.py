@@ -247,6 +247,7 @@ def test_samples_get_their_own_seeds_and_semantic_entropy(endpoint_factory, sand
     assert m["cost"] == {"calls": 1.0, "prompt_tokens": 10.0, "completion_tokens": 5.0, "tokens": 15.0}
 
 
+@pytest.mark.docker
 def test_eval_cli_runs_a_strategy_and_compare_prints_the_table5_layout(endpoint_factory, tmp_path, release_dir):
     """Two real evals through the CLI on 2 release problems at state 0 (direct, then
     self-correct with every attempt wrong), then `neocoder compare` in the paper's layout."""

@@ -73,15 +73,16 @@ class OpenAIEmbedder(Embedder):
     def __init__(self, model_name: str, base_url=None, api_key=None, timeout=60.0, max_retries=3):
         super().__init__()
         import openai
-        from neocoder import netpolicy  # a server's endpoint policy checks every connection (neocoder/netpolicy.py)
+        # a server's endpoint policy checks every connection (neocoder/netpolicy.py)
+        from ..netpolicy import current as endpoint_policy, http_client as guarded_http_client
         # a shared server (a policy installed) never lends its own key: the job's, or none
-        own = None if netpolicy.current() else os.environ.get("OPENAI_API_KEY")
+        own = None if endpoint_policy() else os.environ.get("OPENAI_API_KEY")
         key = api_key or own or ("none" if base_url else None)
         if not key:
             raise ModelError(f"openai/{model_name}: no API key (set OPENAI_API_KEY or pass --api-key; on a "
                              "server, the job's model must carry one)")
         self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries,
-                                    http_client=netpolicy.http_client(timeout) if netpolicy.current() else None)
+                                    http_client=guarded_http_client(timeout) if endpoint_policy() else None)
         self.model_name, self.name = model_name, f"openai/{model_name}"
 
     def _embed(self, texts):

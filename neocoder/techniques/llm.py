@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from ..config import GenerateDefaults
 from ..errors import NeocoderError
 from ..models import Model, ModelError, Prompt
 from ..resources import prompt_text as load_prompt
@@ -48,10 +47,6 @@ def parse_labels(reply: str) -> tuple[set[str] | None, list[str]]:
         else:
             found.add(name)
     return (found if bullets else None), dropped
-
-
-# A detector's reply is a short list of technique names: greedy, 200 tokens (``neocoder detect --detector llm``).
-DETECTOR_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=200)
 
 
 class LLMDetector:
