@@ -91,7 +91,7 @@ def test_the_parts_split_the_items_whole_and_without_overlap():
     from neocoder.benchmarks.neocoder.evaluation import EvalTask
     problems = [f"p{i}" for i in range(5)]
     states = [SimpleNamespace(problem_id=p, state=t) for p in problems for t in (0, 1)]
-    run = SimpleNamespace(state={"states": states, "problems": problems})
+    run = SimpleNamespace(inputs=SimpleNamespace(states=states, problems=problems))  # what EvalTask.open returns
 
     def items(shard):
         task = EvalTask(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out="x", release_dir="r",
