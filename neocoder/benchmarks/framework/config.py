@@ -12,13 +12,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from ...config import Config, GenerateDefaults, ModelConfig, SandboxConfig
+from ...config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig, SandboxConfig
 from ...options import Option, option
 
 DOMAINS = ("macgyver", "hypogen", "bookmia", "code")
 ENTAILMENT = ("nli", "llm", "embedding")
 NLI_MODEL = "tasksource/deberta-base-long-nli"  # the paper's choice (its Table 1)
 JUDGES = ("retrieval", "chateval", "both", "none")
+
+
+# The judges' settings (App. D.2), declared once for the run and its validation.
+DISCUSS_K = Option(5, "k: fragments an analyst retrieves to discuss (App. D.2).", ge=1, cap=50)
+SCORE_J = Option(4, "j: fragments an analyst retrieves to score its confidence.", ge=1, cap=50)
+VERDICT_L = Option(8, "l: fragments the most confident analyst retrieves for its verdict.", ge=1, cap=50)
+THRESHOLD = Option(0.5, "T: the discussion stops when the mean confidence exceeds this.", ge=0, le=1)
+ROUNDS = Option(2, "Discussion rounds at most.", ge=1, cap=10)
+WORDS = Option(150, "Words per analyst reply at most (asked in the prompt).", ge=10, cap=1000)
+CHATEVAL_ROUNDS = Option(2, "ChatEval: rounds of one-by-one discussion.", ge=1, cap=10)
 
 
 @dataclass
@@ -64,17 +74,17 @@ class FrameworkConfig(Config):
                            "fragment index.")
     judges: str = option("retrieval", "Which judge runs: the retrieval-based multi-agent judge, ChatEval "
                          "one-by-one, both (the token comparison), or none.", choices=JUDGES)
-    discuss_k: int = option(5, "k: fragments an analyst retrieves to discuss (App. D.2).", ge=1, cap=50)
-    score_j: int = option(4, "j: fragments an analyst retrieves to score its confidence.", ge=1, cap=50)
-    verdict_l: int = option(8, "l: fragments the most confident analyst retrieves for its verdict.", ge=1, cap=50)
-    threshold: float = option(0.5, "T: the discussion stops when the mean confidence exceeds this.", ge=0, le=1)
-    rounds: int = option(2, "Discussion rounds at most.", ge=1, cap=10)
-    words: int = option(150, "Words per analyst reply at most (asked in the prompt).", ge=10, cap=1000)
-    chateval_rounds: int = option(2, "ChatEval: rounds of one-by-one discussion.", ge=1, cap=10)
+    discuss_k: int = DISCUSS_K.field()
+    score_j: int = SCORE_J.field()
+    verdict_l: int = VERDICT_L.field()
+    threshold: float = THRESHOLD.field()
+    rounds: int = ROUNDS.field()
+    words: int = WORDS.field()
+    chateval_rounds: int = CHATEVAL_ROUNDS.field()
     concurrency: int = option(1, "Problems in flight at once.", ge=1, cap=32)
-    bootstrap: int = option(2000, "Bootstrap resamples of problems for the 95% intervals.", ge=2, cap=100000)
-    bootstrap_seed: int = option(0, "Seed of the bootstrap resampling.", flag="--seed")
-    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
+    bootstrap: int = BOOTSTRAP.field()
+    bootstrap_seed: int = BOOTSTRAP_SEED.field()
+    progress: bool = PROGRESS.field()
 
 
 @dataclass
@@ -97,14 +107,14 @@ class ValidateConfig(Config):
     judges: str = option("retrieval", "Which judge is validated.", choices=("retrieval", "chateval", "both"))
     embedder: str = option("local/all-MiniLM-L6-v2", "Embeddings of the judge's fragment index and of the "
                            "diversity baselines.")
-    discuss_k: int = option(5, "k (App. D.2).", ge=1, cap=50)
-    score_j: int = option(4, "j (App. D.2).", ge=1, cap=50)
-    verdict_l: int = option(8, "l (App. D.2).", ge=1, cap=50)
-    threshold: float = option(0.5, "T (App. D.2).", ge=0, le=1)
-    rounds: int = option(2, "Discussion rounds at most.", ge=1, cap=10)
-    words: int = option(150, "Words per analyst reply at most.", ge=10, cap=1000)
-    chateval_rounds: int = option(2, "ChatEval rounds.", ge=1, cap=10)
+    discuss_k: int = DISCUSS_K.field()
+    score_j: int = SCORE_J.field()
+    verdict_l: int = VERDICT_L.field()
+    threshold: float = THRESHOLD.field()
+    rounds: int = ROUNDS.field()
+    words: int = WORDS.field()
+    chateval_rounds: int = CHATEVAL_ROUNDS.field()
     concurrency: int = option(1, "Solutions in flight at once.", ge=1, cap=32)
-    bootstrap: int = option(2000, "Bootstrap resamples for the 95% intervals.", ge=2, cap=100000)
-    bootstrap_seed: int = option(0, "Seed of the bootstrap resampling.", flag="--seed")
-    progress: bool = option(True, "Show a progress bar.", local=True, flag="")
+    bootstrap: int = BOOTSTRAP.field()
+    bootstrap_seed: int = BOOTSTRAP_SEED.field()
+    progress: bool = PROGRESS.field()
