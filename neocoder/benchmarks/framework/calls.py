@@ -53,6 +53,15 @@ class Meter:
         """``model.generate(prompt)``, counted.  Raises what the model raises."""
         return self.add(model.generate(prompt))
 
+    def judge_turn(self, model: Model, transcript: list, text: str, max_tokens: int, **where) -> str:
+        """One judge turn: ``text`` asked of ``model`` (greedy, at most ``max_tokens``),
+        counted, and kept in ``transcript`` with ``where`` it happened and its tokens.
+        Returns the reply's text.  Raises what the model raises."""
+        reply = self.ask(model, text_prompt(text, max_tokens, temperature=0.0))
+        transcript.append({**where, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
+                           "completion_tokens": reply.completion_tokens})
+        return reply.text
+
     def to_dict(self) -> dict:
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens}

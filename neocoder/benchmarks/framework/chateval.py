@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .calls import Meter, fill, text_prompt
+from .calls import Meter, fill
 from .judge import ANALYSTS, JudgeResult, JudgeSettings, parse_verdict
 
 
@@ -42,10 +42,7 @@ class ChatEvalJudge:
         self.model, self.settings = model, settings
 
     def _ask(self, meter: Meter, transcript: list, text: str, **where) -> str:
-        reply = meter.ask(self.model, text_prompt(text, self.settings.judge_tokens, temperature=0.0))
-        transcript.append({**where, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
-                           "completion_tokens": reply.completion_tokens})
-        return reply.text
+        return meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where)
 
     def judge(self, problem: str, solution: str, criteria: dict[str, str]) -> JudgeResult:
         """Verdicts on ``solution`` for each of ``criteria`` ({name: definition})."""

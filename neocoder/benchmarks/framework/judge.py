@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .calls import Meter, fill, text_prompt
+from .calls import Meter, fill
 
 ANALYSTS = ("problem analyst", "solution analyst", "criterion analyst")
 FOCUS = {
@@ -165,10 +165,7 @@ class RetrievalJudge:
         self.model, self.embedder, self.settings = model, embedder, settings
 
     def _ask(self, meter: Meter, transcript: list, text: str, **where) -> str:
-        reply = meter.ask(self.model, text_prompt(text, self.settings.judge_tokens, temperature=0.0))
-        transcript.append({**where, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
-                           "completion_tokens": reply.completion_tokens})
-        return reply.text
+        return meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where)
 
     def judge(self, problem: str, solution: str, criteria: dict[str, str]) -> JudgeResult:
         """Verdicts on ``solution`` for each of ``criteria`` ({name: definition})."""
