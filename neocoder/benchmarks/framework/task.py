@@ -95,7 +95,7 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
         problems = load_problems(config.domain, config.data)
         problems = problems[:config.limit] if config.limit else problems
         raw = run.open_model(config.model)
-        shared = raw.with_temperature(0.0) if config.judge.spec == config.model.spec else None
+        shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
         judge = run.cached(shared or run.open_model(config.judge))
         need_embedder = config.entailment == "embedding" or config.judges in ("retrieval", "both")
         embedder = get_embedder(config.embedder) if need_embedder else None
