@@ -19,7 +19,7 @@ from pathlib import Path
 
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
-from neocoder.config import GenerateDefaults, ModelConfig, SandboxConfig
+from neocoder.config import GenerateDefaults, ModelConfig, ProgramLimits, SandboxConfig
 from .errors import NeocoderError
 from .executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from .models import get_model
@@ -41,16 +41,17 @@ def run(task, config=None, stop: threading.Event | None = None):
     return runner.run(task, stop)
 
 
-def run_program(program: Path, tests: Path, cpu_seconds: float, memory_mb: int, sandbox: SandboxConfig):
+def run_program(program: Path, tests: Path, limits: ProgramLimits, sandbox: SandboxConfig):
     """Judge the program in file ``program`` on the tests JSONL ``tests`` (``{"input",
-    "output"}`` lines) with ``cpu_seconds`` of CPU time and ``memory_mb`` MiB per test;
-    returns the judge's SubmissionResult.  Raises NeocoderError (bad tests file, no sandbox)."""
+    "output"}`` lines) with ``limits`` (CPU seconds and MiB per test); returns the judge's
+    SubmissionResult.  Raises NeocoderError (bad tests file, a limit out of bounds, no sandbox)."""
     from .dataset import load_tests
     from .judge import Limits
+    limits.check()
     cases = load_tests(tests)
     with open_sandbox(sandbox, concurrency=1) as box:
         return box.run(Path(program).read_text(encoding="utf-8", errors="replace"), cases,
-                       Limits.for_cpu(cpu_seconds, memory_mb))
+                       Limits.for_cpu(limits.cpu_seconds, limits.memory_mb))
 
 
 class TreeSitterDetector:

@@ -90,10 +90,12 @@ class Client:
                 return self.session.get(self.url + "/healthz", timeout=self.timeout).json()
             raise
 
-    def run(self, program: str, tests: list[dict] = (), cpu_seconds: float = 2.0, memory_mb: int = 256) -> dict:
-        """POST /v1/run: ``program`` on ``tests`` (``{"input", "output"?}``)."""
-        return self._json("POST", "/v1/run", json={"program": program, "tests": list(tests),
-                                                    "cpu_seconds": cpu_seconds, "memory_mb": memory_mb})
+    def run(self, program: str, tests: list[dict] = (), cpu_seconds: float | None = None,
+            memory_mb: int | None = None) -> dict:
+        """POST /v1/run: ``program`` on ``tests`` (``{"input", "output"?}``); a limit left
+        None is the server's declared default (config.ProgramLimits)."""
+        limits = {k: v for k, v in (("cpu_seconds", cpu_seconds), ("memory_mb", memory_mb)) if v is not None}
+        return self._json("POST", "/v1/run", json={"program": program, "tests": list(tests), **limits})
 
     def score(self, problem_id: str, state: int, reply: str | None = None, program: str | None = None,
               model: str = "api", judge_all_tests: bool = True) -> dict:

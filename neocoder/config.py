@@ -188,6 +188,16 @@ class ModelConfig(Config):
 
 
 @dataclass
+class ProgramLimits(Config):
+    """The per-test limits of one program judged on its own: ``neocoder sandbox run``, ``POST
+    /v1/run`` and ``Client.run`` (a benchmark's limits come from its problems instead).  A
+    server keeps each under its ``cap``; ``judge.Limits.for_cpu`` adds the wall backstop."""
+
+    cpu_seconds: float = option(2.0, "CPU seconds per test.", gt=0, cap=30)
+    memory_mb: int = option(256, "Memory per test, MiB.", ge=32, cap=2048)
+
+
+@dataclass
 class SandboxConfig(Config):
     """Where programs run (``--sandbox``, ``--fresh``, ``--runtime``, ``--workers``) and who
     schedules the judge jobs (``--executor``: ``local``, this machine's warm pool, or ``ray``,

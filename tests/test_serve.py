@@ -180,6 +180,8 @@ def test_run_verdicts_limits_and_validation(server):
     assert invalid.status_code == 422
     fields = {d["field"] for d in invalid.json()["detail"]}
     assert fields == {"body.program", "body.cpu_seconds", "body.tets"}
+    capped = server.call("POST", "/v1/run", json={"program": "print(1)", "cpu_seconds": 31, "memory_mb": 4096})
+    assert {d["field"] for d in capped.json()["detail"]} == {"body.cpu_seconds", "body.memory_mb"}  # ProgramLimits' caps
     assert server.call("POST", "/v1/run", json={"tests": []}).json()["field"] == "body.program"
     assert server.call("POST", "/v1/run", data="program=1", headers={"content-type": "text/plain"}).status_code == 422
 

@@ -200,3 +200,23 @@ def test_ideas_run_alike_on_every_surface(tmp_path, release_dir):
     calls, config = runs["cli"]
     assert {dict(c)["max_tokens"] for c in calls["w"]} == {400} and calls["j1"] == {
         (("temperature", 0.0), ("max_tokens", 64), ("seed", 0))}  # IdeasConfig.roles
+
+
+def test_sandbox_run_limits_are_declared_once_for_the_cli_and_the_server(tmp_path):
+    """``neocoder sandbox run`` and ``POST /v1/run`` take ProgramLimits' fields: the same
+    names, defaults and lower bounds (the server adds only its caps)."""
+    from neocoder.config import ProgramLimits
+    from neocoder.serve.schemas import RunRequest
+    limits = ProgramLimits()
+    request = RunRequest(program="print(1)")
+    assert (request.cpu_seconds, request.memory_mb) == (limits.cpu_seconds, limits.memory_mb) == (2.0, 256)
+    program, tests = tmp_path / "p.py", tmp_path / "t.jsonl"
+    program.write_text("print(int(input()) * 2)\n")
+    tests.write_text('{"input": "21", "output": "42"}\n')
+    refused = CliRunner().invoke(main, ["sandbox", "run", str(program), "--tests", str(tests), "--memory-mb", "31",
+                                        "--sandbox", "process"])
+    assert refused.exit_code == 2 and "--memory-mb" in refused.output
+    ran = CliRunner().invoke(main, ["sandbox", "run", str(program), "--tests", str(tests), "--cpu-seconds", "1",
+                                    "--sandbox", "process", "--json"])
+    assert ran.exit_code == 0, ran.output
+    assert [t["verdict"] for t in json.loads(ran.output)["tests"]] == ["AC"]

@@ -10,7 +10,9 @@ from pathlib import Path
 import click
 
 from .. import api
+from ..config import ProgramLimits
 from . import main
+from .declared import declared_options
 from .options import sandbox_options
 
 
@@ -44,13 +46,12 @@ def sandbox_selftest(sandbox):
 @click.argument("program", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--tests", "tests_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help='JSONL, one {"input": ..., "output": ...} per line.')
-@click.option("--cpu-seconds", type=float, default=2.0, show_default=True)
-@click.option("--memory-mb", type=int, default=256, show_default=True)
+@declared_options(ProgramLimits, into="limits")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @sandbox_options
-def sandbox_run(program, tests_path, cpu_seconds, memory_mb, as_json, sandbox):
+def sandbox_run(program, tests_path, limits, as_json, sandbox):
     """Judge PROGRAM on TESTS in the sandbox."""
-    result = api.run_program(program, tests_path, cpu_seconds, memory_mb, sandbox)
+    result = api.run_program(program, tests_path, ProgramLimits(**limits), sandbox)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
     for i, t in enumerate([] if as_json else result.tests):

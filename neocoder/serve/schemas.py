@@ -22,7 +22,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SecretStr, Ta
                       model_validator)
 
 from neocoder.benchmarks.neocoder.config import EvalConfig
-from neocoder.config import ModelConfig
+from neocoder.config import ModelConfig, ProgramLimits
 from ..rewards.archive import ARCHIVE_NAME
 from ..rewards.formula import RewardWeights
 from .derive import request_model
@@ -47,15 +47,18 @@ class TestCase(Strict):
                                                  "leave out to only run the program and get its stdout.")
 
 
-class RunRequest(Strict):
-    """POST /v1/run: judge a program on tests, as `neocoder sandbox run` does."""
+class ProgramRequest(Strict):
+    """The program and tests of a /v1/run request."""
 
     program: str = Field(min_length=1, description="Python source: a zero-argument solve() is called once per "
                                                    "test, else the program runs as a script.")
     tests: list[TestCase] = Field(default_factory=list, description="No tests: the program runs once on "
                                                                     "empty input.")
-    cpu_seconds: float = Field(2.0, gt=0, le=30, description="CPU seconds per test.")
-    memory_mb: int = Field(256, ge=32, le=2048, description="Memory per test, MiB.")
+
+
+# POST /v1/run: the program, its tests and ProgramLimits' declared limits (config.py), as `neocoder sandbox run`
+RunRequest = request_model(ProgramLimits, "RunRequest", ProgramRequest,
+                           "POST /v1/run: judge a program on tests, as `neocoder sandbox run` does.")
 
 
 class Verdict(BaseModel):
