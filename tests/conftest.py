@@ -36,12 +36,17 @@ def release_states(release_dir):
 
 
 @pytest.fixture(scope="session")
-def sandbox():
-    from neocoder.judge import DockerSandbox
-    try:
-        return DockerSandbox(concurrency=2)
-    except Exception as exc:  # the engine or image is missing: say so, never skip
-        pytest.fail(f"Docker sandbox unavailable ({exc}); start dockerd and run `neocoder sandbox build`")
+def sandbox(request):
+    """The real Docker sandbox (two workers), one per session.  A module that tests every
+    backend asks for them with ``pytest.mark.parametrize("sandbox", ["docker", "process"],
+    indirect=True, scope="module")`` and gets one box per backend and module."""
+    from neocoder.judge import make_sandbox
+    kind = getattr(request, "param", "docker")
+    box = make_sandbox(kind, concurrency=2)
+    if box.unavailable:  # the engine or image is missing: say so, never skip
+        pytest.fail(f"{kind} sandbox unavailable ({box.unavailable}); start dockerd and run `neocoder sandbox build`")
+    yield box
+    box.close()
 
 
 def pytest_collection_modifyitems(config, items):

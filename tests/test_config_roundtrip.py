@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from loopback import ScriptedServer
-from test_serve import TOKEN, Server, wait_job
+from servers import TOKEN, ServerProcess, wait_job
 
 from neocoder import api
 from neocoder.cli import main
@@ -73,7 +73,7 @@ def local_config(args: list[str], monkeypatch) -> EvalConfig:
 @pytest.mark.docker
 def test_every_eval_option_reaches_the_server_job_unchanged(tmp_path, release_dir, monkeypatch):
     endpoint = ScriptedServer(["```python\ndef solve():\n    print(1)\n```"] * 20)
-    server = Server(tmp_path / "data", release_dir, "--workers", "1", "--dataset", "release",
+    server = ServerProcess(tmp_path / "data", release_dir, "--workers", "1", "--dataset", "release",
                     "--allow-endpoint", "127.0.0.1").start()  # the scripted endpoint is on loopback
     try:
         args = eval_args(endpoint.url, release_dir)

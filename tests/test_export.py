@@ -13,8 +13,9 @@ from neocoder.errors import NeocoderError
 from neocoder.export import SAMPLE_COLUMNS, STATE_COLUMNS, export_run
 from neocoder.records import Sample
 from neocoder.store import RunFolder
+from checkout import CHECKOUT
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "records.md"
+DOCS = CHECKOUT / "docs" / "records.md"
 
 
 @pytest.fixture(scope="module")

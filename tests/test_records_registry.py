@@ -16,7 +16,7 @@ import pytest
 from neocoder.api import run_ideas
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.store import RunFolder
-from test_ideas import PanelServer, scripted, settings
+from panel import PanelServer, scripted, settings
 
 READ_IN_A_FRESH_PROCESS = """
 import collections, json, sys

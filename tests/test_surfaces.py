@@ -21,7 +21,7 @@ from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.cli import main
 from neocoder.config import ModelConfig, SandboxConfig
 from servers import Served
-from test_inspect import inspect_eval_task
+from inspect_runs import inspect_eval_task
 
 SAMPLING = ("temperature", "max_tokens", "max_completion_tokens", "top_p", "seed")  # what a benchmark decides
 WHERE = ("out", "release_dir", "spec", "base_url", "api_key")  # where a run goes and which endpoint: not the run

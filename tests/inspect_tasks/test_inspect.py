@@ -18,46 +18,21 @@ from click.testing import CliRunner
 # no skip: a missing inspect_ai fails here (scripts/setup.sh installs it, the [inspect] extra)
 from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
 
+from cdp import Chromium  # noqa: E402
+from inspect_runs import INSPECT, RATES, inspect_eval, log_rates  # noqa: E402
+
 from neocoder.cli import main  # noqa: E402
 from neocoder.errors import NeocoderError  # noqa: E402
 from neocoder.models import NoRecordedReply, get_model  # noqa: E402
 from neocoder.models.base import ModelError, Prompt, ReplayKey  # noqa: E402
 
 LIMIT = 20
-RATES = {"pass@1": "pass@1", "convergent": "convergent", "divergent": "divergent", "neogauge": "neogauge",
-         "cumulative_neogauge": "cumulative_neogauge"}
-INSPECT = str(Path(sys.executable).with_name("inspect"))
-
-
-def inspect_eval(log_dir: Path, model: str, *args: str, env: dict | None = None) -> Path:
-    """Run `inspect eval neocoder/neocoder` as a user would; return its log file."""
-    return inspect_eval_task("neocoder/neocoder", log_dir, model, *args, env=env)
-
-
-def inspect_eval_task(name: str, log_dir: Path, model: str, *args: str, env: dict | None = None) -> Path:
-    """Run `inspect eval NAME` as a user would; return its log file."""
-    done = subprocess.run([INSPECT, "eval", name, "--model", model, "--log-dir", str(log_dir),
-                           "--display", "none", *args], capture_output=True, text=True, timeout=900,
-                          env={**os.environ, **(env or {})})
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    logs = sorted(log_dir.glob("*.eval"))
-    assert len(logs) == 1, logs
-    return logs[0]
 
 
 def neocoder_eval(out: Path, *args: str) -> dict:
     result = CliRunner().invoke(main, ["eval", *args, "--out", str(out), "--quiet"])
     assert result.exit_code == 0, result.output
     return json.loads((out / "metrics.json").read_text())
-
-
-def log_rates(log) -> dict:
-    """state t -> rate -> value from an inspect log's NeoCoder metric."""
-    out: dict = {}
-    for name, metric in log.results.scores[0].metrics.items():
-        rate, _, t = name.rpartition("/t")
-        out.setdefault(t, {})[rate] = metric.value
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -126,64 +101,6 @@ def test_strategies_that_do_not_map_are_refused(tmp_path):
 
 # ------------------------------------------------------------------ inspect view in a real browser
 
-def _fds_3_4(read: int, write: int) -> None:
-    read, write = os.dup(read), os.dup(write)
-    os.dup2(read, 3)
-    os.dup2(write, 4)
-
-
-class Chromium:
-    """Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe:
-    JSON messages ending in NUL, commands on fd 3, replies on fd 4)."""
-
-    def __init__(self, profile: Path):
-        r3, w3 = os.pipe()
-        r4, w4 = os.pipe()
-        self.proc = subprocess.Popen(
-            ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             f"--user-data-dir={profile}", "--window-size=1400,1000", "about:blank"],
-            pass_fds=(3, 4, r3, w4), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, preexec_fn=lambda: _fds_3_4(r3, w4))
-        os.close(r3)
-        os.close(w4)
-        self.commands, self.replies, self.buffer, self.last = w3, r4, b"", 0
-
-    def call(self, method: str, session: str | None = None, **params) -> dict:
-        self.last += 1
-        message = {"id": self.last, "method": method, "params": params, **({"sessionId": session} if session else {})}
-        os.write(self.commands, json.dumps(message).encode() + b"\0")
-        while True:
-            while b"\0" not in self.buffer:
-                chunk = os.read(self.replies, 1 << 16)
-                assert chunk, "chromium closed its DevTools pipe"
-                self.buffer += chunk
-            line, self.buffer = self.buffer.split(b"\0", 1)
-            got = json.loads(line)
-            if got.get("id") == self.last:
-                assert "error" not in got, got["error"]
-                return got["result"]
-
-    def page_text(self, url: str, until: str, seconds: float = 90) -> str:
-        """The page's visible text once it contains ``until`` (or when ``seconds`` ran out)."""
-        target = self.call("Target.createTarget", url="about:blank")["targetId"]
-        session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        self.call("Page.navigate", session, url=url)
-        deadline, text = time.monotonic() + seconds, ""
-        while time.monotonic() < deadline:
-            text = self.call("Runtime.evaluate", session, expression="document.body ? document.body.innerText : ''",
-                             returnByValue=True)["result"].get("value", "")
-            if until in text:
-                break
-            time.sleep(0.5)
-        return text
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(30)
-        os.close(self.commands)
-        os.close(self.replies)
-
-
 @pytest.mark.docker
 def test_inspect_view_shows_the_neocoder_scores(runs, tmp_path):
     from neocoder.models.local import free_port
@@ -208,7 +125,10 @@ def test_inspect_view_shows_the_neocoder_scores(runs, tmp_path):
                 time.sleep(0.5)
         browser = Chromium(tmp_path / "profile")
         url = f"{base}/#/logs/{log_path.name}/samples/sample/{urllib.parse.quote(sample.id, safe='')}/1/scoring"
-        text = browser.page_text(url, "neogauge")
+        page = browser.page()
+        page.call("Page.navigate", url=url)  # inspect's viewer routes by the hash: wait for what it shows
+        page.wait_for("document.body && document.body.innerText.includes('neogauge')", limit=90, what="the scores")
+        text = page.text()
     finally:
         if browser is not None:
             browser.close()

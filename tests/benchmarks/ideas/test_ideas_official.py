@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
+from browser import dump_dom, screenshot
 from loopback import RespondingServer
 
 from neocoder.api import run_ideas
@@ -30,8 +31,9 @@ from neocoder.benchmarks.ideas.panel_file import PanelWarning, load_panel, rule_
 from neocoder.benchmarks.ideas.scoring import parse_reply, strip_reasoning
 from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.store import RunFolder
+from checkout import SHARED
 
-CLONE = Path(__file__).resolve().parents[2] / "shared" / "liveideabench" / "official"
+CLONE = SHARED / "liveideabench" / "official"
 if not CLONE.is_dir():
     CLONE = Path("/work/shared/liveideabench/official")
 PROMPTS = json.loads((CLONE / "utils" / "prompts.json").read_text(encoding="utf-8"))
@@ -329,7 +331,6 @@ def test_correlations_and_the_pareto_front_follow_their_definitions():
 
 
 def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path, server, keywords):
-    from test_ideas import chromium
     runs = []
     for name in ("openai/gpt-4o-2024-11-20", "openai/qwen/qwq-32b-preview"):
         out = tmp_path / name.replace("/", "_")
@@ -357,8 +358,7 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
     out = cli("ideas-analyse", *map(str, runs), "--published", "--liveideabench", str(CLONE), "--report", str(report))
     assert out.exit_code == 0, out.output
     assert "Pearson r" in out.output and "Pareto front" in out.output and "gpt-4o-2024-11-20" in out.output
-    page = chromium("--virtual-time-budget=3000", "--dump-dom", (report / "index.html").as_uri(),
-                    profile=report / "profile").stdout
+    page = dump_dom((report / "index.html").as_uri(), report / "profile", budget_ms=3000)
     assert "The paper's analyses" in page and "Not available" not in page
     for figure in ("LiveBench Global Average", "idea length (words)", "average (1-10)",
                    "Pareto front"):
@@ -368,8 +368,7 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
     assert "The idea is plausible but its test is vague" in drill  # the critics' analyses, per judge
     assert "B = 7 by openai/j" in drill and "on ideas 1, 3" in drill  # the pair the fluency critic compared
     shot = report / "analyses.png"
-    chromium(f"--screenshot={shot}", "--window-size=1200,4000", (report / "index.html").as_uri(),
-             profile=report / "profile")
+    screenshot((report / "index.html").as_uri(), shot, report / "profile", size="1200,4000")
     assert shot.stat().st_size > 10_000
 
 

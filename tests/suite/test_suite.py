@@ -21,8 +21,8 @@ import pytest
 from neocoder.suite.config import BENCHMARKS as NAMES
 from neocoder.suite.registry import BENCHMARKS, COMPOSITE, CONVERGENT, DIVERGENT
 from suite_model import SuiteModel
+from checkout import CHECKOUT
 
-CHECKOUT = Path(__file__).resolve().parents[1]
 THREE = ("eval", "aidanbench", "ideas")  # the benchmarks this test scripts answers for
 
 

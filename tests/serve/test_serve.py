@@ -18,85 +18,12 @@ import pytest
 import requests
 from click.testing import CliRunner
 
+from servers import OTHER, TOKEN, ServerProcess, wait_job
+
 from neocoder.cli import main
 
-TOKEN, OTHER = "test-token-0123456789abcdef", "other-token-0123456789abcdef"
 SECRET = "sk-test-SECRET-5f1e2d3c4b5a"
 REPLAY = {"spec": "replay/gpt-4-1106-preview"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``python -m neocoder.cli serve`` in a subprocess on a free loopback port; its log in
-    ``data_dir/../server-N.log``."""
-
-    starts = 0
-
-    def __init__(self, data_dir: Path, release_dir: Path, *args: str, tokens=(TOKEN, OTHER)):
-        self.data_dir, self.release_dir, self.args, self.tokens = Path(data_dir), release_dir, args, tokens
-        self.proc = None
-
-    def start(self, wait: bool = True) -> "Server":
-        Server.starts += 1
-        tokens_file = self.data_dir.parent / "tokens.txt"
-        tokens_file.write_text("# test tokens\n" + "\n".join(self.tokens) + "\n")
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = self.data_dir.parent / f"server-{Server.starts}.log"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "neocoder.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--data-dir", str(self.data_dir), "--tokens-file", str(tokens_file), "--release", str(self.release_dir),
-             *self.args], stdout=self.log.open("w"), stderr=subprocess.STDOUT, env=dict(os.environ))
-        if wait:
-            deadline = time.monotonic() + 240
-            while time.monotonic() < deadline:
-                assert self.proc.poll() is None, f"server exited:\n{self.log.read_text()}"
-                try:
-                    if requests.get(self.url + "/healthz", timeout=5).status_code == 200:
-                        return self
-                except requests.ConnectionError:
-                    pass
-                time.sleep(0.3)
-            raise AssertionError(f"server not healthy in time:\n{self.log.read_text()}")
-        return self
-
-    def call(self, method: str, path: str, token: str | None = TOKEN, **kwargs) -> requests.Response:
-        headers = kwargs.pop("headers", {})
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        return requests.request(method, self.url + path, headers=headers, timeout=300, **kwargs)
-
-    def stop(self) -> bool:
-        """SIGTERM; True when the server stopped gracefully by itself: uvicorn ends with the
-        signal it handled (-15) after the app's shutdown, which logs the containers removed."""
-        self.proc.send_signal(signal.SIGTERM)
-        status = self.proc.wait(timeout=180)
-        log = self.log.read_text()
-        return status in (0, -signal.SIGTERM) and "sandbox containers removed" in log \
-            and "Application shutdown complete" in log
-
-    def kill(self) -> None:
-        self.proc.kill()  # SIGKILL: nothing graceful
-        self.proc.wait(timeout=60)
-
-    def containers(self) -> list:
-        client = docker.from_env()
-        return client.containers.list(all=True, filters={"label": f"neocoder.pid={self.proc.pid}"})
-
-
-def wait_job(server: Server, job_id: str, timeout: float = 600) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = server.call("GET", f"/v1/evals/{job_id}").json()
-        if job["status"] in ("succeeded", "failed", "cancelled", "paused"):
-            return job
-        time.sleep(0.5)
-    raise AssertionError(f"job {job_id} did not end: {job}")
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +31,7 @@ def server(tmp_path_factory, release_dir):
     """One server for the endpoint tests: the release's examples, small limits; its
     SIGTERM at the end must be graceful (exit 0, its containers removed)."""
     root = tmp_path_factory.mktemp("serve")
-    srv = Server(root / "data", release_dir, "--workers", "2", "--dataset", "release", "--max-body-bytes", "200000",
+    srv = ServerProcess(root / "data", release_dir, "--workers", "2", "--dataset", "release", "--max-body-bytes", "200000",
                  "--max-program-bytes", "20000", "--max-tests", "5", "--allow-endpoint", "127.0.0.1").start()
     yield srv
     assert srv.stop(), srv.log.read_text()
@@ -258,7 +185,7 @@ def test_score_equals_the_in_process_judge(server, release_dir, sandbox):
 
 @pytest.mark.docker
 def test_full_queue_and_per_token_limit_answer_429(tmp_path, release_dir):
-    srv = Server(tmp_path / "data", release_dir, "--workers", "1", "--queue", "0", "--per-token-concurrency", "1",
+    srv = ServerProcess(tmp_path / "data", release_dir, "--workers", "1", "--queue", "0", "--per-token-concurrency", "1",
                  "--dataset", "release").start()
     try:
         slow = {"program": "while True:\n    pass\n", "cpu_seconds": 2, "tests": [{"input": "", "output": ""}]}
@@ -292,7 +219,7 @@ def _records(run: Path) -> list[str]:
 def test_eval_job_survives_kill_9_and_matches_an_uninterrupted_job(tmp_path, release_dir):
     data = tmp_path / "data"
     request = {"model": REPLAY, "limit": 3, "states": [0, 1], "dataset": "release"}
-    first = Server(data, release_dir, "--workers", "1").start()
+    first = ServerProcess(data, release_dir, "--workers", "1").start()
     job = first.call("POST", "/v1/evals", json=request)
     assert job.status_code == 202 and job.headers["Location"] == f"/v1/evals/{job.json()['id']}"
     job_id = job.json()["id"]
@@ -309,7 +236,7 @@ def test_eval_job_survives_kill_9_and_matches_an_uninterrupted_job(tmp_path, rel
     with sqlite3.connect(data / "jobs.sqlite") as db:
         assert db.execute("select status from jobs where id = ?", (job_id,)).fetchone() == ("running",)
 
-    second = Server(data, release_dir, "--workers", "1").start()
+    second = ServerProcess(data, release_dir, "--workers", "1").start()
     try:
         assert job_id in [j["id"] for j in second.call("GET", "/v1/evals").json()["jobs"]]
         assert second.call("GET", "/v1/evals", token=OTHER).json()["jobs"] == []  # a job is its token's

@@ -18,6 +18,7 @@ from neocoder.benchmarks.neocoder.paper import (ABLATION, PAPER_TOGGLES, PaperPr
 from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from neocoder.records import Sample
 from neocoder.report.compare import load_run
+from checkout import CHECKOUT
 
 
 def state(pid: str, t: int = 0):
@@ -134,7 +135,7 @@ def test_last_round_answers_a_repeated_list_with_its_last_code(release_dir):
 def test_ablation_script_runs_every_step_into_its_own_folder(tmp_path, release_dir):
     import subprocess
     import sys
-    script = Path(__file__).resolve().parents[1] / "scripts" / "paper_ablation.py"
+    script = CHECKOUT / "scripts" / "paper_ablation.py"
     done = subprocess.run([sys.executable, str(script), "--out", str(tmp_path), "--limit", "1",
                            "--release", str(release_dir)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr

@@ -29,7 +29,7 @@ from verl.workers.reward_manager.naive import NaiveRewardManager
 
 import neocoder.rewards.verl as neo_verl
 from neocoder.rewards import RewardWeights, ScoreItem, score_batch
-from test_rewards_trl import char_tokenizer, recorded_program, shipped_states
+from recorded import char_tokenizer, recorded_program, shipped_states
 
 WEIGHTS = {"correct": 1.0, "follows": 0.5, "divergent": 0.25, "novelty": 0.0}
 

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from loopback import RespondingServer
+from browser import dump_dom, screenshot
+from panel import FALLBACK_MARK, JUDGE_REPLIES, PanelServer, keyword_of, scripted, settings
 
 from neocoder.cli import main
 from neocoder.benchmarks.ideas.config import IdeasConfig
@@ -32,60 +33,6 @@ from neocoder.models.openai_compat import OpenAICompatModel
 from neocoder.report.html import build_report
 from neocoder.store import RunFolder
 
-FALLBACK_MARK = "brainstorming exercise"  # in prompts/ideas_fallback_user.txt, not in the first prompt
-
-
-class PanelServer(RespondingServer):
-    """A real OpenAI-style endpoint on loopback for several models at once: each request
-    (chat or completions) is answered by ``answer(model_id, prompt_text, body)``; every
-    request is kept in ``requests`` as (model_id, prompt_text, body)."""
-
-    def __init__(self, answer):
-        super().__init__(lambda kind, body: (answer(body.get("model"), self.text(body), body), None),
-                         usage={"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29})
-
-    @staticmethod
-    def text(body: dict) -> str:
-        return "\n".join(m["content"] for m in body["messages"]) if "messages" in body else body["prompt"]
-
-    def log(self, kind: str, body: dict) -> None:
-        self.requests.append((body.get("model"), self.text(body), body))
-
-    def of(self, model: str) -> list[str]:
-        """The prompts ``model`` was sent."""
-        return [text for m, text, _ in self.requests if m == model]
-
-
-JUDGE_REPLIES = {"j1": "originality: 8\nfeasibility: 6\nclarity: 7",
-                 "j2": "**Originality:** 6/10\n**Feasibility:** 4/10\n**Clarity:** 9/10",
-                 "j3": "<originality>7</originality> <feasibility>5</feasibility> <clarity>8</clarity>",
-                 "j4": "originality: 5\nfeasibility: 9\nclarity: 6"}
-
-
-def keyword_of(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith(("Keyword: ", "Your keyword is: ")):
-            return line.split(": ", 1)[1]
-    return "?"
-
-
-def scripted(writer=None, judges=None, grade="grade: B"):
-    """An answer function: the writer ``writer(keyword, idea_num, fallback)`` (default: a
-    distinct idea per keyword and number), judges by model id (default JUDGE_REPLIES),
-    and fluency grades ``grade``."""
-    judges = judges or JUDGE_REPLIES
-
-    def answer(model, text, body):
-        if "grade: X" in text:
-            return grade
-        if "originality: N" in text:
-            reply = judges[model]
-            return reply(text) if callable(reply) else reply
-        keyword, num = keyword_of(text), body.get("seed", 0) + 1
-        if writer is not None:
-            return writer(keyword, num, FALLBACK_MARK in text)
-        return f"Idea: measure {keyword} with method number {num} and compare it with a control group."
-    return answer
 
 
 @pytest.fixture
@@ -100,13 +47,6 @@ def keywords(tmp_path) -> Path:
     path = tmp_path / "keywords.csv"
     path.write_text("keyword,category\nmeteorology,Earth science\nperiodic table,Chemistry\nsoil,Biology\n")
     return path
-
-
-def settings(tmp_path, server, keywords, judges=("j1", "j2", "j3", "j4"), **changes) -> IdeasConfig:
-    writer = ModelConfig(changes.pop("writer", "openai/writer"), base_url=server.url, api_key="k", temperature=0.7)
-    panel = [writer.with_(spec=f"openai/{j}", temperature=0.0, max_tokens=64) for j in judges]
-    return IdeasConfig(**{"model": writer, "judges": panel, "out": tmp_path / "run", "keywords": keywords,
-                          "ideas_per_keyword": 2, "bootstrap": 200, "progress": False, **changes})
 
 
 # ----------------------------------------------------------------------------------------
@@ -444,22 +384,12 @@ def test_the_shared_keywords_and_leaderboard_are_read_at_run_time():
 # the report in a real browser
 
 
-def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
-    path = shutil.which("chromium")
-    assert path, "chromium not found: run scripts/setup.sh"
-    done = subprocess.run([path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                           f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done
-
-
 def check_report(run: Path, out: Path, model: str) -> str:
     """Build the report of ``run``, open it in Chromium and check the ideas section: the
     run's row among the 20 published ones, the figure, and a drill-down page with every
     keyword.  Returns the page's DOM."""
     index = build_report([run], out)
-    page = chromium("--virtual-time-budget=3000", "--dump-dom", index.as_uri(), profile=out / "profile").stdout
+    page = dump_dom(index.as_uri(), out / "profile", budget_ms=3000)
     assert "LiveIdeaBench" in page and "Beside the published leaderboard" in page and "<svg" in page
     table = page[page.index('<table class="leaderboard"'):]
     table = table[:table.index("</table>")]
@@ -469,7 +399,7 @@ def check_report(run: Path, out: Path, model: str) -> str:
     keywords = len(RunFolder(run).read_metrics()["models"][model]["per_keyword"])
     assert drill.read_text().count('<section class="keyword">') == keywords
     shot = out / "ideas.png"
-    chromium(f"--screenshot={shot}", "--window-size=1200,1600", index.as_uri(), profile=out / "profile")
+    screenshot(index.as_uri(), shot, out / "profile", size="1200,1600")
     assert shot.stat().st_size > 10_000
     return page
 

@@ -11,7 +11,7 @@ from neocoder.config import SandboxConfig
 from neocoder.dataset import shipped
 from neocoder.rewards import RewardWeights, Scorer, ScoreItem, ScoreResult, reward, score_batch
 
-from test_serve import TOKEN, Server
+from servers import OTHER, TOKEN, ServerProcess
 
 SLOW = "import time\ntime.sleep(3)\nprint(0)\n"  # no CPU, so no TLE: about 3 s of wall time, then WA
 PROBLEMS = ("1884A", "1878A", "1872A", "1850B", "1901A", "1899A")  # GPT-4 passes the first four
@@ -33,7 +33,7 @@ def scorer():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, release_dir):
-    srv = Server(tmp_path_factory.mktemp("batch") / "data", release_dir, "--workers", "2").start()
+    srv = ServerProcess(tmp_path_factory.mktemp("batch") / "data", release_dir, "--workers", "2").start()
     yield srv
     assert srv.stop(), srv.log.read_text()
 
@@ -152,8 +152,7 @@ def test_server_batch_limits_and_validation(server, recorded):
 def test_a_batch_takes_a_judge_ticket_per_program_and_leaves_room_for_other_tokens(tmp_path, release_dir):
     import threading
 
-    from test_serve import OTHER
-    srv = Server(tmp_path / "data", release_dir, "--workers", "2", "--per-token-concurrency", "2").start()
+    srv = ServerProcess(tmp_path / "data", release_dir, "--workers", "2", "--per-token-concurrency", "2").start()
     try:
         item = {"problem_id": "1884A", "state": 0, "program": SLOW}
         events: list = []  # what the test saw, in the order it saw it: no clock is read

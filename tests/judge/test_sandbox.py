@@ -13,16 +13,7 @@ from neocoder.cli import main
 from neocoder.judge import Limits
 
 pytestmark = pytest.mark.docker
-
-
-@pytest.fixture(scope="module", params=["docker", "process"])
-def sandbox(request):
-    from neocoder.judge import make_sandbox
-    box = make_sandbox(request.param, concurrency=2)
-    if box.unavailable:
-        pytest.fail(f"{request.param} sandbox unavailable: {box.unavailable}")
-    yield box
-    box.close()
+BOTH_BACKENDS = pytest.mark.parametrize("sandbox", ["docker", "process"], indirect=True, scope="module")
 
 TESTS = [{"input": "1 2\n", "output": "3\n"}, {"input": "40 2\n", "output": "42\n"}]
 FAST = Limits(cpu_seconds=1, wall_seconds=15, memory_mb=128)
@@ -34,40 +25,47 @@ def run(sandbox, source, tests=TESTS, limits=FAST):
     return sandbox.run(source, tests, limits)
 
 
+@BOTH_BACKENDS
 def test_correct_program_is_accepted(sandbox):
     result = run(sandbox, CORRECT)
     assert result.verdicts == ["AC", "AC"] and result.accepted and result.entry == "solve"
     assert all(0 < t.cpu_seconds < 1 for t in result.tests)
 
 
+@BOTH_BACKENDS
 def test_wrong_answer(sandbox):
     result = run(sandbox, "def solve():\n    a, b = map(int, input().split())\n    print(a - b)\n")
     assert result.verdicts == ["WA", "WA"] and not result.accepted
 
 
+@BOTH_BACKENDS
 def test_infinite_loop_is_tle(sandbox):
     result = run(sandbox, "def solve():\n    while True:\n        pass\n", tests=TESTS[:1])
     assert result.verdicts == ["TLE"]
     assert result.tests[0].cpu_seconds >= 0.9
 
 
+@BOTH_BACKENDS
 def test_memory_hog_is_mle(sandbox):
     hog = "def solve():\n    x = []\n    while True:\n        x.append(bytearray(10**7))\n"
     result = run(sandbox, hog, tests=TESTS[:1])
     assert result.verdicts == ["MLE"]
 
 
+@BOTH_BACKENDS
 def test_crash_is_re_with_exception_name(sandbox):
     result = run(sandbox, "def solve():\n    print([][1])\n", tests=TESTS[:1])
     assert result.verdicts == ["RE"] and result.tests[0].detail == "IndexError"
 
 
+@BOTH_BACKENDS
 def test_program_that_does_not_parse_is_a_compile_time_re(sandbox):
     result = run(sandbox, "def solve():\n    print(1\n")
     assert result.verdicts == ["RE", "RE"] and result.entry is None
     assert result.compile_error.startswith("SyntaxError")
 
 
+@BOTH_BACKENDS
 def test_solve_runs_exactly_once_even_when_the_program_calls_it(sandbox):
     program = (
         "import sys\n"
@@ -83,17 +81,20 @@ def test_solve_runs_exactly_once_even_when_the_program_calls_it(sandbox):
     assert result.tests[0].stdout_head == "3\n"
 
 
+@BOTH_BACKENDS
 def test_a_script_without_solve_runs_as_is(sandbox):
     result = run(sandbox, "a, b = map(int, input().split())\nprint(a + b)\n")
     assert result.verdicts == ["AC", "AC"] and result.entry == "script"
 
 
+@BOTH_BACKENDS
 def test_output_flood_is_ole(sandbox):
     result = run(sandbox, "def solve():\n    while True:\n        print('x' * 100000)\n", tests=TESTS[:1],
                  limits=Limits(cpu_seconds=2, wall_seconds=6, memory_mb=128, stdout_bytes=1 << 20))
     assert result.verdicts == ["OLE"]
 
 
+@BOTH_BACKENDS
 def test_binary_and_crlf_output_never_crash_the_judge(sandbox):
     crlf = "import sys\ndef solve():\n    sys.stdout.buffer.write(b'3\\r\\n')\n"
     binary = "import sys\ndef solve():\n    sys.stdout.buffer.write(b'\\xff\\x00\\xfe 3\\n')\n"
@@ -101,6 +102,7 @@ def test_binary_and_crlf_output_never_crash_the_judge(sandbox):
     assert run(sandbox, binary, tests=TESTS[:1]).verdicts == ["WA"]
 
 
+@BOTH_BACKENDS
 def test_no_network_read_only_root_and_no_host_environment(sandbox, monkeypatch):
     probe = (
         "import os, socket\n"
@@ -118,6 +120,7 @@ def test_no_network_read_only_root_and_no_host_environment(sandbox, monkeypatch)
     assert result.verdicts == ["AC"], result.tests[0].stdout_head
 
 
+@BOTH_BACKENDS
 def test_full_standard_library_imports(sandbox):
     program = ("import fractions, decimal, json, heapq, bisect, collections, itertools, math, re\n"
                "from unittest.mock import patch\n" + CORRECT)
@@ -146,6 +149,7 @@ def test_cli_sandbox_run_names_a_bad_tests_line(tmp_path):
 
 
 # ---------------------------------------------------------------- fail fast (issue 14, item 5)
+@BOTH_BACKENDS
 def test_stop_at_first_failure_skips_every_later_test(sandbox):
     tests = [TESTS[0], {"input": "1 1\n", "output": "3\n"}, TESTS[1], TESTS[0]]
     result = sandbox.run(CORRECT, tests, FAST, stop_at_first_failure=True)
@@ -155,6 +159,7 @@ def test_stop_at_first_failure_skips_every_later_test(sandbox):
     assert judged_all.verdicts == ["AC", "WA", "AC", "AC"] and judged_all.skipped == 0
 
 
+@BOTH_BACKENDS
 def test_stop_at_first_failure_does_not_wait_for_later_tests(sandbox):
     """A WA stops the run at once (the host says "stop"); a TLE stops it in the runner."""
     import time
@@ -171,12 +176,14 @@ def test_stop_at_first_failure_does_not_wait_for_later_tests(sandbox):
     assert result.verdicts == ["TLE"] + ["SKIPPED"] * 5
 
 
+@BOTH_BACKENDS
 def test_a_compile_error_with_stop_at_first_failure_is_re_then_skipped(sandbox):
     result = sandbox.run("def solve(:\n", TESTS, FAST, stop_at_first_failure=True)
     assert result.verdicts == ["RE", "SKIPPED"] and result.compile_error
 
 
 # ---------------------------------------------------------------- size limits (issue 14, item 3)
+@BOTH_BACKENDS
 def test_an_oversized_program_is_a_compile_time_re_with_its_size(sandbox):
     import time
     start = time.monotonic()
@@ -187,6 +194,7 @@ def test_an_oversized_program_is_a_compile_time_re_with_its_size(sandbox):
     assert result.tests[0].detail == "compile error: source is 18.0 MB, limit 64 KB"
 
 
+@BOTH_BACKENDS
 def test_an_oversized_input_is_a_compile_time_re_with_its_size(sandbox):
     from neocoder.judge.protocol import INPUT_LIMIT_BYTES
     assert INPUT_LIMIT_BYTES == 4 << 20

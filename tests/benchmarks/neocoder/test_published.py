@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from browser import dump_dom, screenshot
+
 from neocoder.api import evaluate
 from neocoder.cli import main
 from neocoder.benchmarks.neocoder.config import EvalConfig
@@ -204,23 +206,16 @@ class Beside(HTMLParser):
 
 def test_report_shows_the_papers_figures_beside_the_runs_in_chromium(runs, tmp_path):
     index = build_report([runs["gpt4"], runs["sc"]], tmp_path / "report")
-    browser = shutil.which("chromium")
-    assert browser, "chromium not found: run scripts/setup.sh"
-    args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}"]
-    dumped = subprocess.run(args + ["--dump-dom", index.as_uri()], capture_output=True, text=True, timeout=120)
-    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    dumped = dump_dom(index.as_uri(), tmp_path / "profile")
     page = Beside()
-    page.feed(dumped.stdout)
+    page.feed(dumped)
     # Table 4 beside the GPT-4 run: 3 states x 5 rates; Table 5 beside self-correct: 3 x 3 x (value, change)
     assert len(page.cells) == 15 + 18 and page.tags == 2
     assert page.cells[:5] == ["16.1%", "100.0%", "16.2%", "4.5%", "1.0%"]  # Table 4, state 0
     assert page.cells[15:17] == ["14.6%", "+12.1 (2.5 → 14.6)"]  # Table 5, Self-Correction, state 0, convergent
-    text = dumped.stdout
     for needle in ("GPT-4 (published, Table 4)", "GPT-4 + Self-Correction (published, Table 5)",
                    "Lu et al., NAACL 2025, Table 4", "neocoder.codeforces/published/neocoder_table5_strategies.json"):
-        assert needle in text, needle
+        assert needle in dumped, needle
     shot = tmp_path / "index.png"
-    done = subprocess.run(args + [f"--screenshot={shot}", "--window-size=1400,2000", index.as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and shot.stat().st_size > 10_000
+    screenshot(index.as_uri(), shot, tmp_path / "profile", size="1400,2000")
+    assert shot.stat().st_size > 10_000

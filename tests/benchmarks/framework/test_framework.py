@@ -31,6 +31,7 @@ from neocoder.errors import NeocoderError
 from neocoder.models import get_model
 from neocoder.api import run
 from neocoder.store import RunFolder
+from checkout import CHECKOUT
 
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
@@ -494,7 +495,7 @@ def test_validation_against_macgyver_labels_and_the_two_runs_token_ratio(tmp_pat
     import importlib.util
     from neocoder.benchmarks.framework.config import ValidateConfig
     from neocoder.benchmarks.framework.validate import macgyver_pairs
-    spec = importlib.util.spec_from_file_location("ratio", Path(__file__).parent.parent / "scripts" /
+    spec = importlib.util.spec_from_file_location("ratio", CHECKOUT / "scripts" /
                                                   "framework_token_ratio.py")
     ratio = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ratio)

@@ -13,7 +13,7 @@ from inspect_ai.log import read_eval_log  # noqa: E402
 from neocoder.cli import main  # noqa: E402
 
 from loopback import RespondingServer  # noqa: E402
-from test_inspect import inspect_eval_task  # noqa: E402
+from inspect_runs import inspect_eval_task  # noqa: E402
 
 # the k-th answer to any question; the third repeats the first, so novelty drops to 0 and the question stops
 ANSWERS = ["Deflation kept real interest rates high while banks hid bad loans.",
@@ -49,7 +49,7 @@ def test_aidanbench_in_inspect_equals_neocoder_aidanbench(tmp_path):
 
 
 def test_ideas_in_inspect_equals_neocoder_ideas(tmp_path):
-    from test_ideas import PanelServer, scripted
+    from panel import PanelServer, scripted
     keywords = tmp_path / "keywords.csv"
     keywords.write_text("keyword,category\nmeteorology,Earth science\nsoil,Biology\n")
     panel = "openai/j1,openai/j2,openai/j3"

@@ -13,7 +13,7 @@ from neocoder.rewards import ArchiveError, ArchiveStore, RewardWeights, reward
 from neocoder.rewards.archive import distance, measure, tokens
 from neocoder.rewards.formula import novelty_value
 
-from test_serve import OTHER, TOKEN, Server
+from servers import OTHER, TOKEN, ServerProcess
 
 SUM = "def solve():\n    n = int(input())\n    total = 0\n    for i in range(n):\n        total += i\n    print(total)\n"
 RENAMED = ("# the same loop, other names\ndef solve():\n"
@@ -102,7 +102,7 @@ def test_store_adds_lists_exports_resets_and_keeps_owners_and_archives_apart(tmp
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, release_dir):
     """A server on the shipped dataset (what the recorded GPT-4 programs answer)."""
-    srv = Server(tmp_path_factory.mktemp("archives") / "data", release_dir, "--workers", "2").start()
+    srv = ServerProcess(tmp_path_factory.mktemp("archives") / "data", release_dir, "--workers", "2").start()
     yield srv
     assert srv.stop(), srv.log.read_text()
 

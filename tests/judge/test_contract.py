@@ -10,7 +10,6 @@ import json
 from collections import Counter
 
 import pytest
-from test_sandbox import sandbox  # noqa: F401  (the fixture: both backends, shared with test_sandbox.py)
 
 from neocoder.judge import Limits
 from neocoder.benchmarks.neocoder.program import extract_code
@@ -24,6 +23,9 @@ MULTI = "2\n1 2\n40 2\n"
 def rule(source):
     prepared = runner.prepare(source)
     return prepared.entry, prepared.rule, prepared.calls_solve
+
+
+BOTH_BACKENDS = pytest.mark.parametrize("sandbox", ["docker", "process"], indirect=True, scope="module")
 
 
 # ---------------------------------------------------------------- the rules, no sandbox
@@ -113,6 +115,7 @@ ONE = [{"input": "1 2\n", "output": "3\n"}]
 
 
 @pytest.mark.docker
+@BOTH_BACKENDS
 def test_a_driver_loop_is_judged_as_written(sandbox):
     result = sandbox.run(PER_CASE + "for _ in range(int(input())):\n    solve()\n", [{"input": MULTI, "output": "3\n42\n"}],
                      LIMITS)
@@ -121,6 +124,7 @@ def test_a_driver_loop_is_judged_as_written(sandbox):
 
 
 @pytest.mark.docker
+@BOTH_BACKENDS
 def test_a_call_through_another_name_is_judged_as_written(sandbox):
     program = PER_CASE + "def main():\n    for _ in range(int(input())):\n        go()\ngo = solve\nmain()\n"
     result = sandbox.run(program, [{"input": MULTI, "output": "3\n42\n"}], LIMITS)
@@ -128,6 +132,7 @@ def test_a_call_through_another_name_is_judged_as_written(sandbox):
 
 
 @pytest.mark.docker
+@BOTH_BACKENDS
 def test_exit_inside_solve_is_a_normal_end(sandbox):
     for stop in ("exit()", "sys.exit(0)", "quit()", "raise SystemExit"):
         program = "import sys\n" + SOLVE + f"    {stop}\n    print('never')\n"
@@ -137,6 +142,7 @@ def test_exit_inside_solve_is_a_normal_end(sandbox):
 
 
 @pytest.mark.docker
+@BOTH_BACKENDS
 def test_a_main_harness_with_asserts_is_removed(sandbox):
     program = SOLVE + (
         "if __name__ == '__main__':\n"
@@ -150,6 +156,7 @@ def test_a_main_harness_with_asserts_is_removed(sandbox):
 
 
 @pytest.mark.docker
+@BOTH_BACKENDS
 def test_a_nonzero_exit_code_is_re(sandbox):
     result = sandbox.run("import sys\n" + SOLVE + "    sys.exit(3)\n", ONE, LIMITS)
     assert result.verdicts == ["RE"] and result.tests[0].detail == "exit code 3"

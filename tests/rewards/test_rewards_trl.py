@@ -21,35 +21,14 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 from trl import GRPOConfig, GRPOTrainer
 
-from neocoder.dataset import shipped
+from recorded import char_tokenizer, recorded_program, shipped_states
+
 from neocoder.rewards import RewardWeights, ScoreItem, score_batch
 from neocoder.rewards.trl import NeocoderReward, completion_text, neocoder_reward
 
-MODEL = "gpt-4-1106-preview"
 # States whose recorded GPT-4 program is correct on every shipped test (so the rewarded
 # completions earn more than correctness: 1878A/0 is divergent, 1843C/2 follows two denials)
 STATES = [("1878A", 0), ("1843C", 2)]
-
-
-def shipped_states(keys):
-    """The shipped ProblemStates for ``keys`` [(problem_id, t)], in that order."""
-    by_key = {(s.problem_id, s.state): s for s in shipped.load_states()}
-    return [by_key[k] for k in keys]
-
-
-def recorded_program(state) -> str:
-    return shipped.recorded_codes(MODEL)[state.problem_id][state.source_index]
-
-
-def char_tokenizer(texts) -> PreTrainedTokenizerFast:
-    """A character-level tokenizer over the characters of ``texts`` (nothing downloaded)."""
-    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2}
-    for ch in sorted(set("".join(texts))):
-        vocab.setdefault(ch, len(vocab))
-    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
-    core.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>")
 
 
 def tiny_model(vocab_size: int) -> LlamaForCausalLM:
@@ -156,7 +135,7 @@ def test_reward_calling_conventions_and_unscored_rows():
 def test_reward_functions_through_a_server_equal_in_process(tmp_path, release_dir):
     """The TRL and verl reward functions with ``server=``: the batch goes to a real ``neocoder
     serve`` (its shipped dataset, POST /v1/score with items) and the rewards are the in-process ones."""
-    from test_serve import TOKEN, Server
+    from servers import TOKEN, ServerProcess
 
     import neocoder.rewards.verl as neo_verl
     states = shipped_states(STATES)
@@ -166,7 +145,7 @@ def test_reward_functions_through_a_server_equal_in_process(tmp_path, release_di
     with neocoder_reward(weights={"novelty": 0.0}) as local:
         want = local(**call)
     assert want[0] >= 1.0 and want[1] >= 1.0 and want[2:] == [0.0, 0.0]
-    server = Server(tmp_path / "data", release_dir, "--workers", "2").start()
+    server = ServerProcess(tmp_path / "data", release_dir, "--workers", "2").start()
     try:
         remote = neocoder_reward(weights={"novelty": 0.0}, server=server.url, token=TOKEN)
         assert remote(**call) == pytest.approx(want) and remote._scorer is None

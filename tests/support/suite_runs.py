@@ -12,8 +12,8 @@ from neocoder.runner import run
 from neocoder.suite.config import SuiteConfig
 from neocoder.suite.task import SuiteTask
 from suite_model import SuiteModel
+from checkout import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 def liveideabench_dir() -> str:

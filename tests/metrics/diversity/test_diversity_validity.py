@@ -18,8 +18,9 @@ from neocoder.metrics.diversity.judge_measure import Judge, judge_prompt, parse_
 from neocoder.metrics.diversity.normalise import normalise
 from neocoder.metrics.diversity.operations import operations
 from neocoder.models import get_model
+from checkout import CHECKOUT
 
-LABELS = Path(__file__).resolve().parents[1] / "data" / "codeforces" / "algorithm_pairs" / "partitions.jsonl"
+LABELS = CHECKOUT / "data" / "codeforces" / "algorithm_pairs" / "partitions.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from browser import dump_dom, screenshot
+
 from neocoder.api import evaluate, run_aidanbench
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.neocoder.config import EvalConfig
@@ -51,26 +53,10 @@ class DomCounts(HTMLParser):
             self.shown_text += data
 
 
-def chromium() -> str:
-    path = shutil.which("chromium")
-    assert path, "chromium not found: run scripts/setup.sh (it installs Debian's chromium for the report test)"
-    return path
-
-
-def browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess:
-    """Run headless Chromium on ``url`` (a file:// URL) with ``extra`` flags."""
-    args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            f"--user-data-dir={profile}", *extra, url]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done
-
-
 def dom(url: str, profile: Path) -> DomCounts:
     """The DOM after the page's scripts ran (a virtual-time budget lets them finish)."""
     counts = DomCounts()
-    counts.feed(browse(url, profile, "--virtual-time-budget=5000", "--dump-dom").stdout)
+    counts.feed(dump_dom(url, profile))
     return counts
 
 
@@ -138,7 +124,7 @@ def test_report_opens_in_chromium_with_plots_rows_and_a_working_filter(tmp_path,
 
     for name, page in (("index", index), ("drill", drill)):
         shot = tmp_path / f"{name}.png"
-        browse(page.as_uri(), profile, f"--screenshot={shot}", "--window-size=1400,2000")
+        screenshot(page.as_uri(), shot, profile, size="1400,2000")
         assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
 
 

@@ -15,8 +15,8 @@ from cdp import Chromium
 from neocoder.report.leaderboard.collect import Row, collect
 from neocoder.report.leaderboard.ties import ties
 from suite_runs import liveideabench_dir, make_runs
+from checkout import CHECKOUT
 
-CHECKOUT = Path(__file__).resolve().parents[1]
 
 
 def row(rid: str, value: float, low: float, high: float) -> Row:
