@@ -1,8 +1,8 @@
 """Model calls in flight apart from sandbox workers: ``--max-connections 32`` against ``1``.
 
-A scripted OpenAI-compatible endpoint on loopback (tests/loopback.py ``PacedServer``)
+A scripted OpenAI-compatible endpoint on loopback (tests/support/loopback.py ``PacedServer``)
 answers each chat call after ``--latency`` seconds with a program that depends only on
-the prompt (tests/paced_eval.py).  ``neocoder eval``'s task judges ``--states`` problem
+the prompt (tests/support/paced_eval.py).  ``neocoder eval``'s task judges ``--states`` problem
 states of the release (256 MB problems, so the sandbox's workers share one key) in the
 real Docker sandbox with ``--workers`` containers, in one process:
 
@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from loopback import PacedServer  # noqa: E402
 from paced_eval import ContainerWatch, eval_config, reply, timed_eval, write_states  # noqa: E402

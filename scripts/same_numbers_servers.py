@@ -9,12 +9,12 @@ scripts are served:
   1899A "Game with Integers"): a wrong program, a right one with a for loop and a right
   one by recursion, chosen by the problem, the turn of the conversation and the seed; plans for
   self-plan; and, on the completions API, a two-branch code tree with token log-probabilities
-  for MCTS (the wrong branch is the likelier, as in tests/test_strategies.py).
+  for MCTS (the wrong branch is the likelier, as in tests/benchmarks/neocoder/test_strategies.py).
 - ``aidan_judge``: AidanBench coherence scores ``<score>N</score>`` from a hash of the answer.
 - ``ideas_panel``: LiveIdeaBench ideas per keyword and seed, judge scores per (judge, idea)
   and fluency grades, all from hashes.
 
-The HTTP server is tests/loopback.py's ``RespondingServer`` of this checkout (the one the
+The HTTP server is tests/support/loopback.py's ``RespondingServer`` of this checkout (the one the
 script runs from, whatever checkout it measures).
 """
 
@@ -26,7 +26,7 @@ import math
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from loopback import RespondingServer  # noqa: E402
 
@@ -147,6 +147,6 @@ def ideas_panel(kind: str, body: dict) -> Reply:
     return f"Idea: study {keyword} with method {num} ({digest_int(keyword, num) % 997}) against a control.", None
 
 
-# The server itself is the tests' (tests/loopback.py ``RespondingServer``, from this
+# The server itself is the tests' (tests/support/loopback.py ``RespondingServer``, from this
 # checkout's own tests/, whatever checkout is measured): only the scripts above are this file's.
 ScriptedServer = RespondingServer

@@ -1,7 +1,7 @@
 """Reasoning models and inspect_ai's providers through whole runs: ``neocoder eval`` judged
 in Docker, AidanBench and LiveIdeaBench through the Python API and the CLI.
 
-Every endpoint is a real HTTP server on loopback (tests/loopback.py): ``ReasoningServer``
+Every endpoint is a real HTTP server on loopback (tests/support/loopback.py): ``ReasoningServer``
 refuses ``max_tokens`` and non-default temperatures as OpenAI's reasoning models do and
 reports reasoning tokens; ``AnthropicServer`` speaks Anthropic's Messages API.
 """

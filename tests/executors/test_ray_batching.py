@@ -1,7 +1,7 @@
 """How the Ray executor packs a batch: each test list, limit and checker once per call.
 
 Pure driver-side code (``neocoder.executors.ray_jobs.pack``), no cluster: the batches on
-a real cluster are tested in tests/test_ray.py."""
+a real cluster are tested in tests/executors/test_ray.py."""
 
 from __future__ import annotations
 

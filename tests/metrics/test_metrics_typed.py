@@ -1,6 +1,6 @@
 """Typed metrics computed once (neocoder/metric_types.py, metrics.score_samples/score_humans).
 
-The golden folders in tests/data/metrics_golden/ hold records and the metrics.json the
+The golden folders in tests/metrics/data/metrics_golden/ hold records and the metrics.json the
 code before this change wrote for them (the two-path computation: point estimates and
 ratios apart): a subset of the README's GPT-4 replay run, a run with 5 samples per
 problem (semantic entropies, pass@5, best-of-5, an all-excluded state), and the human

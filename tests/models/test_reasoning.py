@@ -1,7 +1,7 @@
 """Reasoning models, refused requests and --problems, with no sandbox.
 
 The endpoint is a real HTTP server on loopback behaving as OpenAI's reasoning models do
-(tests/loopback.py ``ReasoningServer``: ``max_tokens`` and non-default temperatures refused
+(tests/support/loopback.py ``ReasoningServer``: ``max_tokens`` and non-default temperatures refused
 with 400 and ``error.param``, reasoning tokens in the usage).
 """
 

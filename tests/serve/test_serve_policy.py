@@ -2,7 +2,7 @@
 
 Driven as a caller of a shared server: the real app on uvicorn in this process (a thread)
 on a loopback port, two tokens, the process sandbox.  Every connection a test lets happen
-goes to loopback (a scripted OpenAI-style server, tests/loopback.py); the private, link-local
+goes to loopback (a scripted OpenAI-style server, tests/support/loopback.py); the private, link-local
 and public addresses below appear only in URLs and resolver answers that must be refused
 before any connection is made.
 """

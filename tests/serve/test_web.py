@@ -6,7 +6,7 @@ token's browser sees none of the first's job (404); forms without the CSRF token
 refused (403); the JSON API is unchanged.
 
 The job is held in the queue by another token's job whose model (a scripted endpoint on
-loopback, tests/suite_model.py) answers only when the test says: the page is open while
+loopback, tests/support/suite_model.py) answers only when the test says: the page is open while
 the job is still queued, so it must show the progress advance from 0 to the end."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ profile, and a kill -9 mid-way that resumes without a model call answered twice.
 
 NeoCoder is answered by GPT-4's recorded codes (replay/gpt-4-1106-preview) in the real
 Docker sandbox; AidanBench and LiveIdeaBench, which have no recordings of it, by a
-scripted OpenAI-style stand-in on loopback (tests/suite_model.py), with judges and
+scripted OpenAI-style stand-in on loopback (tests/support/suite_model.py), with judges and
 embeddings from the same endpoint."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Suite runs for the leaderboard and web tests: GPT-4's recorded NeoCoder answers with a
 scripted stand-in for AidanBench and LiveIdeaBench, and a second, scripted model on the
-two benchmarks it can answer (tests/suite_model.py serves both)."""
+two benchmarks it can answer (tests/support/suite_model.py serves both)."""
 
 from __future__ import annotations
 
