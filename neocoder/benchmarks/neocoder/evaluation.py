@@ -145,14 +145,15 @@ def describe_dataset(config: EvalConfig) -> DatasetInfo:
     return DatasetInfo(str(path), path, f"file-{hashlib.sha256(file.read_bytes()).hexdigest()[:12]}")
 
 
-def diversity_humans(config: EvalConfig, problem_ids) -> dict | None:
+def diversity_humans(config: EvalConfig, problem_ids, solution_sets: dict | None = None) -> dict | None:
     """The human reference programs of ``problem_ids`` for the diversity measures
-    (diversity.humans.human_programs): the shipped technique sets, with the code of the
-    release at ``config.release_dir`` where there is one; None on ``--dataset release`` of
-    another release than the shipped one (its solutions are not the shipped sets')."""
+    (diversity.humans.human_programs): the shipped technique sets (``solution_sets``, the
+    run's own where it has them), with the code of the release at ``config.release_dir``
+    where there is one; None on ``--dataset release`` of another release than the shipped
+    one (its solutions are not the shipped sets')."""
     if own_release(config) is not None or not problem_ids:
         return None
-    return human_programs(problem_ids, shipped_release(config))
+    return human_programs(problem_ids, shipped_release(config), solution_sets)
 
 
 def shipped_release(config: EvalConfig) -> Path | None:
@@ -190,11 +191,14 @@ class EvalInputs:
     """What an eval works with once open (``EvalTask.open``): the problem ``states`` it
     covers and their ``problems`` in order, the ``human`` technique sets per problem, the
     ``dataset`` judged on, the sandbox ``box``, the paper-mode ``protocol``, the ``model``
-    behind the run's call cache and the strategy's ``options``."""
+    behind the run's call cache and the strategy's ``options``; ``human_solutions`` holds
+    the technique set of each accepted solution (looked up once: ``human`` is their union,
+    Eq. 3, and the diversity block's human reference reads them)."""
 
     states: list[ProblemState]
     problems: list[str]
     human: dict
+    human_solutions: dict
     dataset: DatasetInfo
     box: Any
     protocol: Any
@@ -205,11 +209,13 @@ class EvalInputs:
 @dataclass
 class HumanInputs:
     """What the human baselines work with (``HumanTask.open``): the problem ``states``,
-    the ``dataset`` they come from and the human ``rows`` (Eq. 5, 6)."""
+    the ``dataset`` they come from, the human ``rows`` (Eq. 5, 6) and the technique set of
+    each accepted ``solutions`` they were made from (which the diversity block reads too)."""
 
     states: list[ProblemState]
     dataset: DatasetInfo
     rows: list
+    solutions: dict
 
 
 class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
@@ -232,7 +238,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
 
     def open(self, run: Run) -> "EvalInputs":
         from neocoder.benchmarks.neocoder.paper import paper_human_sets, paper_states, protocol_of
-        from neocoder.techniques.human import human_technique_sets
+        from neocoder.techniques.human import human_solution_sets, technique_union
         config = self.config
         check_execution_classes(config)
         states = paper_states(select_states(config), config.paper, config.release_dir)
@@ -241,11 +247,13 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         before = _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
         run.stack.enter_context(part(run.folder.path, config.shard, before, config.public()))  # --shard: this driver's part
         release = own_release(config)
-        human = paper_human_sets(human_technique_sets(set(problems), release), config.paper, config.release_dir)
+        solutions = human_solution_sets(set(problems), release)
+        human = paper_human_sets(technique_union(solutions), config.paper, config.release_dir)
         box = run.open_sandbox(config.sandbox)
         raw = run.open_model(config.model if release is None or config.model.release_dir
                              else config.model.with_(release_dir=release))
-        return EvalInputs(states=states, problems=problems, human=human, dataset=dataset, box=box,
+        return EvalInputs(states=states, problems=problems, human=human, human_solutions=solutions, dataset=dataset,
+                          box=box,
                           protocol=protocol_of(config.paper), model=run.cached(raw), options=config.strategy_options())
 
     def items(self, run: Run) -> list:
@@ -306,7 +314,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         metrics = score_samples(s.model.name, samples, config.bootstrap, config.bootstrap_seed,
                                 strategy=config.strategy, calls=run.cache.stats(), tests=tests,
                                 dataset=s.dataset.name)
-        humans = diversity_humans(config, {x.problem_id for x in samples})
+        humans = diversity_humans(config, {x.problem_id for x in samples}, s.human_solutions)
         codes = execution_keys(config, s.box, s.states, samples, humans)
         metrics.diversity = run_diversity(samples, humans, codes, resamples=config.bootstrap,
                                           seed=config.bootstrap_seed)
@@ -331,9 +339,9 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
                                 "nothing: run `neocoder eval --model human` without --shard")
         check_execution_classes(self.config)
         states = select_states(self.config)
-        return HumanInputs(states=states, dataset=describe_dataset(self.config),
-                           rows=human_rows(states, human_solution_sets({s.problem_id for s in states},
-                                                                       own_release(self.config))))
+        solutions = human_solution_sets({s.problem_id for s in states}, own_release(self.config))
+        return HumanInputs(states=states, dataset=describe_dataset(self.config), rows=human_rows(states, solutions),
+                           solutions=solutions)
 
     def manifest(self, run: Run) -> dict:
         return run.inputs.dataset.manifest()
@@ -349,7 +357,7 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         config = self.config
         run.folder.write_all(run.inputs.rows)
         metrics = score_humans(run.inputs.rows, config.bootstrap, config.bootstrap_seed)
-        programs = diversity_humans(config, {row.problem_id for row in run.inputs.rows})
+        programs = diversity_humans(config, {row.problem_id for row in run.inputs.rows}, run.inputs.solutions)
         if programs and config.execution_classes:
             box = run.open_sandbox(config.sandbox)
             execution_keys(config, box, run.inputs.states, [], programs, problems=list(programs))

@@ -20,13 +20,19 @@ from .classes import EXECUTION, MEASURES, OPERATIONS, STRUCTURE, TECHNIQUE, Prog
 from .measures import distinct_k, expected_distinct
 
 
-def human_programs(problem_ids, release_dir: Path | None = None) -> dict[str, list[Program]]:
+def human_programs(problem_ids, release_dir: Path | None = None,
+                   solution_sets: dict[str, list[set[str]]] | None = None) -> dict[str, list[Program]]:
     """problem_id -> its accepted human solutions in Python or C/C++ as ``Program``s, in
-    the release's order, with the shipped technique sets; with ``release_dir`` (a
-    release that has ``human_solutions.json``) also their code.  Raises DatasetError for
-    a malformed release, ShippedDataError for a broken install, and ValueError when the
-    release's solutions do not line up with the shipped sets (another release)."""
-    sets = human_solution_sets(problem_ids)
+    the release's order, with the shipped technique sets (``solution_sets`` where the
+    caller has them already, as ``human_solution_sets`` gives them; else looked up); with
+    ``release_dir`` (a release that has ``human_solutions.json``) also their code.  Raises
+    DatasetError for a malformed release, ShippedDataError for a broken install, and
+    ValueError when the release's solutions do not line up with the shipped sets (another
+    release)."""
+    if solution_sets is None:
+        sets = human_solution_sets(problem_ids)
+    else:
+        sets = {pid: solution_sets[pid] for pid in sorted(set(problem_ids)) if pid in solution_sets}
     codes: dict[str, list[tuple[str, str]]] = {}
     if release_dir is not None and has_release(release_dir):
         codes = {pid: [(lang, src) for lang, src in sols if lang in SUPPORTED]
