@@ -212,3 +212,15 @@ def test_export_refuses_a_benchmark_it_has_no_tables_for(tmp_path):
     with pytest.raises(NeocoderError, match=rf"{re.escape(str(tmp_path / 'aidan'))}: a 'aidanbench' run"):
         export_run(tmp_path / "aidan", "jsonl")
     assert not (tmp_path / "aidan" / "export").exists()
+
+
+def test_documented_framework_columns_are_the_written_ones():
+    from test_export import documented
+    from neocoder.export import COST_PARTS, PROBLEM_COLUMNS, VERDICT_JUDGES
+    assert documented("Columns of steps.") == list(STEP_COLUMNS)
+    assert documented("Columns of problems.") == list(PROBLEM_COLUMNS)
+    columns = list(problem_columns("hypogen"))
+    assert columns[len(PROBLEM_COLUMNS):] == [f"{j}_{c}{end}" for j in VERDICT_JUDGES
+                                              for c in ("feasibility", "relevance", "scientific_accuracy")
+                                              for end in ("", "_confidence")] + [
+        f"{part}_{cost}" for part in COST_PARTS for cost in ("calls", "prompt_tokens", "completion_tokens")]
