@@ -224,3 +224,22 @@ def test_documented_framework_columns_are_the_written_ones():
                                               for c in ("feasibility", "relevance", "scientific_accuracy")
                                               for end in ("", "_confidence")] + [
         f"{part}_{cost}" for part in COST_PARTS for cost in ("calls", "prompt_tokens", "completion_tokens")]
+
+
+@pytest.mark.docker
+def test_the_code_domain_in_inspect_judges_the_program_in_the_sandbox(tmp_path, monkeypatch):
+    from test_framework import code_respond
+    monkeypatch.setenv("SCRIPTED_API_KEY", "x")
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    with RespondingServer(code_respond, usage=USAGE) as server:
+        (log,) = inspect_eval(framework(judge="openai/judge", judge_base_url=server.url, domain="code", limit=1,
+                                        candidates=2, max_steps=2, entailment="llm", bootstrap=20, workers=1),
+                              model="openai-api/scripted/scripted", model_base_url=server.url,
+                              log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    solution = FrameworkSolution.from_dict(log.samples[0].metadata["solution"])
+    assert solution.program.strip().startswith("def solve():") and solution.sandbox_verdicts
+    assert solution.sandbox_correct == all(v == "AC" for v in solution.sandbox_verdicts)
+    assert solution.verdicts["retrieval"]["correctness"]["verdict"] is False
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert metrics["sandbox/correct"] == float(solution.sandbox_correct)
