@@ -1,4 +1,5 @@
-"""``neocoder export``: a run folder as per-sample and per-state tables (parquet or JSONL)."""
+"""``neocoder export``: a run folder as tables (parquet or JSONL): per sample and per state for a
+NeoCoder run, per step and per problem for a framework run."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from . import main
 @click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for samples.<format> and states.<format> (default: RUN/export).")
+              help="Folder for the tables (samples and states, or steps and problems; default: RUN/export).")
 def export_command(run, fmt, out):
-    """Write RUN's per-sample details and per-state metrics as tables `datasets` and pandas
-    load (columns: docs/records.md, "Exported tables")."""
+    """Write RUN's tables, which `datasets` and pandas load: per-sample details and per-state
+    metrics of a NeoCoder run, per-step and per-problem rows of a framework run (columns:
+    docs/records.md, "Exported tables")."""
     from ..export import export_run
     for path in export_run(run, fmt, out):
         click.echo(str(path))

@@ -2,7 +2,8 @@
 
 This module is inspect_ai's entry point for neocoder (``[project.entry-points.inspect_ai]``
 in pyproject.toml): importing it registers the tasks ``neocoder/neocoder`` (tasks.py),
-``neocoder/aidanbench`` (loops.py) and ``neocoder/ideas`` (ideas_task.py), the scorer and
+``neocoder/aidanbench`` (loops.py), ``neocoder/ideas`` (ideas_task.py) and
+``neocoder/framework`` (framework_task.py, the creativity-evaluation framework), the scorer and
 metric (scoring.py) and the model API ``neocoder-replay`` (replay_api.py).
 It needs inspect_ai (``pip install 'neocoder[inspect]'``); ``import neocoder`` does not.
 The other direction, an inspect log's replies scored by ``neocoder eval``, is the model
@@ -11,8 +12,9 @@ provider ``inspect/<log file>`` (neocoder/models/inspect_log.py).
 
 from .replay_api import NeocoderReplayAPI
 from .scoring import neocoder_scorer, neocoder_states
+from .framework_task import framework
 from .ideas_task import ideas
 from .loops import aidanbench
 from .tasks import neocoder
 
-__all__ = ["NeocoderReplayAPI", "aidanbench", "ideas", "neocoder", "neocoder_scorer", "neocoder_states"]
+__all__ = ["NeocoderReplayAPI", "aidanbench", "framework", "ideas", "neocoder", "neocoder_scorer", "neocoder_states"]

@@ -10,8 +10,6 @@ of the benchmark's scoring, not the model under test.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample as InspectSample
 from inspect_ai.model import ModelOutput, get_model as inspect_model
@@ -19,30 +17,7 @@ from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
 from ..records import Answer, QuestionResult
-from .bridge import InspectModel, generate_config, run_loop
-
-
-@lru_cache(maxsize=2)
-def _embedder(spec: str):
-    from neocoder.models.embedders import get_embedder
-    return get_embedder(spec)
-
-
-_JUDGES: dict = {}
-
-
-def _judge(config):
-    """The coherence judge ``config`` (a ModelConfig; None: novelty only) names, built once
-    per distinct config and kept for the task's samples."""
-    from dataclasses import astuple
-
-    from ..models import get_model
-    if config is None:
-        return None
-    key = astuple(config)
-    if key not in _JUDGES:
-        _JUDGES[key] = get_model(config)
-    return _JUDGES[key]
+from .bridge import InspectModel, generate_config, run_loop, shared_embedder as _embedder, shared_model as _judge
 
 
 def aidan_config(judge: str | None = None, judge_base_url: str | None = None, temperature: float | None = None,

@@ -137,11 +137,14 @@ USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
 
 def completion_payload(kind: str, model: str, text: str, logprobs: dict | None = None, usage: dict = USAGE) -> bytes:
-    """The body of a 200 answer: a chat completion (``kind`` "chat") or a text completion
-    with its ``logprobs``, reporting ``usage``."""
+    """The body of a 200 answer: a chat completion (``kind`` "chat"; with ``logprobs`` in
+    the chat form ``{"content": [{"token", "logprob", ...}]}`` where given so) or a text
+    completion with its ``logprobs``, reporting ``usage``."""
     choice: dict = {"index": 0, "finish_reason": "stop"}
     if kind == "chat":
         choice["message"] = {"role": "assistant", "content": text}
+        if isinstance(logprobs, dict) and "content" in logprobs:
+            choice["logprobs"] = logprobs
     else:
         choice.update(text=text, logprobs=logprobs)
     return json.dumps({"id": "x", "object": "chat.completion" if kind == "chat" else "text_completion",

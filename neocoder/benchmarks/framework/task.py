@@ -1,6 +1,7 @@
 """The framework as a runner task (``neocoder framework``, ``neocoder run framework``).
 
-An item is one problem of the domain; solving it runs the step-wise loop (stepwise.py),
+An item is one problem of the domain; solving it (``solve_problem``, the per-problem loop
+the inspect task ``neocoder/framework`` runs too) runs the step-wise loop (stepwise.py),
 yielding each ``FrameworkStep`` as it is made, then (code domain) writes the program from
 the plan and judges it in the sandbox, then runs the judges (judge.py, chateval.py) on
 the solution and yields the ``FrameworkSolution``.  A rerun resumes: finished problems
@@ -78,6 +79,85 @@ class FrameworkInputs:
     solutions: list = field(default_factory=list)
 
 
+def needs_embedder(config) -> bool:
+    """Whether ``config`` (a resolved FrameworkConfig) needs an embedder: the embedding
+    entailment backend or the retrieval judge's fragment index."""
+    return config.entailment == "embedding" or config.judges in ("retrieval", "both")
+
+
+def framework_inputs(config, problems: list, model, judge, embedder, sandbox) -> "FrameworkInputs":
+    """The ``FrameworkInputs`` of ``problems`` (a list of Problem) for the resolved
+    FrameworkConfig ``config``: the generator ``model`` and the ``judge`` (neocoder
+    Models, cached or not), the ``embedder`` (None unless ``needs_embedder``), the
+    ``sandbox`` (code domain, else None); the entailment backend and the judges are opened
+    here from ``config``, so every surface (the runner's task, the inspect task) builds
+    them alike.  Raises NeocoderError as ``open_entailment`` does (an NLI model that
+    cannot load)."""
+    from .entailment import open_entailment
+    return FrameworkInputs(problems={p.problem_id: p for p in problems}, order=[p.problem_id for p in problems],
+                           model=model, judge=judge, embedder=embedder,
+                           entailment=open_entailment(config.entailment, nli_model=config.nli_model,
+                                                      batch=config.nli_batch, judge=judge, embedder=embedder,
+                                                      threshold=config.similarity),
+                           judges=open_judges(config, judge, embedder), sandbox=sandbox)
+
+
+def step_settings(config) -> StepSettings:
+    """How the candidates of a step are sampled, from a FrameworkConfig (candidates, their
+    temperature and top_p, the step cap and the tokens per step)."""
+    return StepSettings(config.candidates, config.sample_temperature, config.sample_top_p, config.max_steps,
+                        config.step_tokens)
+
+
+def solve_problem(config, inputs: "FrameworkInputs", problem_id: str):
+    """The framework's per-problem loop: yield each ``FrameworkStep`` of problem
+    ``problem_id`` of ``inputs`` as it is made (after the steps ``inputs.steps`` already
+    holds for it), then its ``FrameworkSolution`` (scores, the code domain's sandbox
+    verdict, the judges' verdicts; ``finish_solution``).  A model failure yields a
+    solution with ``error`` set (retried on resume); EndpointError is raised (every call
+    would fail alike).  ``neocoder framework`` and the inspect task ``neocoder/framework``
+    both run this."""
+    problem = inputs.problems[problem_id]
+    steps = list(inputs.steps.get(problem.problem_id, []))
+    try:
+        for step in run_steps(problem, inputs.model, inputs.entailment, step_settings(config), steps):
+            steps.append(step)
+            yield step
+        yield finish_solution(config, inputs, problem, steps)
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        yield FrameworkSolution(domain=problem.domain, problem_id=problem.problem_id, model=config.model.spec,
+                                steps=[], entropies=[], divergent=None, divergent_min=None,
+                                divergent_max=None, stop_reason="error", error=str(exc))
+
+
+def finish_solution(config, inputs: "FrameworkInputs", problem: Problem, steps: list[FrameworkStep]) -> FrameworkSolution:
+    """The solution record of ``problem`` from its ``steps``: scores (``summarise``),
+    (code) the program written from the plan and its sandbox verdict, and each judge's
+    verdicts per criterion with their calls and tokens.  Raises what the models raise."""
+    summary = summarise(steps, config.max_steps)
+    record = FrameworkSolution(domain=problem.domain, problem_id=problem.problem_id, model=config.model.spec,
+                               **summary)
+    text = solution_text(problem, summary["steps"])
+    if problem.domain == "code":
+        from .code import judge_program, sandbox_truth
+        meter = Meter()
+        sample = judge_program(problem.extra["state"], summary["steps"], inputs.judge, inputs.sandbox, meter)
+        record.program = sample.code
+        record.sandbox_correct = sandbox_truth(sample)
+        record.sandbox_verdicts = [t.get("verdict") for tier in (sample.examples, sample.plus) if tier
+                                   for t in tier.tests]
+        record.judge_cost["program"] = meter.to_dict()
+        text = f"Plan:\n{text}\n\nProgram:\n{sample.code}"
+    for judge in inputs.judges:
+        result = judge.judge(problem.text, text, problem.criteria)
+        record.verdicts[judge.name] = result.verdicts
+        record.judge_cost[judge.name] = result.cost
+        record.discussion[judge.name] = result.transcript
+    return record
+
+
 class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem", prompts=PROMPT_FILES,
                     record_type=FrameworkSolution):
     """The creativity-evaluation framework (see the module)."""
@@ -90,22 +170,15 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
 
     def open(self, run: Run) -> "FrameworkInputs":
         from neocoder.models.embedders import get_embedder
-        from .entailment import open_entailment
         config = self.config
         problems = load_problems(config.domain, config.data)
         problems = problems[:config.limit] if config.limit else problems
         raw = run.open_model(config.model)
         shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
         judge = run.cached(shared or run.open_model(config.judge))
-        need_embedder = config.entailment == "embedding" or config.judges in ("retrieval", "both")
-        embedder = get_embedder(config.embedder) if need_embedder else None
-        return FrameworkInputs(problems={p.problem_id: p for p in problems}, order=[p.problem_id for p in problems],
-                               model=run.cached(raw), judge=judge, embedder=embedder,
-                               entailment=open_entailment(config.entailment, nli_model=config.nli_model,
-                                                          batch=config.nli_batch, judge=judge, embedder=embedder,
-                                                          threshold=config.similarity),
-                               judges=open_judges(config, judge, embedder),
-                               sandbox=run.open_sandbox(config.sandbox) if config.domain == "code" else None)
+        return framework_inputs(config, problems, run.cached(raw), judge,
+                                get_embedder(config.embedder) if needs_embedder(config) else None,
+                                run.open_sandbox(config.sandbox) if config.domain == "code" else None)
 
     def items(self, run: Run) -> list:
         return [(pid,) for pid in run.inputs.order]
@@ -122,46 +195,7 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
         return super().pending(run, items)
 
     def solve(self, item, run: Run):
-        config, state = self.config, run.inputs
-        problem = state.problems[item[0]]
-        settings = StepSettings(config.candidates, config.sample_temperature, config.sample_top_p, config.max_steps,
-                                config.step_tokens)
-        steps = list(state.steps.get(problem.problem_id, []))
-        try:
-            for step in run_steps(problem, state.model, state.entailment, settings, steps):
-                steps.append(step)
-                yield step
-            yield self._finish(problem, steps, run)
-        except EndpointError:
-            raise
-        except ModelError as exc:
-            yield FrameworkSolution(domain=problem.domain, problem_id=problem.problem_id, model=config.model.spec,
-                                    steps=[], entropies=[], divergent=None, divergent_min=None,
-                                    divergent_max=None, stop_reason="error", error=str(exc))
-
-    def _finish(self, problem: Problem, steps: list[FrameworkStep], run: Run) -> FrameworkSolution:
-        """The solution record: scores, (code) the sandbox's verdict, the judges' verdicts."""
-        config, state = self.config, run.inputs
-        summary = summarise(steps, config.max_steps)
-        record = FrameworkSolution(domain=problem.domain, problem_id=problem.problem_id, model=config.model.spec,
-                                   **summary)
-        text = solution_text(problem, summary["steps"])
-        if problem.domain == "code":
-            from .code import judge_program, sandbox_truth
-            meter = Meter()
-            sample = judge_program(problem.extra["state"], summary["steps"], state.judge, state.sandbox, meter)
-            record.program = sample.code
-            record.sandbox_correct = sandbox_truth(sample)
-            record.sandbox_verdicts = [t.get("verdict") for tier in (sample.examples, sample.plus) if tier
-                                       for t in tier.tests]
-            record.judge_cost["program"] = meter.to_dict()
-            text = f"Plan:\n{text}\n\nProgram:\n{sample.code}"
-        for judge in state.judges:
-            result = judge.judge(problem.text, text, problem.criteria)
-            record.verdicts[judge.name] = result.verdicts
-            record.judge_cost[judge.name] = result.cost
-            record.discussion[judge.name] = result.transcript
-        return record
+        return solve_problem(self.config, run.inputs, item[0])
 
     def label(self, run: Run) -> str:
         return f"framework {self.config.domain} {self.config.model.spec}"
