@@ -3,7 +3,6 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

@@ -4,9 +4,7 @@ on the same 20 problems, the way back (`neocoder eval --model inspect/<log>`), a
 `inspect view` of that log read in headless Chromium."""
 
 import json
-import os
 import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request

@@ -3,8 +3,6 @@ an AidanBench re-scoring, then opened in a real headless Chromium, whose DOM mus
 plots, every drill-down row, and rows hidden by a preselected filter."""
 
 import json
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 

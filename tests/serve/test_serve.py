@@ -4,8 +4,6 @@ with its own data directory and tokens, judging in the real Docker sandbox."""
 import json
 import os
 import re
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -13,12 +11,10 @@ import threading
 import time
 from pathlib import Path
 
-import docker
 import pytest
-import requests
 from click.testing import CliRunner
 
-from servers import OTHER, TOKEN, ServerProcess, wait_job
+from servers import OTHER, TOKEN, ServerProcess, free_port, wait_job
 
 from neocoder.cli import main
 

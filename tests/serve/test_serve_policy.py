@@ -19,7 +19,7 @@ from neocoder.cli import main
 from neocoder.errors import NeocoderError
 from neocoder.netpolicy import EndpointPolicy, EndpointRefused
 from neocoder.serve.limits import Admission, Busy
-from servers import OTHER, TOKEN, Served, free_port as _free_port
+from servers import OTHER, TOKEN, Served
 
 REPLAY = {"spec": "replay/gpt-4-1106-preview"}
 PROGRAM = "```python\ndef solve():\n    print(1)\n```"

@@ -7,13 +7,13 @@ domain loaders; AUARC; the task end to end with resume."""
 import hashlib
 import json
 import math
-import re
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from framework_panel import USAGE, entail, panel_respond, prompt_of, with_logprob
 from loopback import RespondingServer
 from neocoder.models.embedders import Embedder
 from neocoder.benchmarks.framework import domains
@@ -32,24 +32,6 @@ from neocoder.models import get_model
 from neocoder.api import run
 from neocoder.store import RunFolder
 from checkout import CHECKOUT
-
-USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-
-
-def prompt_of(kind, body):
-    return body["prompt"] if kind == "completion" else body["messages"][-1]["content"]
-
-
-def with_logprob(text, mean):
-    """A completion's logprobs: two tokens whose mean log-probability is ``mean``."""
-    return text, {"tokens": ["a", "b"], "token_logprobs": [mean, mean], "top_logprobs": [{}, {}],
-                  "text_offset": [0, 1]}
-
-
-def entail(prompt):
-    a = re.search(r"Statement A: (.*)", prompt).group(1).strip().lower()
-    b = re.search(r"Statement B: (.*)", prompt).group(1).strip().lower()
-    return "yes" if a == b else "no"
 
 
 # step 1: seeds 0-3 give two equal steps, one other, one STOP; step 2: half say STOP
@@ -121,24 +103,6 @@ def test_get_returns_the_top_n_by_cosine_best_first():
     assert index.get("rope", 1) == [1]
     assert index.get("rope", 10) == [1, 3, 0, 2]  # all four, ties kept in insertion order
     assert FragmentIndex(WordsEmbedder()).get("x", 3) == []
-
-
-def panel_respond(confidences, verdicts=("YES", "YES", "YES")):
-    """A scripted judge panel: confidences per analyst (problem, solution, criterion)."""
-    roles = ("problem analyst", "solution analyst", "criterion analyst")
-
-    def respond(kind, body):
-        prompt = prompt_of(kind, body)
-        role = next(r for r in roles if f"You are the {r}" in prompt)
-        if "How sure are you" in prompt:
-            return f"Because. [[{confidences[roles.index(role)]}]] ([YES])", None
-        if "Verdict: [[" in prompt:
-            return f"{verdicts[roles.index(role)]}]] it holds", None
-        if "[[ANSWERS]]" in prompt:
-            return "[[ANSWERS]] the ladder height is two metres\n[[OPINION]] it is safe enough here\n" \
-                   "[[QUESTIONS]]\nTo solution analyst: how tall is the rope?", None
-        return "[[POINT]] the rope and ladder hold\n[[POINT]] fire risk is low here", None
-    return respond
 
 
 def judge_with(respond, **settings):

@@ -8,7 +8,6 @@ servers on loopback (``PanelServer``) whose replies a test scripts per model and
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,6 @@ from panel import FALLBACK_MARK, JUDGE_REPLIES, PanelServer, keyword_of, scripte
 
 from neocoder.cli import main
 from neocoder.benchmarks.ideas.config import IdeasConfig
-from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError, RecordError
 from neocoder.api import run_ideas
 from neocoder.benchmarks.ideas.loop import grade_fluency

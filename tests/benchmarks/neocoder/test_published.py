@@ -9,7 +9,6 @@ written with the record classes (store.RunFolder, records.Manifest)."""
 
 import json
 import shutil
-import subprocess
 from html.parser import HTMLParser
 from importlib import resources
 from pathlib import Path

@@ -3,7 +3,6 @@ shipped labelled set, the agreement statistics, the style normalisation, the ope
 sets, the LLM-judge measure on a scripted loopback endpoint, and the command."""
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

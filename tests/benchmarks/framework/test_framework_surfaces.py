@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from inspect_ai import eval as inspect_eval
 
+from framework_panel import USAGE, entail, panel_respond
 from loopback import RespondingServer
-from test_framework import entail, panel_respond
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.domains import macgyver_problems
 from neocoder.cli import main
@@ -23,7 +23,6 @@ from neocoder.inspect_tasks import framework
 from neocoder.records import FrameworkSolution, FrameworkStep
 from neocoder.store import RunFolder
 
-USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 # step 1: seed 0 and seed 1 propose different steps (two classes); step 2: both say STOP
 STEP1 = {0: ("Use the towel.", -0.5), 1: ("Boil the water.", -1.0)}
 LOGPROB_STOP = -0.2
