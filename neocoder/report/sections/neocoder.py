@@ -41,7 +41,6 @@ from ..verdicts import verdict_counts
 from .base import Section
 from .drilldown import write_drilldowns
 from .metrics_view import metrics_view, published_series, published_view
-from ...records import HUMAN
 
 
 def top_techniques(groups: list[list[set[str]]], k: int = 5) -> list[tuple[str, float]]:
