@@ -200,7 +200,9 @@ def test_many_callers_share_batches_and_each_gets_its_own_result(cluster):
             results = list(pool.map(one, range(48)))
         summary = box.summary()
     assert [r.verdicts for r in results] == [["WA"] if i % 2 else ["AC"] for i in range(48)]
-    assert summary["jobs_in_batches"] == 48 and summary["infra"] == 0
+    # every job left once, plus once more per retry (a node's sandbox that gave INFRA under load: the
+    # job is queued again and its caller still gets one result, the right one)
+    assert summary["jobs_in_batches"] == 48 + summary["retried"] and summary["infra"] == 0, summary
     assert summary["batches"] < 48, summary  # some calls carried several jobs
 
 
