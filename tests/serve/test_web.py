@@ -26,9 +26,9 @@ import pytest
 from cdp import Chromium
 from neocoder.models.local import free_port
 from suite_model import SuiteModel
+from checkout import CHECKOUT
 from suite_runs import liveideabench_dir, make_runs
 
-CHECKOUT = Path(__file__).resolve().parents[1]
 TOKEN_A, TOKEN_B = "a" * 20 + "-first-caller", "b" * 20 + "-second-caller"
 
 

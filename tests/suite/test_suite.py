@@ -22,6 +22,7 @@ from neocoder.suite.config import BENCHMARKS as NAMES
 from neocoder.suite.registry import BENCHMARKS, COMPOSITE, CONVERGENT, DIVERGENT
 from suite_model import SuiteModel
 from checkout import CHECKOUT
+from suite_runs import liveideabench_dir
 
 THREE = ("eval", "aidanbench", "ideas")  # the benchmarks this test scripts answers for
 
@@ -35,11 +36,7 @@ def suite_command(server: SuiteModel, out: Path) -> list[str]:
 
 
 def environment() -> dict:
-    env = dict(os.environ, PYTHONPATH=str(CHECKOUT), LIVEIDEABENCH_DIR=str(CHECKOUT.parent.parent / "shared" /
-                                                                          "liveideabench"))
-    if not Path(env["LIVEIDEABENCH_DIR"]).is_dir():
-        env["LIVEIDEABENCH_DIR"] = "/work/shared/liveideabench"
-    return env
+    return dict(os.environ, PYTHONPATH=str(CHECKOUT), LIVEIDEABENCH_DIR=liveideabench_dir())
 
 
 def wait_for(predicate, proc: subprocess.Popen, what: str, limit: float = 600) -> None:

@@ -19,7 +19,8 @@ from checkout import SHARED
 def liveideabench_dir() -> str:
     """The LiveIdeaBench files (keywords, the December 2024 leaderboard) in shared/."""
     path = SHARED / "liveideabench"
-    return str(path if path.is_dir() else Path("/work/shared/liveideabench"))
+    assert path.is_dir(), f"{path} not found: put shared/ beside the checkout"
+    return str(path)
 
 
 def make_runs(folder: Path, release_dir: Path) -> tuple[Path, Path]:

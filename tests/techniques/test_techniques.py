@@ -2,6 +2,8 @@ import json
 
 import pytest
 
+from checkout import CHECKOUT
+
 from neocoder.techniques import DETECTED, TAXONOMY, UnsupportedLanguage, canonical, detect, guess_language
 
 
@@ -290,9 +292,8 @@ def test_every_technique_is_pinned_in_both_languages():
 def _audit_labels_script():
     """scripts/audit_labels.py, loaded as a module (scripts are not a package)."""
     import importlib.util
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "audit_labels.py"
+    path = CHECKOUT / "scripts" / "audit_labels.py"
     spec = importlib.util.spec_from_file_location("audit_labels", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

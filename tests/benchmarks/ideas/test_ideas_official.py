@@ -33,9 +33,7 @@ from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.store import RunFolder
 from checkout import SHARED
 
-CLONE = SHARED / "liveideabench" / "official"
-if not CLONE.is_dir():
-    CLONE = Path("/work/shared/liveideabench/official")
+CLONE = SHARED / "liveideabench" / "official"  # standing in for a user's clone of the authors' repository
 PROMPTS = json.loads((CLONE / "utils" / "prompts.json").read_text(encoding="utf-8"))
 IDEA_HEAD = PROMPTS["idea_prompt"]["description"].split("{{keywords}}")[0]
 FALLBACK_TAIL = PROMPTS["idea_prompt"]["fallback_description"].split("{{keywords}}")[1][:200]
