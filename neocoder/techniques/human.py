@@ -58,14 +58,8 @@ def human_technique_sets(problem_ids, release_dir: Path | None = None) -> dict[s
     None for a problem with no solution in a language the detector supports (Python,
     C/C++): its divergent score is then undefined.
     """
-    return technique_union(human_solution_sets(problem_ids, release_dir))
-
-
-def technique_union(solution_sets: dict[str, list[set[str]]]) -> dict[str, dict]:
-    """H(p) from the technique set of every accepted solution (``human_solution_sets``'s
-    ``{problem_id: [set, ...]}``), NeoCoder Eq. 3: ``{problem_id: {"techniques": the
-    union}}``, None for a problem with no solution the detector reads."""
-    return {pid: {"techniques": set().union(*sets) if sets else None} for pid, sets in solution_sets.items()}
+    return {pid: {"techniques": set().union(*sets) if sets else None}
+            for pid, sets in human_solution_sets(problem_ids, release_dir).items()}
 
 
 def human_solution_sets(problem_ids, release_dir: Path | None = None) -> dict[str, list[set[str]]]:

@@ -145,6 +145,14 @@ def describe_dataset(config: EvalConfig) -> DatasetInfo:
     return DatasetInfo(str(path), path, f"file-{hashlib.sha256(file.read_bytes()).hexdigest()[:12]}")
 
 
+def technique_union(solution_sets: dict[str, list[set[str]]]) -> dict[str, dict]:
+    """H(p) from the technique set of every accepted solution (``human_solution_sets``'s
+    ``{problem_id: [set, ...]}``), NeoCoder Eq. 3: ``{problem_id: {"techniques": the
+    union}}`` as ``techniques.human.human_technique_sets`` gives it, None for a problem
+    with no solution the detector reads."""
+    return {pid: {"techniques": set().union(*sets) if sets else None} for pid, sets in solution_sets.items()}
+
+
 def diversity_humans(config: EvalConfig, problem_ids, solution_sets: dict | None = None) -> dict | None:
     """The human reference programs of ``problem_ids`` for the diversity measures
     (diversity.humans.human_programs): the shipped technique sets (``solution_sets``, the
@@ -238,7 +246,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
 
     def open(self, run: Run) -> "EvalInputs":
         from neocoder.benchmarks.neocoder.paper import paper_human_sets, paper_states, protocol_of
-        from neocoder.techniques.human import human_solution_sets, technique_union
+        from neocoder.techniques.human import human_solution_sets
         config = self.config
         check_execution_classes(config)
         states = paper_states(select_states(config), config.paper, config.release_dir)
