@@ -4,8 +4,6 @@ temperature 0, max tokens and seed)."""
 
 import json
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from threading import Thread
 
 import pytest
 from click.testing import CliRunner
@@ -18,12 +16,13 @@ from neocoder.records import Sample  # noqa: E402
 from neocoder.store import RunFolder  # noqa: E402
 
 from inspect_runs import RATES, inspect_eval, log_rates  # noqa: E402
+from loopback import Loopback, Quiet, send  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.docker]  # it evaluates the local model: the sandbox judges
 MAX_TOKENS, LIMIT, STATES = 48, 1, "0"  # one sample a side: each costs ~20 s of CPU here
 
 
-class ResettingFront:
+class ResettingFront(Loopback):
     """A loopback front of the local server doing what neocoder's LocalModel does before every
     request (``_reset_server_state``: one greedy token of a fixed prompt, so llama.cpp's prompt
     cache is in one known state), then forwarding the request unchanged."""
@@ -31,21 +30,13 @@ class ResettingFront:
     def __init__(self, model):
         upstream = model.server.base_url
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(Quiet):
             def _forward(self, body: bytes | None):
                 target = upstream + self.path.removeprefix("/v1")
                 request = urllib.request.Request(target, data=body, method=self.command,
                                                  headers={"Content-Type": "application/json"})
                 with urllib.request.urlopen(request, timeout=600) as r:
-                    payload, status = r.read(), r.status
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                    send(self, r.status, r.read())
 
             def do_GET(self):
                 self._forward(None)
@@ -56,13 +47,7 @@ class ResettingFront:
                     model._reset_server_state()
                     self._forward(body)
 
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.http.server_address[1]}/v1"
-        Thread(target=self.http.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.http.shutdown()
-        self.http.server_close()
+        self.serve(Handler)
 
 
 def test_inspect_openai_api_on_the_local_server_equals_neocoder_eval(tmp_path):
@@ -77,7 +62,7 @@ def test_inspect_openai_api_on_the_local_server_equals_neocoder_eval(tmp_path):
             log_path = inspect_eval(tmp_path / "logs", "openai-api/llamacpp/gemma-3-270m", "-T", f"limit={LIMIT}",
                                     "-T", f"states={STATES}", "-T", f"max_tokens={MAX_TOKENS}",
                                     "--max-connections", "1",
-                                    env={"LLAMACPP_BASE_URL": front.base_url, "LLAMACPP_API_KEY": "local"})
+                                    env={"LLAMACPP_BASE_URL": front.url, "LLAMACPP_API_KEY": "local"})
         finally:
             front.close()
     log = read_eval_log(str(log_path))

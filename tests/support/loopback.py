@@ -15,7 +15,52 @@ def _completion(text: str) -> bytes:
         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}).encode()
 
 
-class FlakyServer:
+class Loopback:
+    """What every scripted endpoint here shares: a real ``ThreadingHTTPServer`` on a free
+    port of 127.0.0.1, serving in a daemon thread, ``url`` its base (``/v1`` appended
+    unless ``suffix`` says otherwise), stopped by ``close()`` or at the end of a ``with``."""
+
+    def serve(self, handler: type[BaseHTTPRequestHandler], suffix: str = "/v1") -> None:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{suffix}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Quiet(BaseHTTPRequestHandler):
+    """A request handler that logs nothing (the test's output stays the test's)."""
+
+    def log_message(self, *args):
+        pass
+
+
+def send(handler: BaseHTTPRequestHandler, code: int, body: bytes, **headers) -> None:
+    """Answer the request ``handler`` holds: status ``code``, the JSON ``body`` and any
+    ``headers`` (``retry_after=1`` sends ``retry-after: 1``).  A client that already left
+    (it timed out) is no error."""
+    try:
+        handler.send_response(code)
+        handler.send_header("content-type", "application/json")
+        for name, value in headers.items():
+            handler.send_header(name.replace("_", "-"), str(value))
+        handler.send_header("content-length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+class FlakyServer(Loopback):
     """A real OpenAI-style endpoint on loopback: answers 429 ``fail_first`` times, then
     200 with a chat completion; ``delay`` seconds before each answer."""
 
@@ -23,10 +68,7 @@ class FlakyServer:
         self.requests, self.fail_first, self.delay = 0, fail_first, delay
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(Quiet):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("content-length", 0)))
                 outer.requests += 1
@@ -35,22 +77,9 @@ class FlakyServer:
                     body, code = b'{"error": {"message": "slow down", "type": "rate_limit"}}', 429
                 else:
                     body, code = _completion(outer.next_reply()), 200
-                try:
-                    self.send_response(code)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("retry-after", "0")
-                    self.send_header("content-length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client timed out and left
+                send(self, code, body, retry_after=0)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
+        self.serve(Handler)
 
     def next_reply(self) -> str:
         return "```python\ndef solve():\n    print(1)\n```"
@@ -67,7 +96,7 @@ class ScriptedServer(FlakyServer):
         return self.replies.pop(0) if self.replies else "no idea"
 
 
-class PacedServer:
+class PacedServer(Loopback):
     """A real OpenAI-style endpoint on loopback that answers each chat call after
     ``delay`` seconds with ``respond(body) -> text``, taking at most ``capacity`` calls at
     once (None: any number): a call beyond them is answered 429 at once, with a
@@ -82,30 +111,15 @@ class PacedServer:
         self.lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(Quiet):
             protocol_version = "HTTP/1.1"  # keep-alive, as an API serves
-
-            def log_message(self, *args):
-                pass
 
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 body, code = outer.answer(raw)
-                try:
-                    self.send_response(code)
-                    self.send_header("content-type", "application/json")
-                    if code == 429:
-                        self.send_header("retry-after", str(outer.retry_after))
-                    self.send_header("content-length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send(self, code, body, **({"retry_after": outer.retry_after} if code == 429 else {}))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serve(Handler)
 
     def answer(self, raw: bytes) -> tuple[bytes, int]:
         """The response body and status for the request body ``raw``."""
@@ -128,10 +142,6 @@ class PacedServer:
         """Distinct requests that needed more than two attempts."""
         return sum(1 for n in self.attempts.values() if n > 2)
 
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
 
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
@@ -151,7 +161,7 @@ def completion_payload(kind: str, model: str, text: str, logprobs: dict | None =
                        "created": 0, "model": model, "usage": usage, "choices": [choice]}).encode()
 
 
-class RespondingServer:
+class RespondingServer(Loopback):
     """A real OpenAI-compatible endpoint on 127.0.0.1 answering chat and completion requests
     with ``respond(kind, body) -> (text, logprobs | None)`` (``kind`` "chat" or
     "completion"), reporting ``usage``; ``log(kind, body)`` keeps each request in
@@ -162,25 +172,15 @@ class RespondingServer:
         self.requests: list = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(Quiet):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 kind = "chat" if self.path.endswith("/chat/completions") else "completion"
                 outer.log(kind, body)
                 text, logprobs = respond(kind, body)
-                data = completion_payload(kind, body.get("model", "m"), text, logprobs, usage)
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send(self, 200, completion_payload(kind, body.get("model", "m"), text, logprobs, usage))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serve(Handler)
 
     def log(self, kind: str, body: dict) -> None:
         self.requests.append((kind, body))
@@ -189,16 +189,6 @@ class RespondingServer:
         """Everything the model was shown, as one string (requests kept as ``(kind, body)``)."""
         return json.dumps([body.get("messages") or body.get("prompt") for _, body in self.requests])
 
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
 
 def refusal_body(param: str, code: str, message: str) -> bytes:
     """An OpenAI error body: ``{"error": {message, type, param, code}}``."""
@@ -206,7 +196,7 @@ def refusal_body(param: str, code: str, message: str) -> bytes:
                                  "code": code}}).encode()
 
 
-class ReasoningServer:
+class ReasoningServer(Loopback):
     """A real OpenAI-style chat endpoint on 127.0.0.1 behaving as OpenAI's reasoning models
     do: a request carrying ``max_tokens`` is refused (400, ``error.param`` "max_tokens",
     code ``unsupported_parameter``), and so is a ``temperature`` other than 1 (400,
@@ -226,24 +216,14 @@ class ReasoningServer:
         self.lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(Quiet):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 data, code = outer.answer(body)
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send(self, code, data)
 
         self.respond = respond
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serve(Handler)
 
     def answer(self, body: dict) -> tuple[bytes, int]:
         with self.lock:
@@ -273,18 +253,8 @@ class ReasoningServer:
                            "usage": usage, "choices": [{"index": 0, "finish_reason": "stop",
                                                         "message": message}]}).encode(), 200
 
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-class AnthropicServer:
+class AnthropicServer(Loopback):
     """A real endpoint on 127.0.0.1 speaking Anthropic's Messages API (``POST
     /v1/messages``): each request is answered with ``respond(body) -> (text, thinking or
     None)`` as a message whose content is a thinking block (when given) and a text block,
@@ -299,14 +269,12 @@ class AnthropicServer:
         self.lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(Quiet):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 if self.path.startswith("/v1/messages/count_tokens"):
-                    outer.reply(200, {"input_tokens": len(json.dumps(body.get("messages")).split())}, self)
+                    words = len(json.dumps(body.get("messages")).split())
+                    send(self, 200, json.dumps({"input_tokens": words}).encode())
                     return
                 with outer.lock:
                     outer.requests.append(body)
@@ -324,28 +292,6 @@ class AnthropicServer:
                                        "model": body.get("model", "claude"), "content": content,
                                        "stop_reason": "end_turn", "stop_sequence": None,
                                        "usage": {"input_tokens": 30, "output_tokens": 12}}
-                outer.reply(code, data, self)
+                send(self, code, json.dumps(data).encode())
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    @staticmethod
-    def reply(code: int, data: dict, handler) -> None:
-        raw = json.dumps(data).encode()
-        handler.send_response(code)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(raw)))
-        handler.end_headers()
-        handler.wfile.write(raw)
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        self.serve(Handler, suffix="")

@@ -12,11 +12,10 @@ import hashlib
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
-from loopback import completion_payload
+from loopback import Loopback, Quiet, completion_payload, send
 
 
 def reply_for(body: dict) -> str:
@@ -44,7 +43,7 @@ def embedding(text: str, dims: int = 48) -> list[float]:
     return (v / np.linalg.norm(v)).tolist()
 
 
-class SuiteModel:
+class SuiteModel(Loopback):
     """The endpoint (``url`` ends in /v1); ``answered`` counts chat answers by request body
     hash, ``embedded`` embedding requests, ``waiting`` the calls held."""
 
@@ -55,10 +54,7 @@ class SuiteModel:
         self.lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(Quiet):
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 body = json.loads(raw or b"{}")
@@ -80,19 +76,9 @@ class SuiteModel:
                     with outer.lock:
                         outer.answered[key] = outer.answered.get(key, 0) + 1
                     data = completion_payload("chat", body.get("model", "m"), reply_for(body))
-                try:
-                    self.send_response(200)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send(self, 200, data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serve(Handler)
 
     def hold(self) -> bool:
         """Wait at the gate once ``hold_after`` calls were answered (until ``release``);
@@ -114,6 +100,5 @@ class SuiteModel:
             return sum(self.answered.values())
 
     def close(self) -> None:
-        self.release()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.release()  # a held call ends first, or shutdown would wait for it
+        super().close()
