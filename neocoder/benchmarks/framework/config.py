@@ -29,6 +29,8 @@ THRESHOLD = Option(0.5, "T: the discussion stops when the mean confidence exceed
 ROUNDS = Option(2, "Discussion rounds at most.", ge=1, cap=10)
 WORDS = Option(150, "Words per analyst reply at most (asked in the prompt).", ge=10, cap=1000)
 CHATEVAL_ROUNDS = Option(2, "ChatEval: rounds of one-by-one discussion.", ge=1, cap=10)
+# the analysts (and ChatEval's agents) answer in about 150 words, greedily; a reasoning judge gets room to think
+JUDGE_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=256, reasoning_max_tokens=4096)
 
 
 @dataclass
@@ -39,11 +41,11 @@ class FrameworkConfig(Config):
     judges the solution per criterion with the retrieval-based multi-agent judge and/or
     ChatEval one-by-one (``judges``)."""
 
-    # the generator writes a step (its candidates are sampled at sample_temperature, sample_top_p); the
-    # analysts answer in about 150 words, greedily (a reasoning judge gets room to think)
+    # the generator writes a step (its candidates are sampled at sample_temperature, sample_top_p);
+    # the judge is the analysts (JUDGE_DEFAULTS)
     roles: ClassVar[dict[str, GenerateDefaults]] = {
         "model": GenerateDefaults(temperature=0.0, max_tokens=1024, reasoning_max_tokens=16384),
-        "judge": GenerateDefaults(temperature=0.0, max_tokens=256, reasoning_max_tokens=4096)}
+        "judge": JUDGE_DEFAULTS}
 
     model: ModelConfig = Option(help="The generator.", required=True).field()
     judge: ModelConfig = Option(help="The judge model (the analysts).", required=True).field()
@@ -94,8 +96,7 @@ class ValidateConfig(Config):
     accuracy and AUARC with bootstrap intervals; with ``run``, the entropy of a framework
     run against average cosine, self-BLEU and distinct-n (Spearman, with intervals)."""
 
-    roles: ClassVar[dict[str, GenerateDefaults]] = {
-        "judge": GenerateDefaults(temperature=0.0, max_tokens=256, reasoning_max_tokens=4096)}
+    roles: ClassVar[dict[str, GenerateDefaults]] = {"judge": JUDGE_DEFAULTS}
 
     judge: ModelConfig | None = Option(help="The judge model.", required=True).field()
     out: Path

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .calls import Meter, fill
+from .config import CHATEVAL_ROUNDS, DISCUSS_K, JUDGE_DEFAULTS, ROUNDS, SCORE_J, THRESHOLD, VERDICT_L, WORDS
 
 ANALYSTS = ("problem analyst", "solution analyst", "criterion analyst")
 FOCUS = {
@@ -50,16 +51,17 @@ QUERY = {  # the role-specific retrieval queries Q_a
 
 @dataclass
 class JudgeSettings:
-    """j, k, l, T, rounds, words and tokens per reply (App. D: 4, 5, 8, 0.5, 2, 150)."""
+    """j, k, l, T, rounds, words and tokens per reply (App. D: 4, 5, 8, 0.5, 2, 150), by
+    default as config.py declares them."""
 
-    discuss_k: int = 5
-    score_j: int = 4
-    verdict_l: int = 8
-    threshold: float = 0.5
-    rounds: int = 2
-    words: int = 150
-    judge_tokens: int = 256
-    chateval_rounds: int = 2
+    discuss_k: int = DISCUSS_K.default
+    score_j: int = SCORE_J.default
+    verdict_l: int = VERDICT_L.default
+    threshold: float = THRESHOLD.default
+    rounds: int = ROUNDS.default
+    words: int = WORDS.default
+    judge_tokens: int = JUDGE_DEFAULTS.max_tokens
+    chateval_rounds: int = CHATEVAL_ROUNDS.default
 
 
 @dataclass

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Iterator
 
 from neocoder.metrics.entropy import discrete_entropy, rao_blackwell_entropy
 from ...resources import prompt_text
 from .calls import Meter, fill, text_prompt
+from .config import FrameworkConfig
 from .domains import Problem
 from .entailment import Entailment
 from .records import FrameworkStep
@@ -44,15 +45,18 @@ STOP_WORD = "STOP"
 STEP_STOP = ("\n",)  # one step is one line
 
 
+_DECLARED = {f.name: f.default for f in fields(FrameworkConfig)}
+
+
 @dataclass
 class StepSettings:
-    """How candidates are sampled (FrameworkConfig's options)."""
+    """How candidates are sampled (FrameworkConfig's options, whose declared defaults these are)."""
 
-    candidates: int = 10
-    temperature: float = 1.0
-    top_p: float = 0.9
-    max_steps: int = 8
-    step_tokens: int = 64
+    candidates: int = _DECLARED["candidates"]
+    temperature: float = _DECLARED["sample_temperature"]
+    top_p: float = _DECLARED["sample_top_p"]
+    max_steps: int = _DECLARED["max_steps"]
+    step_tokens: int = _DECLARED["step_tokens"]
 
 
 def says_stop(text: str) -> bool:
