@@ -38,7 +38,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_ex
 
 from .image import ImageError, check_image, default_image
 from .pool import PooledSandbox, Worker
-from .protocol import Limits, LineChannel, RunnerLost
+from .protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
 from .sandbox import DOCKER
 
 RUNNER_HOME = "/opt/neocoder"  # the runner package is /opt/neocoder/runner in the image
@@ -142,13 +142,16 @@ def uid_block() -> UidBlock:
 
 
 class _FrameChannel(LineChannel):
-    """The exec's attached socket: stdin raw, stdout in Docker's 8-byte-header frames."""
+    """The exec's attached socket: stdin raw, stdout and stderr in Docker's
+    8-byte-header frames (stream 1 and 2); the runner's stderr is kept as a tail
+    (``stderr``, at most STDERR_TAIL_BYTES) to say how a lost runner ended."""
 
     def __init__(self, sock):
         super().__init__()
         self.sock = sock
         self.raw = getattr(sock, "_sock", sock)
         self.buf = bytearray()
+        self.stderr = bytearray()
 
     def _recv_exact(self, n: int, timeout: float) -> bytes:
         deadline = time.monotonic() + timeout
@@ -174,10 +177,23 @@ class _FrameChannel(LineChannel):
         header = self._recv_exact(8, timeout)
         stream, size = header[0], struct.unpack(">I", header[4:])[0]
         payload = self._recv_exact(size, timeout)
+        if stream == 2:
+            self.stderr += payload
+            del self.stderr[:-STDERR_TAIL_BYTES]
         return payload if stream == 1 else b""
 
     def _write(self, data: bytes) -> None:
         self.raw.sendall(data)
+
+    def drain(self, seconds: float) -> None:
+        """Read what is left in the stream (stderr frames land in ``stderr``) until it
+        ends or ``seconds`` pass."""
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                self._next_payload(deadline - time.monotonic())
+        except RunnerLost:
+            pass
 
     def close(self) -> None:
         try:
@@ -193,7 +209,7 @@ class _DockerWorker(Worker):
         tmpfs = f"rw,nosuid,nodev,noexec,size={limits.tmpfs_mb}m,mode=1777"
         fsize = limits.stdout_bytes * 2 + (64 << 20)
         self.uids = uid_block().take(2)  # the runner's, the programs'
-        self.container = self.channel = None
+        self.container = self.channel = self.exec_id = None
         try:
             # root only for the init (tini) and the runner's first instant: the keep-alive
             # drops to its own uid, the runner to R, programs to P (sandbox/runner/privileges.py)
@@ -212,10 +228,11 @@ class _DockerWorker(Worker):
             self.name = self.container.id[:12]
             box.uids.update(self.uids)
             runner_uid, program_uid = self.uids
-            exec_id = _docker_retry(box.client.api.exec_create)(
+            self.api = box.client.api
+            self.exec_id = _docker_retry(self.api.exec_create)(
                 self.container.id, [*RUNNER_COMMAND, "--uids", f"{runner_uid}:{program_uid}"],
-                stdin=True, stdout=True, stderr=False, user="0:0", workdir=RUNNER_HOME, environment={})
-            self.channel = _FrameChannel(box.client.api.exec_start(exec_id["Id"], socket=True))
+                stdin=True, stdout=True, stderr=True, user="0:0", workdir=RUNNER_HOME, environment={})["Id"]
+            self.channel = _FrameChannel(self.api.exec_start(self.exec_id, socket=True))
             self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
         except BaseException:
             self.destroy()
@@ -243,6 +260,19 @@ class _DockerWorker(Worker):
             return self.container.status == "running"
         except docker.errors.DockerException:
             return False
+
+    def runner_end(self) -> RunnerEnd:
+        """The runner's exit code (the exec's, as dockerd reports it; None while it runs)
+        and the tail of its stderr, read from the socket until it closes (at most 1 s)."""
+        if self.channel is None or self.exec_id is None:
+            return RunnerEnd()
+        self.channel.drain(self.SETTLE_SECONDS)  # what it wrote before it ended may still be in flight
+        try:
+            state = self.api.exec_inspect(self.exec_id)
+            code = None if state.get("Running") else state.get("ExitCode")
+        except docker.errors.DockerException:
+            code = None
+        return RunnerEnd(code, self.channel.stderr.decode("utf-8", "replace"))
 
     def destroy(self) -> None:
         if self.channel is not None:

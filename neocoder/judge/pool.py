@@ -14,8 +14,8 @@ import os
 import threading
 import time
 
-from .protocol import (Limits, LineChannel, RunnerLost, compile_error_result, interpret, run_message,
-                       size_problem, skip_after_first_failure, verdict_of)
+from .protocol import (Limits, LineChannel, RunnerEnd, RunnerLost, compile_error_result, interpret,
+                       run_message, size_problem, skip_after_first_failure, verdict_of)
 from .verdicts import AC, INFRA, RE, SubmissionResult, TestVerdict
 
 
@@ -30,6 +30,11 @@ class Worker:
         """After a lost runner: True if the worker itself is still up (so the
         program, not the infrastructure, killed or stalled the runner)."""
         raise NotImplementedError
+
+    def runner_end(self) -> RunnerEnd:
+        """After a lost runner: its exit status and the tail of its own stderr, where
+        the backend keeps them (default: nothing known)."""
+        return RunnerEnd()
 
     def destroy(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -169,8 +174,10 @@ class PooledSandbox:
         reply; the worker is then kept, or replaced when it was not reset cleanly.
 
         Returns (reply, worker name, None), or (None, None, (verdict, detail)) when no
-        reply came: INFRA if no worker could start or the worker itself died, RE if the
-        program killed or stalled the runner in a worker still intact.
+        reply came: INFRA if no worker could start, the worker itself died, or the
+        runner died of its own uncaught exception (a traceback on its stderr: our fault,
+        never the program's); RE if the program killed or stalled the runner in a
+        worker still intact.  The detail says how the runner ended where that is known.
         """
         def failed(row):
             return verdict_of(row, tests[row["index"]], checker).verdict != AC
@@ -185,10 +192,14 @@ class PooledSandbox:
                                                 stop_when=failed if stop_at_first_failure else None)
             except RunnerLost as exc:
                 intact = worker.isolation_intact()
+                end = worker.runner_end()
                 self._discard(worker)
-                if intact:
-                    return None, None, (RE, f"the program killed or stalled the sandbox runner ({exc})")
-                return None, None, (INFRA, f"{self.name} sandbox worker died ({exc})")
+                how = f"{exc}{end.describe()}"
+                if not intact:
+                    return None, None, (INFRA, f"{self.name} sandbox worker died ({how})")
+                if end.crashed:
+                    return None, None, (INFRA, f"the sandbox runner crashed ({how})")
+                return None, None, (RE, f"the program killed or stalled the sandbox runner ({how})")
             if self.fresh or not reply.clean:
                 self._discard(worker)
             else:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from .. import resources
 from .pool import PooledSandbox, Worker
-from .protocol import Limits, LineChannel, RunnerLost
+from .protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
 from .sandbox import PROCESS
 
 UNPRIVILEGED = "65534"
@@ -150,8 +150,30 @@ class _ProcessWorker(Worker):
             self.destroy()
             raise RunnerLost(f"process sandbox did not start: {exc} {err}") from exc
 
+    SETTLE_SECONDS = 1.0  # how long a lost runner's worker gets to end
+
     def isolation_intact(self) -> bool:
-        return self.proc.poll() is None
+        """True if the worker still runs a moment after its runner was lost.  The runner
+        is its namespace's PID 1, so the worker ends with it, a moment after the
+        runner's pipe closes: it gets SETTLE_SECONDS to do so."""
+        try:
+            self.proc.wait(timeout=self.SETTLE_SECONDS)
+        except subprocess.TimeoutExpired:
+            return True
+        return False
+
+    def runner_end(self) -> RunnerEnd:
+        """The worker's exit status and the tail of the runner's stderr, once it has
+        ended (nothing while it still runs: its stderr stays open)."""
+        code = self.proc.poll()
+        if code is None:
+            return RunnerEnd()
+        tail = b""
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stderr, selectors.EVENT_READ)
+            if sel.select(0.5):
+                tail = os.read(self.proc.stderr.fileno(), 1 << 16)[-STDERR_TAIL_BYTES:]
+        return RunnerEnd(code, tail.decode("utf-8", "replace"))
 
     def destroy(self) -> None:
         if self.proc.poll() is None:

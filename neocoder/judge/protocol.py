@@ -106,6 +106,37 @@ class RunnerLost(RuntimeError):
     """The runner died or stopped answering during a submission."""
 
 
+STDERR_TAIL_BYTES = 4096  # how much of a runner's own stderr a worker keeps
+
+
+@dataclass(frozen=True)
+class RunnerEnd:
+    """How a lost runner ended, as its worker saw it afterwards.
+
+    exit_code: the runner's exit status (None while it still runs, or where the
+    backend cannot tell); stderr_tail: the last STDERR_TAIL_BYTES of what the runner
+    itself wrote to stderr (programs write to their own pipes, never there).
+    """
+
+    exit_code: int | None = None
+    stderr_tail: str = ""
+
+    @property
+    def crashed(self) -> bool:
+        """True if the runner died of an uncaught Python exception: a fault of the
+        sandbox (INFRA), never a verdict against the program, which cannot write there."""
+        return "Traceback (most recent call last)" in self.stderr_tail
+
+    def describe(self) -> str:
+        """A short suffix for a verdict's detail, e.g. "; exit code 1: KeyboardInterrupt"
+        ("" when nothing is known)."""
+        last = next((line.strip() for line in reversed(self.stderr_tail.splitlines()) if line.strip()), "")
+        parts = [f"exit code {self.exit_code}"] if self.exit_code is not None else []
+        if last:
+            parts.append(last[:200])
+        return "; " + ": ".join(parts) if parts else ""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-test limits.

@@ -300,3 +300,83 @@ def test_a_container_killed_from_outside_is_infra_not_a_verdict_against_the_prog
         assert box.run("print(2)", [{"input": "", "output": "2"}]).accepted  # a new worker takes over
     finally:
         box.close()
+
+
+# Run inside the worker as root: signal the runner (its command line has "runner --serve").
+_SIGNAL_RUNNER = ("import os, signal, sys\n"
+                  "for p in filter(str.isdigit, os.listdir('/proc')):\n"
+                  "    if b'runner\\x00--serve' in open(f'/proc/{p}/cmdline', 'rb').read():\n"
+                  "        os.kill(int(p), int(sys.argv[1]))\n")
+
+
+@pytest.mark.parametrize("signal_name, verdict, said", [
+    ("SIGINT", "INFRA", ["the sandbox runner crashed", "KeyboardInterrupt", "exit code"]),
+    ("SIGKILL", "RE", ["killed or stalled the sandbox runner", "exit code 137"]),
+])
+def test_how_a_lost_runner_ended_decides_infra_or_re_and_is_in_the_detail(signal_name, verdict, said):
+    """The runner dies while a program sleeps, its container intact.  With a Python
+    traceback on the runner's own stderr (SIGINT: KeyboardInterrupt) the sandbox failed
+    (INFRA: no verdict against the program); killed outright it is the RE the program is
+    charged with.  Either way the detail says how the runner ended."""
+    import signal
+    import threading
+    import time
+
+    import docker
+
+    from neocoder.judge import DockerSandbox
+    box = DockerSandbox(concurrency=1)
+    try:
+        first = box.run("print(1)", [{"input": "", "output": "1"}])
+        assert first.accepted and first.worker
+        container = docker.from_env().containers.get(first.worker)  # this test's own worker only
+
+        def signal_soon():
+            time.sleep(1.5)
+            container.exec_run(["python3", "-c", _SIGNAL_RUNNER, str(int(getattr(signal, signal_name)))],
+                               user="0:0")
+        threading.Thread(target=signal_soon, daemon=True).start()
+        slow = "import time\ndef solve():\n    time.sleep(6)\n    print(1)\n"
+        result = box.run(slow, [{"input": "", "output": "1"}], Limits.for_cpu(2.0))
+        detail = result.tests[0].detail or ""
+        assert result.verdicts == [verdict], detail
+        assert all(s in detail for s in said), detail
+        assert box.run("print(2)", [{"input": "", "output": "2"}]).accepted  # a new worker takes over
+    finally:
+        box.close()
+
+
+def test_a_process_worker_whose_runner_died_says_how_in_its_infra_detail():
+    """The process backend's runner is its namespace's PID 1: when it dies the worker is
+    gone (INFRA), and the detail carries the exit status and the runner's last stderr line."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from neocoder.judge import ProcessSandbox
+
+    def parent(pid):
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+
+    def signal_soon(worker_pid):  # only the runner under this test's own worker
+        time.sleep(1.5)
+        for p in map(int, filter(str.isdigit, os.listdir("/proc"))):
+            try:
+                ancestor = p
+                while ancestor > 1 and ancestor != worker_pid:
+                    ancestor = parent(ancestor)
+                if ancestor == worker_pid and b"runner\x00--serve" in open(f"/proc/{p}/cmdline", "rb").read():
+                    os.kill(p, signal.SIGINT)
+            except OSError:
+                pass
+    with ProcessSandbox(concurrency=1) as box:
+        assert box.run(CORRECT, TESTS, Limits.for_cpu(2.0)).accepted  # the worker the slow run reuses
+        (worker,) = box._workers
+        threading.Thread(target=signal_soon, args=(worker.proc.pid,), daemon=True).start()
+        result = box.run("import time\ndef solve():\n    time.sleep(6)\n    print(1)\n",
+                         [{"input": "", "output": "1"}], Limits.for_cpu(2.0))
+    detail = result.tests[0].detail or ""
+    assert result.verdicts == ["INFRA"] and "worker died" in detail, detail
+    assert "exit code" in detail and "KeyboardInterrupt" in detail, detail
