@@ -274,32 +274,36 @@ def test_process_backend_runs_from_a_private_folder_under_tmp(tmp_path):
     assert result.verdicts == ["AC", "AC"], [t.detail for t in result.tests]
 
 
+SLEEPER = "import time\ndef solve():\n    time.sleep(6)\n    print(1)\n"
+
+
+def _while_a_program_sleeps(box, do_to_worker):
+    """Judge SLEEPER on ``box`` while, 1.5 s in, ``do_to_worker(worker)`` runs on the worker
+    it uses (the Docker container, or the process worker: this test's own, nobody
+    else's); then check that a new worker takes over.  Returns the SubmissionResult."""
+    import threading
+    import time
+    limits = Limits.for_cpu(2.0)
+    assert box.run(CORRECT, TESTS, limits).accepted  # starts the worker the sleeper reuses
+    (worker,) = box._workers
+
+    def soon():
+        time.sleep(1.5)
+        do_to_worker(worker)
+    threading.Thread(target=soon, daemon=True).start()
+    result = box.run(SLEEPER, [{"input": "", "output": "1"}], limits)
+    assert box.run(CORRECT, TESTS, limits).accepted  # a new worker takes over
+    return result
+
+
 def test_a_container_killed_from_outside_is_infra_not_a_verdict_against_the_program():
     """`docker kill` of the worker while a program runs: the runner's socket closes before
     the engine marks the container exited; the verdict must still be INFRA (the
     infrastructure failed), not RE."""
-    import threading
-    import time
-
-    import docker
-
-    from neocoder.judge import DockerSandbox, Limits
-    box = DockerSandbox(concurrency=1)
-    try:
-        first = box.run("print(1)", [{"input": "", "output": "1"}])
-        assert first.accepted and first.worker
-        container = docker.from_env().containers.get(first.worker)  # this test's own worker only
-
-        def kill_soon():
-            time.sleep(1.5)
-            container.kill()
-        threading.Thread(target=kill_soon, daemon=True).start()
-        slow = "import time\ndef solve():\n    time.sleep(5)\n    print(1)\n"
-        result = box.run(slow, [{"input": "", "output": "1"}], Limits.for_cpu(2.0))
-        assert result.verdicts == ["INFRA"], [(t.verdict, t.detail) for t in result.tests]
-        assert box.run("print(2)", [{"input": "", "output": "2"}]).accepted  # a new worker takes over
-    finally:
-        box.close()
+    from neocoder.judge import DockerSandbox
+    with DockerSandbox(concurrency=1) as box:
+        result = _while_a_program_sleeps(box, lambda worker: worker.container.kill())
+    assert result.verdicts == ["INFRA"], [(t.verdict, t.detail) for t in result.tests]
 
 
 # Run inside the worker as root: signal the runner (its command line has "runner --serve").
@@ -319,31 +323,15 @@ def test_how_a_lost_runner_ended_decides_infra_or_re_and_is_in_the_detail(signal
     (INFRA: no verdict against the program); killed outright it is the RE the program is
     charged with.  Either way the detail says how the runner ended."""
     import signal
-    import threading
-    import time
-
-    import docker
 
     from neocoder.judge import DockerSandbox
-    box = DockerSandbox(concurrency=1)
-    try:
-        first = box.run("print(1)", [{"input": "", "output": "1"}])
-        assert first.accepted and first.worker
-        container = docker.from_env().containers.get(first.worker)  # this test's own worker only
-
-        def signal_soon():
-            time.sleep(1.5)
-            container.exec_run(["python3", "-c", _SIGNAL_RUNNER, str(int(getattr(signal, signal_name)))],
-                               user="0:0")
-        threading.Thread(target=signal_soon, daemon=True).start()
-        slow = "import time\ndef solve():\n    time.sleep(6)\n    print(1)\n"
-        result = box.run(slow, [{"input": "", "output": "1"}], Limits.for_cpu(2.0))
-        detail = result.tests[0].detail or ""
-        assert result.verdicts == [verdict], detail
-        assert all(s in detail for s in said), detail
-        assert box.run("print(2)", [{"input": "", "output": "2"}]).accepted  # a new worker takes over
-    finally:
-        box.close()
+    number = str(int(getattr(signal, signal_name)))
+    with DockerSandbox(concurrency=1) as box:
+        result = _while_a_program_sleeps(
+            box, lambda worker: worker.container.exec_run(["python3", "-c", _SIGNAL_RUNNER, number], user="0:0"))
+    detail = result.tests[0].detail or ""
+    assert result.verdicts == [verdict], detail
+    assert all(s in detail for s in said), detail
 
 
 def test_a_process_worker_whose_runner_died_says_how_in_its_infra_detail():
@@ -351,8 +339,6 @@ def test_a_process_worker_whose_runner_died_says_how_in_its_infra_detail():
     gone (INFRA), and the detail carries the exit status and the runner's last stderr line."""
     import os
     import signal
-    import threading
-    import time
 
     from neocoder.judge import ProcessSandbox
 
@@ -360,23 +346,18 @@ def test_a_process_worker_whose_runner_died_says_how_in_its_infra_detail():
         with open(f"/proc/{pid}/stat") as f:
             return int(f.read().rsplit(")", 1)[1].split()[1])
 
-    def signal_soon(worker_pid):  # only the runner under this test's own worker
-        time.sleep(1.5)
+    def interrupt_runner(worker):  # the runner under this worker only
         for p in map(int, filter(str.isdigit, os.listdir("/proc"))):
             try:
                 ancestor = p
-                while ancestor > 1 and ancestor != worker_pid:
+                while ancestor > 1 and ancestor != worker.proc.pid:
                     ancestor = parent(ancestor)
-                if ancestor == worker_pid and b"runner\x00--serve" in open(f"/proc/{p}/cmdline", "rb").read():
+                if ancestor == worker.proc.pid and b"runner\x00--serve" in open(f"/proc/{p}/cmdline", "rb").read():
                     os.kill(p, signal.SIGINT)
             except OSError:
                 pass
     with ProcessSandbox(concurrency=1) as box:
-        assert box.run(CORRECT, TESTS, Limits.for_cpu(2.0)).accepted  # the worker the slow run reuses
-        (worker,) = box._workers
-        threading.Thread(target=signal_soon, args=(worker.proc.pid,), daemon=True).start()
-        result = box.run("import time\ndef solve():\n    time.sleep(6)\n    print(1)\n",
-                         [{"input": "", "output": "1"}], Limits.for_cpu(2.0))
+        result = _while_a_program_sleeps(box, interrupt_runner)
     detail = result.tests[0].detail or ""
     assert result.verdicts == ["INFRA"] and "worker died" in detail, detail
     assert "exit code" in detail and "KeyboardInterrupt" in detail, detail
