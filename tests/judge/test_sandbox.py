@@ -356,8 +356,14 @@ def test_a_process_worker_whose_runner_died_says_how_in_its_infra_detail():
                     os.kill(p, signal.SIGINT)
             except OSError:
                 pass
-    with ProcessSandbox(concurrency=1) as box:
-        result = _while_a_program_sleeps(box, interrupt_runner)
+    # A runner inherits SIGINT ignored from a shell's background job (nohup ... &), and
+    # Python then raises no KeyboardInterrupt: with a handler here, exec resets it to default.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with ProcessSandbox(concurrency=1) as box:
+            result = _while_a_program_sleeps(box, interrupt_runner)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     detail = result.tests[0].detail or ""
     assert result.verdicts == ["INFRA"] and "worker died" in detail, detail
     assert "exit code" in detail and "KeyboardInterrupt" in detail, detail
