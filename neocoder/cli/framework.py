@@ -24,6 +24,18 @@ def _number(block: dict | None) -> str:
     return f"{block['value']:.3f}{ci} (n={block.get('n')})"
 
 
+def _cost(cost: dict) -> str:
+    """A judge's mean calls and tokens, e.g. "9.0 calls, 19,993 input and 839 output tokens"."""
+    return (f"{cost['calls']:.1f} calls, {cost['prompt_tokens']:,.0f} input and "
+            f"{cost['completion_tokens']:,.0f} output tokens")
+
+
+def _ratio(ratio: dict) -> str:
+    """The retrieval judge's tokens and calls over ChatEval's (metrics ``token_ratio.ratio``)."""
+    return (f"input {ratio['prompt_tokens']:.2f}, output {ratio['completion_tokens']:.2f}, "
+            f"all tokens {ratio['total_tokens']:.2f}, calls {ratio['calls']:.2f}")
+
+
 @main.group("framework", invoke_without_command=True, subcommand_metavar="[validate | diversity RUN]")
 @model_options(FrameworkConfig, required=False,
                model_help="Generator (PROVIDER/NAME).  Required unless a subcommand is given.")
@@ -54,11 +66,9 @@ def framework_command(ctx, model, judge_spec, judge_generation, declared, sandbo
     for name, judged in m["judges"].items():
         for criterion, block in judged["yes"].items():
             click.echo(f"{name} judge, {criterion}: share YES {_number(block)}")
-        cost = judged["cost_per_solution"]
-        click.echo(f"{name} judge per solution: {cost['calls']} calls, {cost['prompt_tokens']} input and "
-                   f"{cost['completion_tokens']} output tokens")
+        click.echo(f"{name} judge per solution: {_cost(judged['cost_per_solution'])}")
     if "token_ratio" in m:
-        click.echo(f"tokens retrieval / ChatEval: {json.dumps(m['token_ratio']['ratio'])}")
+        click.echo(f"tokens retrieval / ChatEval: {_ratio(m['token_ratio']['ratio'])}")
     if "sandbox" in m:
         click.echo("sandbox: " + ", ".join(f"{k} {_number(v)}" for k, v in m["sandbox"].items()))
     click.echo(f"model calls {result['calls']['calls_made']} made, {result['calls']['cache_hits']} cache hits; "
@@ -83,9 +93,9 @@ def validate_command(judge_spec, judge_generation, declared, sandbox, out, quiet
     for name, block in m["judges"].items():
         click.echo(f"{name}: accuracy {_number(block['accuracy'])}; AUARC {_number(block['auarc'])}; "
                    f"said correct {block['said_correct']:.3f}; unreadable verdicts {block['unreadable_verdicts']}; "
-                   f"per pair {json.dumps(block['cost_per_pair'])}")
+                   f"per pair {_cost(block['cost_per_pair'])}")
     if "token_ratio" in m:
-        click.echo(f"tokens retrieval / ChatEval: {json.dumps(m['token_ratio']['ratio'])}")
+        click.echo(f"tokens retrieval / ChatEval: {_ratio(m['token_ratio']['ratio'])}")
 
 
 @framework_command.command("diversity")

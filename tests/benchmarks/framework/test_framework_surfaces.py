@@ -91,6 +91,8 @@ def surfaces(tmp_path_factory):
                                            "--entailment", "llm", "--judges", "retrieval", "--bootstrap", "20",
                                            "--out", str(root / "run"), "--quiet"])
         assert result.exit_code == 0, result.output
+        assert re.search(r"retrieval judge per solution: \d+\.\d calls, [\d,]+ input and [\d,]+ output tokens\n",
+                         result.output), result.output
     mp = pytest.MonkeyPatch()
     try:
         with RespondingServer(make_respond(), usage=USAGE) as inspect_server:
