@@ -228,11 +228,10 @@ class _DockerWorker(Worker):
             self.name = self.container.id[:12]
             box.uids.update(self.uids)
             runner_uid, program_uid = self.uids
-            self.api = box.client.api
-            self.exec_id = _docker_retry(self.api.exec_create)(
+            self.exec_id = _docker_retry(box.client.api.exec_create)(
                 self.container.id, [*RUNNER_COMMAND, "--uids", f"{runner_uid}:{program_uid}"],
                 stdin=True, stdout=True, stderr=True, user="0:0", workdir=RUNNER_HOME, environment={})["Id"]
-            self.channel = _FrameChannel(self.api.exec_start(self.exec_id, socket=True))
+            self.channel = _FrameChannel(box.client.api.exec_start(self.exec_id, socket=True))
             self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
         except BaseException:
             self.destroy()
@@ -268,7 +267,7 @@ class _DockerWorker(Worker):
             return RunnerEnd()
         self.channel.drain(self.SETTLE_SECONDS)  # what it wrote before it ended may still be in flight
         try:
-            state = self.api.exec_inspect(self.exec_id)
+            state = self.container.client.api.exec_inspect(self.exec_id)
             code = None if state.get("Running") else state.get("ExitCode")
         except docker.errors.DockerException:
             code = None

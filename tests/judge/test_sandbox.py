@@ -274,13 +274,17 @@ def test_process_backend_runs_from_a_private_folder_under_tmp(tmp_path):
     assert result.verdicts == ["AC", "AC"], [t.detail for t in result.tests]
 
 
-SLEEPER = "import time\ndef solve():\n    time.sleep(6)\n    print(1)\n"
+# sleeps until what the test does to its worker ends the run (well inside the 25 s wall limit)
+SLEEPER = "import time\ndef solve():\n    time.sleep(20)\n    print(1)\n"
 
 
 def _while_a_program_sleeps(box, do_to_worker):
     """Judge SLEEPER on ``box`` while, 1.5 s in, ``do_to_worker(worker)`` runs on the worker
     it uses (the Docker container, or the process worker: this test's own, nobody
-    else's); then check that a new worker takes over.  Returns the SubmissionResult."""
+    else's); then check that a new worker takes over.  Returns the SubmissionResult.
+
+    No timing luck is needed: the sleeper outlasts a slow action by far, and an action
+    that lands before the program starts loses the runner all the same (same verdict)."""
     import threading
     import time
     limits = Limits.for_cpu(2.0)
