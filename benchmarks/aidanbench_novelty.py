@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from neocoder.models.embedders import get_embedder  # noqa: E402
 from neocoder.benchmarks.aidanbench.scoring import novelty  # noqa: E402
+from neocoder.models.embedders import get_embedder  # noqa: E402
 
 WORDS = ("cities could plant trees paint roofs open cooling centres share water shade markets "
          "schools buses night shifts parks fountains sensors alerts volunteers neighbours clinics").split()

@@ -53,14 +53,14 @@ import time
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
+from neocoder.benchmarks.neocoder.program import program_from_reply  # noqa: E402
+from neocoder.benchmarks.neocoder.solve import solve_prompt  # noqa: E402
 from neocoder.config import SandboxConfig  # noqa: E402
 from neocoder.dataset import build_from_release, default_release_dir  # noqa: E402
 from neocoder.executors.ray_actor import SandboxPool  # noqa: E402
 from neocoder.judge import DockerSandbox, Limits  # noqa: E402
 from neocoder.judge.verdicts import SubmissionResult, TestVerdict  # noqa: E402
 from neocoder.models import ReplayKey, get_model  # noqa: E402
-from neocoder.benchmarks.neocoder.solve import solve_prompt  # noqa: E402
-from neocoder.benchmarks.neocoder.program import program_from_reply  # noqa: E402
 
 EXPERIMENT = 530_000  # judged programs: 20 models x 5 strategies x k = 5 samples (issue 18)
 NODES = (1, 4, 16, 64, 256)

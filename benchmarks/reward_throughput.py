@@ -50,11 +50,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from serve_load import start_server, stop_server  # benchmarks/ is this script's folder, on sys.path
 
 from neocoder.config import SandboxConfig
 from neocoder.dataset import shipped
 from neocoder.rewards import ScoreItem, Scorer, score_batch
-from serve_load import start_server, stop_server  # benchmarks/ is this script's folder, on sys.path
 
 MODEL = "gpt-4-1106-preview"
 

@@ -37,13 +37,12 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from neocoder.dataset import build_from_release, default_release_dir
-from neocoder.judge import DockerSandbox, Limits, default_image, tokens_equal
-from neocoder.sandbox_recipe import runner  # the same program contract, run on the host
-from neocoder.models import ReplayKey, get_model
 from neocoder.benchmarks.neocoder.program import program_from_reply
 from neocoder.benchmarks.neocoder.solve import solve_prompt
-
+from neocoder.dataset import build_from_release, default_release_dir
+from neocoder.judge import DockerSandbox, Limits, default_image, tokens_equal
+from neocoder.models import ReplayKey, get_model
+from neocoder.sandbox_recipe import runner  # the same program contract, run on the host
 
 child = runner.child
 

@@ -39,13 +39,13 @@ from pathlib import Path
 import numpy as np
 import requests
 
-from neocoder.client import Client, ServerError
+from neocoder.benchmarks.neocoder.pipeline import judge_reply
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.client import Client
 from neocoder.dataset import build_from_release, default_release_dir
 from neocoder.judge import DockerSandbox
 from neocoder.models import ReplayKey, Reply, get_model
-from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from neocoder.records import ProblemState, Sample
-from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.techniques.human import human_technique_sets
 
 

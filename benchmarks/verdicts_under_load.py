@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from neocoder.benchmarks.neocoder.program import program_from_reply  # noqa: E402
+from neocoder.benchmarks.neocoder.solve import solve_prompt  # noqa: E402
 from neocoder.dataset import build_from_release, default_release_dir  # noqa: E402
 from neocoder.judge import DockerSandbox, Limits  # noqa: E402
 from neocoder.models import ReplayKey, get_model  # noqa: E402
-from neocoder.benchmarks.neocoder.solve import solve_prompt  # noqa: E402
-from neocoder.benchmarks.neocoder.program import program_from_reply  # noqa: E402
 
 
 def spin(stop_at):

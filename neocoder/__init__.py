@@ -16,7 +16,7 @@ The shared configs are in ``neocoder.config``, each benchmark's in its package
 ``neocoder.store``; ``docs/architecture.md`` shows how they fit.
 """
 
-from .errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 _LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "IdeasResult", "run_aidanbench", "build_chains",
                  "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas",

@@ -17,17 +17,17 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from neocoder.benchmarks.aidanbench.config import AidanConfig
-from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
-from neocoder.config import GenerateDefaults, ModelConfig, ProgramLimits, SandboxConfig
-from .errors import NeocoderError
-from .executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
-from .models import get_model
-from . import runner
+from neocoder import runner
 from neocoder.benchmarks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
+from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.aidanbench.task import AidanResult, load_questions  # noqa: F401  (the API's names)
 from neocoder.benchmarks.neocoder.building import DatasetResult  # noqa: F401  (the API's names)
+from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
 from neocoder.benchmarks.neocoder.evaluation import EvalResult, describe_dataset, select_states  # noqa: F401  (the API's names)
+from neocoder.config import GenerateDefaults, ModelConfig, ProgramLimits, SandboxConfig
+from neocoder.errors import NeocoderError
+from neocoder.executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
+from neocoder.models import get_model
 
 
 def run(task, config=None, stop: threading.Event | None = None):
@@ -36,7 +36,7 @@ def run(task, config=None, stop: threading.Event | None = None):
     ``neocoder run NAME`` and ``POST /v1/runs`` do.  Raises NeocoderError for an unknown
     name, and whatever ``runner.run`` raises."""
     if isinstance(task, str):
-        from .benchmarks import get_task
+        from neocoder.benchmarks import get_task
         task = get_task(task)(config)
     return runner.run(task, stop)
 
@@ -45,8 +45,8 @@ def run_program(program: Path, tests: Path, limits: ProgramLimits, sandbox: Sand
     """Judge the program in file ``program`` on the tests JSONL ``tests`` (``{"input",
     "output"}`` lines) with ``limits`` (CPU seconds and MiB per test); returns the judge's
     SubmissionResult.  Raises NeocoderError (bad tests file, a limit out of bounds, no sandbox)."""
-    from .dataset import load_tests
-    from .judge import Limits
+    from neocoder.dataset import load_tests
+    from neocoder.judge import Limits
     limits.check()
     cases = load_tests(tests)
     with open_sandbox(sandbox, concurrency=1) as box:
@@ -62,7 +62,7 @@ class TreeSitterDetector:
 
     @staticmethod
     def detect(code: str, language: str | None = None) -> set[str]:
-        from .techniques import detect
+        from neocoder.techniques import detect
         return detect(code, language)
 
 
@@ -81,7 +81,7 @@ def open_detector(kind: str = "treesitter", model: ModelConfig | None = None):
         return
     if model is None:
         raise NeocoderError("--detector llm needs --model")
-    from .techniques.llm import LLMDetector
+    from neocoder.techniques.llm import LLMDetector
     with get_model(model.filled(DETECTOR_DEFAULTS)) as chat:
         yield LLMDetector(chat)
 
@@ -89,7 +89,7 @@ def open_detector(kind: str = "treesitter", model: ModelConfig | None = None):
 def detect_file(path: Path, language: str, detect) -> dict:
     """Techniques of the program in ``path``: ``{"file", "language", "techniques": sorted
     names}``; ``language`` "auto" guesses it.  Raises NeocoderError for an unsupported one."""
-    from .techniques import UnsupportedLanguage, guess_language
+    from neocoder.techniques import UnsupportedLanguage, guess_language
     source = Path(path).read_text(encoding="utf-8", errors="replace")
     lang = guess_language(source) if language == "auto" else language
     try:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import requests
 
-from neocoder.config import Config
 from neocoder.benchmarks.neocoder.config import EvalConfig, dataset_name
-from .errors import NeocoderError
-from .options import names_a_path, sent
+from neocoder.config import Config
+from neocoder.errors import NeocoderError
+from neocoder.options import names_a_path, sent
 
 TOKEN_ENV = "NEOCODER_TOKEN"
 ENDED = ("succeeded", "failed", "cancelled", "paused")

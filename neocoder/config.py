@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import ClassVar
 
-from .options import Option, check, in_manifest, option
+from neocoder.options import Option, check, in_manifest, option
 
 # The sandbox kinds and executors by name: one constant each, the keys of
 # judge.make_sandbox's backends and executors.EXECUTORS.

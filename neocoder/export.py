@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import NeocoderError
-from .records import FrameworkSolution, FrameworkStep, Sample
-from .store import RunFolder
+from neocoder.errors import NeocoderError
+from neocoder.records import FrameworkSolution, FrameworkStep, Sample
+from neocoder.store import RunFolder
 
 FORMATS = ("parquet", "jsonl")
 STRINGS = "list<string>"
@@ -164,7 +164,7 @@ def problem_columns(domain: str) -> dict:
     that judge did not run) and ``<judge>_<criterion>_confidence`` (double in [0, 1]), then
     for each part of ``COST_PARTS`` its ``<part>_calls``, ``<part>_prompt_tokens`` and
     ``<part>_completion_tokens`` (int64).  Raises NeocoderError for an unknown domain."""
-    from .benchmarks.framework.domains import CRITERIA
+    from neocoder.benchmarks.framework.domains import CRITERIA
     if domain not in CRITERIA:
         raise NeocoderError(f"framework domain {domain!r} is not one of {sorted(CRITERIA)}")
     out = dict(PROBLEM_COLUMNS)

@@ -39,7 +39,7 @@ import threading
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from .errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 log = logging.getLogger("neocoder.netpolicy")
 

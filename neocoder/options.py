@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 
 @dataclass(frozen=True)

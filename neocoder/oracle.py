@@ -34,12 +34,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .dataset.mutate import mutate_inputs
-from .judge import Limits
-from .judge.checkers import as_checker, check
-from .judge.special import SPECIAL
-from .judge.verdicts import AC, WA
-from .store import JsonlStore
+from neocoder.dataset.mutate import mutate_inputs
+from neocoder.judge import Limits
+from neocoder.judge.checkers import as_checker, check
+from neocoder.judge.special import SPECIAL
+from neocoder.judge.verdicts import AC, WA
+from neocoder.store import JsonlStore
 
 FIX_SHARE = 0.9
 DROP_SHARE = 0.5
@@ -312,7 +312,7 @@ def validate_release_states(records: list[dict], release_dir: Path, sandbox, cac
                             progress: bool = True) -> tuple[list[dict], dict]:
     """``build_oracle`` with the release's accepted human Python solutions of the problems
     in ``records`` (what ``build-dataset`` and the default dataset both do)."""
-    from .techniques.human import solutions_by_language
+    from neocoder.techniques.human import solutions_by_language
     pids = list(dict.fromkeys(r["problem_id"] for r in records))
     humans = {pid: [src for lang, src in sols if lang == "python"]
               for pid, sols in solutions_by_language(release_dir, pids).items()}

@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from .errors import NeocoderError, RecordError
+from neocoder.errors import NeocoderError, RecordError
 
 FORMAT_VERSION = 2
 HUMAN = "human"  # the model name of NeoCoder's human baselines (``--model human``; the ``human`` task)

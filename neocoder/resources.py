@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 if TYPE_CHECKING:  # importlib.resources.abc exists from Python 3.11 on; only annotations use it
     from importlib.resources.abc import Traversable

@@ -51,9 +51,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
 from typing import Any, ClassVar, Iterable
 
-from .errors import NeocoderError
-from .records import Manifest, Record
-from .store import RunFolder
+from neocoder.errors import NeocoderError
+from neocoder.records import Manifest, Record
+from neocoder.store import RunFolder
 
 
 class Stopped(NeocoderError):
@@ -89,14 +89,14 @@ class Run:
     def cache(self):
         """The run's call cache (``calls.jsonl``): a rerun pays for no call twice."""
         if self._cache is None:
-            from .models.cache import CallCache
+            from neocoder.models.cache import CallCache
             self._cache = CallCache(self.folder.calls_path)
         return self._cache
 
     def open_model(self, config):
         """The model ``config`` (a ModelConfig) names, closed when the run ends.  Raises
         ModelError when it cannot start."""
-        from .models import get_model
+        from neocoder.models import get_model
         model = self.stack.enter_context(get_model(config))
         self.models.append(model)
         return model
@@ -123,13 +123,13 @@ class Run:
 
     def cached(self, model):
         """``model`` behind the run's call cache."""
-        from .models.cache import CachedModel
+        from neocoder.models.cache import CachedModel
         return CachedModel(model, self.cache)
 
     def open_sandbox(self, config, concurrency: int | None = None):
         """The sandbox ``config`` (a SandboxConfig) names, closed when the run ends.
         Raises NeocoderError when it cannot run here."""
-        from .executors import open_sandbox
+        from neocoder.executors import open_sandbox
         return self.stack.enter_context(open_sandbox(config, concurrency))
 
     @property
@@ -237,7 +237,7 @@ class Task(ABC):
 def prompt_texts(names: Iterable[str]) -> dict:
     """``{file: {"sha256", "text"}}`` of the prompt files ``names`` (prompts/), for a
     manifest: a run records exactly what its model was asked."""
-    from .resources import prompt_text
+    from neocoder.resources import prompt_text
     out = {}
     for name in names:
         text = prompt_text(name)

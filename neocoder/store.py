@@ -18,8 +18,8 @@ from pathlib import Path
 
 import jsonlines
 
-from .errors import NeocoderError, RecordError
-from .records import FORMAT_VERSION, Manifest, Record, from_line
+from neocoder.errors import NeocoderError, RecordError
+from neocoder.records import FORMAT_VERSION, Manifest, Record, from_line
 
 
 @contextlib.contextmanager

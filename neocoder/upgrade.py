@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import NeocoderError
-from .records import FORMAT_VERSION, Answer, Manifest, QuestionResult, Record, Sample, TierResult
-from .store import RunFolder
+from neocoder.errors import NeocoderError
+from neocoder.records import FORMAT_VERSION, Answer, Manifest, QuestionResult, Record, Sample, TierResult
+from neocoder.store import RunFolder
 
 MANIFEST_KEYS = ("command", "started", "git_commit", "python", "platform", "packages")
 

@@ -82,6 +82,7 @@ def deliberate(release: Path, partitions: Path, per_problem: int = 2) -> None:
     most common set: candidates for deliberately sampled "different" pairs, to be read
     and labelled like the others (the technique sets choose whom to read, never the label)."""
     from collections import Counter
+
     from neocoder.techniques.detector import detect
     humans = json.loads((release / "human_solutions.json").read_text())
     for line in partitions.read_text().splitlines():

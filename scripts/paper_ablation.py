@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from neocoder.api import evaluate  # noqa: E402
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.benchmarks.neocoder.paper import ABLATION  # noqa: E402
 from neocoder.config import ModelConfig, SandboxConfig  # noqa: E402
 from neocoder.dataset.release import default_release_dir  # noqa: E402
-from neocoder.benchmarks.neocoder.paper import ABLATION  # noqa: E402
 
 METRICS = (("pass@1", "pass@1"), ("constraint_following", "follow"), ("convergent", "conv."),
            ("divergent", "div."), ("neogauge", "NeoGauge"))

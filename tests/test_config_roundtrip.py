@@ -17,16 +17,15 @@ import re
 import click
 import pytest
 from click.testing import CliRunner
-
 from loopback import ScriptedServer
 from servers import TOKEN, ServerProcess, wait_job
 
 from neocoder import api
+from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
 from neocoder.cli import main
 from neocoder.cli.declared import cli_fields, flag_name
-from neocoder.benchmarks.aidanbench.config import AidanConfig
-from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
-from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.config import ModelConfig
 
 SECRET = "sk-roundtrip-0123456789abcdef"

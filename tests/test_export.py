@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from checkout import CHECKOUT
 from click.testing import CliRunner
 
 from neocoder.cli import main
@@ -12,7 +13,6 @@ from neocoder.errors import NeocoderError
 from neocoder.export import SAMPLE_COLUMNS, STATE_COLUMNS, export_run
 from neocoder.records import Sample
 from neocoder.store import RunFolder
-from checkout import CHECKOUT
 
 DOCS = CHECKOUT / "docs" / "records.md"
 

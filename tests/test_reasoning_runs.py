@@ -11,17 +11,16 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from loopback import AnthropicServer, ReasoningServer, RespondingServer
 
 from neocoder.api import run_aidanbench, run_ideas
-from neocoder.cli import main
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.cli import main
 from neocoder.config import ModelConfig
 from neocoder.models import RequestRefused
 from neocoder.records import Answer, IdeaJudgement
 from neocoder.store import RunFolder
-
-from loopback import AnthropicServer, ReasoningServer, RespondingServer
 
 PROBLEMS = "1901A,1899A,1898A"
 DRAFT = "```python\ndef solve():\n    print('draft')\n```"

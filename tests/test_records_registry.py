@@ -11,12 +11,13 @@ import pkgutil
 import subprocess
 import sys
 
-import neocoder
 import pytest
+from panel import PanelServer, scripted, settings
+
+import neocoder
 from neocoder.api import run_ideas
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.store import RunFolder
-from panel import PanelServer, scripted, settings
 
 READ_IN_A_FRESH_PROCESS = """
 import collections, json, sys

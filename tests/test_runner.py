@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 import neocoder
+from neocoder.benchmarks import EVAL, get_task, register_task, task_names
 from neocoder.config import Config
 from neocoder.errors import NeocoderError
 from neocoder.records import Answer
 from neocoder.runner import Run, Stopped, Task, run
 from neocoder.store import RunFolder
-from neocoder.benchmarks import EVAL, get_task, register_task, task_names
 
 
 @dataclass

@@ -12,16 +12,16 @@ import re
 import pytest
 from click.testing import CliRunner
 from inspect_ai.log import read_eval_log
+from inspect_runs import inspect_eval_task
+from loopback import RespondingServer
+from servers import Served
 
 import neocoder
-from loopback import RespondingServer
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.cli import main
 from neocoder.config import ModelConfig, SandboxConfig
-from servers import Served
-from inspect_runs import inspect_eval_task
 
 SAMPLING = ("temperature", "max_tokens", "max_completion_tokens", "top_p", "seed")  # what a benchmark decides
 WHERE = ("out", "release_dir", "spec", "base_url", "api_key")  # where a run goes and which endpoint: not the run

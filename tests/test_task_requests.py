@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from neocoder.client import request_body
+from neocoder.api import run
 from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
-from neocoder.benchmarks.neocoder.config import ChainConfig, EvalConfig
 from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.benchmarks.neocoder.config import ChainConfig, EvalConfig
+from neocoder.client import request_body
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
-from neocoder.api import run
 from neocoder.serve.derive import to_config, unsendable
 from neocoder.serve.schemas import config_request
 

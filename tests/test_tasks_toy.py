@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from servers import TOKEN, Served
 
 import neocoder
 from neocoder.cli import main
@@ -23,7 +24,6 @@ from neocoder.options import option
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.runner import Task
 from neocoder.store import RunFolder
-from servers import TOKEN, Served
 
 
 # -- the toy task: everything a new task writes ---------------------------------------------

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..errors import NeocoderError
-from ..records import HUMAN  # NeoCoder's human baselines, Eq. 5 and 6 (neocoder/evaluation.py): also --model human
+from neocoder.errors import NeocoderError
+from neocoder.records import (
+    HUMAN,  # NeoCoder's human baselines, Eq. 5 and 6 (neocoder/evaluation.py): also --model human
+)
 
 EVAL = "eval"  # NeoCoder: a model on Denial Prompting problem states (neocoder/evaluation.py)
 DATASET = "dataset"  # the validated dataset from the release (neocoder/building.py)

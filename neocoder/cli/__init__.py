@@ -9,8 +9,8 @@ place (``Main.invoke``).
 
 import click
 
-from ..errors import NeocoderError
-from .options import parse_states  # noqa: F401  (re-exported: tests and users parse --states with it)
+from neocoder.cli.options import parse_states  # noqa: F401  (re-exported: tests and users parse --states with it)
+from neocoder.errors import NeocoderError
 
 
 class Main(click.Group):
@@ -30,7 +30,18 @@ def main():
 
 
 # Each module adds its commands to ``main``: one module per command (group).
-from . import aidanbench, dataset, evaluate, export, ideas, results, run, sandbox, serve  # noqa: E402,F401
-from . import leaderboard, suite  # noqa: E402,F401  (issue 40)
-from . import diversity  # noqa: E402,F401  (issue 39)
-from . import framework  # noqa: E402,F401  (issue 37)
+from neocoder.cli import (  # noqa: E402,F401  # noqa: E402,F401  (issue 40)
+    aidanbench,
+    dataset,
+    diversity,  # noqa: E402,F401  (issue 39)
+    evaluate,
+    export,
+    framework,  # noqa: E402,F401  (issue 37)
+    ideas,
+    leaderboard,
+    results,
+    run,
+    sandbox,
+    serve,
+    suite,
+)

@@ -1,5 +1,5 @@
 """``python -m neocoder.cli``: the same as the ``neocoder`` command."""
 
-from . import main
+from neocoder.cli import main
 
 main()

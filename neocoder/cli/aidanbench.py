@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from .. import api
+from neocoder import api
 from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
-from ..report import text as report
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, role_model, role_options, run_dir
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, role_model, role_options, run_dir
+from neocoder.report import text as report
 
 
 @main.group("aidanbench", invoke_without_command=True, subcommand_metavar="[rescore RUN ...]")

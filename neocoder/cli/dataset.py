@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from .. import api
+from neocoder import api
 from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig
-from ..report import text as report
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, release_option, sandbox_options
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, release_option, sandbox_options
+from neocoder.report import text as report
 
 
 @main.command("build-dataset")

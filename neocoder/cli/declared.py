@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from ..options import Option, declared
+from neocoder.options import Option, declared
 
 
 def base_type(annotation) -> Any:

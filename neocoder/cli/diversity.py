@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, release_option, sandbox_options
 from neocoder.metrics.diversity.validate import ValidateConfig
-from . import main
-from .declared import declared_options
-from .options import model_options, release_option, sandbox_options
 
 
 @main.group("diversity")

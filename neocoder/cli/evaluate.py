@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from .. import api
+from neocoder import api
 from neocoder.benchmarks.neocoder.config import EvalConfig
-from ..report import text as report
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, release_option, run_dir, sandbox_options
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, release_option, run_dir, sandbox_options
+from neocoder.report import text as report
 
 
 @main.command("eval")
@@ -40,7 +40,7 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
         raise click.UsageError("--shard splits a run over this machine's driver processes: a server runs its "
                                "jobs whole")
     if server:
-        from ..client import Client
+        from neocoder.client import Client
         remote = Client(server, token).evaluate(config)
         click.echo(report.eval_table(remote.metrics))
         click.echo(f"wall time {remote.seconds:.1f}s; job {remote.job['id']} on {server}; report {remote.report_url}")
@@ -69,7 +69,7 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
 @model_options(required=False, model_help="Chat model for --detector llm (PROVIDER/NAME; default 200 tokens a reply).")
 def detect_command(file, language, labels, release, min_support, as_json, detector, model):
     """Detect techniques in FILE, or measure agreement with reference labels."""
-    from ..techniques.agreement import agreement
+    from neocoder.techniques.agreement import agreement
     if labels is None and file is None:
         raise click.UsageError("give a FILE or --agreement LABELS.json")
     with api.open_detector(detector, model) as find:

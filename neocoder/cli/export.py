@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..export import FORMATS
-from . import main
+from neocoder.cli import main
+from neocoder.export import FORMATS
 
 
 @main.command("export")
@@ -20,6 +20,6 @@ def export_command(run, fmt, out):
     """Write RUN's tables, which `datasets` and pandas load: per-sample details and per-state
     metrics of a NeoCoder run, per-step and per-problem rows of a framework run (columns:
     docs/records.md, "Exported tables")."""
-    from ..export import export_run
+    from neocoder.export import export_run
     for path in export_run(run, fmt, out):
         click.echo(str(path))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import click
 
-from ..benchmarks.framework.config import FrameworkConfig, ValidateConfig
-from ..config import ModelConfig
-from ..api import run as run_task
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, role_model, role_options, run_dir, sandbox_options
+from neocoder.api import run as run_task
+from neocoder.benchmarks.framework.config import FrameworkConfig, ValidateConfig
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, role_model, role_options, run_dir, sandbox_options
+from neocoder.config import ModelConfig
 
 
 def _number(block: dict | None) -> str:
@@ -104,7 +104,7 @@ def validate_command(judge_spec, judge_generation, declared, sandbox, out, quiet
 def diversity_command(run, embedder):
     """Step entropy of framework run RUN against average cosine, self-BLEU and distinct-n
     (Spearman with 95% intervals)."""
+    from neocoder.benchmarks.framework.diversity import entropy_vs_diversity
     from neocoder.models.embedders import get_embedder
-    from ..benchmarks.framework.diversity import entropy_vs_diversity
     out = entropy_vs_diversity(run, get_embedder(embedder))
     click.echo(json.dumps(out, indent=1))

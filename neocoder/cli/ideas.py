@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from .. import api
+from neocoder import api
 from neocoder.benchmarks.ideas.config import IdeasConfig
-from ..errors import NeocoderError
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, role_model, role_options, run_dir
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, role_model, role_options, run_dir
+from neocoder.errors import NeocoderError
 
 
 def _panel(model, judges_text, judge_generation, declared):
@@ -58,7 +58,7 @@ def _panel(model, judges_text, judge_generation, declared):
 @quiet_option
 def ideas_command(model, judges_text, judge_generation, declared, out, quiet):
     """LiveIdeaBench: ideas from keywords, scored by a judge panel; fluency and flexibility."""
-    from ..report.ideas import ideas_table, leaderboard_comparison
+    from neocoder.report.ideas import ideas_table, leaderboard_comparison
 
     judges, names, panel = _panel(model, judges_text, judge_generation, declared)
     declared = {**declared, "panel": panel}
@@ -84,7 +84,7 @@ def ideas_analyse_command(runs, published, liveideabench, report_dir):
     """LiveIdeaBench's analyses over ideas runs: LiveBench correlation, length against quality,
     per discipline, the originality/feasibility Pareto front."""
     from neocoder.benchmarks.ideas.analyses import analyse
-    from ..report.ideas import analyses_text
+    from neocoder.report.ideas import analyses_text
 
     try:
         result = analyse(list(runs), clone=liveideabench, published=published)
@@ -92,7 +92,7 @@ def ideas_analyse_command(runs, published, liveideabench, report_dir):
         raise click.ClickException(str(exc)) from exc
     click.echo(analyses_text(result))
     if report_dir is not None:
-        from ..report.html import build_report
+        from neocoder.report.html import build_report
         with _clone_env(liveideabench):  # the report's section finds the clone there (sections/liveideabench.py)
             index = build_report(list(runs), report_dir)
         click.echo(f"report: {index}")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from . import main
+from neocoder.cli import main
 
 
 @main.command("leaderboard")
@@ -21,6 +21,6 @@ from . import main
 def leaderboard_command(runs, out, published, reports):
     """A static leaderboard of RUN_OR_DIR (suite or benchmark run folders, or folders of
     them): models by measures with 95% intervals, ties marked, published rows beside."""
-    from ..report.leaderboard import build_leaderboard
+    from neocoder.report.leaderboard import build_leaderboard
     index = build_leaderboard(list(runs), out, published=published, reports=reports)
     click.echo(f"leaderboard: {index}   (open it in a browser; no server, no network)")

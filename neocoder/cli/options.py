@@ -11,10 +11,10 @@ from pathlib import Path
 
 import click
 
-from ..config import ModelConfig, SandboxConfig
-from ..dataset import default_release_dir
-from ..options import parse_states as _parse_states
-from .declared import declared_options
+from neocoder.cli.declared import declared_options
+from neocoder.config import ModelConfig, SandboxConfig
+from neocoder.dataset import default_release_dir
+from neocoder.options import parse_states as _parse_states
 
 
 def parse_states(text: str) -> list[int]:

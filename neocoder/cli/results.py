@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from . import main
-from .options import bootstrap_options
+from neocoder.cli import main
+from neocoder.cli.options import bootstrap_options
 
 
 @main.command("compare")
@@ -29,8 +29,8 @@ def compare_command(runs, fmt, published, no_paper, allow_dataset_mismatch, boot
     Beside a GPT-4 run the paper's Table 4 is shown, beside a strategy run the paper's
     Table 5 row of that strategy (Lu et al., NAACL 2025), marked published; --no-published
     leaves them out."""
-    from ..report import published as paper
-    from ..report.compare import compare, load_published, load_run, render
+    from neocoder.report import published as paper
+    from neocoder.report.compare import compare, load_published, load_run, render
     measured = [load_run(r) for r in runs]
     shipped = [] if no_paper else paper.beside(measured)
     scores = measured + shipped + [load_published(p) for p in published]
@@ -47,7 +47,7 @@ def compare_command(runs, fmt, published, no_paper, allow_dataset_mismatch, boot
               help="Folder for the static HTML report (index.html).")
 def report_command(runs, out):
     """A static, offline HTML report of one or more run folders (NeoCoder, human baselines, AidanBench)."""
-    from ..report.html import build_report
+    from neocoder.report.html import build_report
     click.echo(f"report: {build_report(list(runs), out)}")
 
 
@@ -55,5 +55,5 @@ def report_command(runs, out):
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def upgrade_run(folder):
     """Convert a run folder written before record format 2 (samples.jsonl or answers.jsonl)."""
-    from ..upgrade import upgrade_run_folder
+    from neocoder.upgrade import upgrade_run_folder
     click.echo(upgrade_run_folder(folder))

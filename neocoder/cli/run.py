@@ -17,12 +17,12 @@ from pathlib import Path
 
 import click
 
-from ..config import ModelConfig, SandboxConfig
-from ..errors import NeocoderError
 from neocoder.benchmarks import get_task, task_names
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, release_option, sandbox_options
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, release_option, sandbox_options
+from neocoder.config import ModelConfig, SandboxConfig
+from neocoder.errors import NeocoderError
 
 
 class TaskCommands(click.Group):
@@ -55,7 +55,7 @@ def task_command(task) -> click.Command:
                                    "(no option is declared for it): use the task's own command or the Python API")
         config = config_type(**values)
         config.check()
-        from ..runner import run
+        from neocoder.runner import run
         run(task(config))
         folder = Path(config.out)
         click.echo(json.dumps(json.loads((folder / "metrics.json").read_text()), indent=2)

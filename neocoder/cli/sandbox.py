@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from .. import api
-from ..config import ProgramLimits
-from . import main
-from .declared import declared_options
-from .options import sandbox_options
+from neocoder import api
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import sandbox_options
+from neocoder.config import ProgramLimits
 
 
 @main.group()
@@ -25,7 +25,7 @@ def sandbox():
 @click.option("--rebuild-base", is_flag=True, help="Debootstrap the Debian base again.")
 def sandbox_build(rebuild_base):
     """Build the sandbox image offline (debootstrap from the machine's apt mirror)."""
-    from ..judge import build_image
+    from neocoder.judge import build_image
     click.echo(build_image(rebuild_base=rebuild_base, log=lambda m: click.echo(m, err=True)))
 
 
@@ -33,7 +33,7 @@ def sandbox_build(rebuild_base):
 @sandbox_options
 def sandbox_selftest(sandbox):
     """Run the sandbox regression corpus (attacks and known-good programs); print a table."""
-    from ..judge.selftest import format_outcomes, run_selftest
+    from neocoder.judge.selftest import format_outcomes, run_selftest
     os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
     with api.open_sandbox(sandbox, concurrency=1) as box:
         outcomes = run_selftest(box, progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import click
-
-from ..serve.config import ServeConfig
-from . import main
-from .declared import declared_options
-from .options import release_option, sandbox_options
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import release_option, sandbox_options
+from neocoder.serve.config import ServeConfig
 
 
 @main.command("serve")
@@ -16,5 +14,5 @@ from .options import release_option, sandbox_options
 @sandbox_options
 def serve_command(declared, release, sandbox):
     """Serve NeoCoder over HTTP: judge programs, score replies, run evals as jobs (docs/serve.md)."""
-    from ..serve import serve
+    from neocoder.serve import serve
     serve(ServeConfig(release_dir=release, sandbox=sandbox, **declared))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from ..suite.config import SuiteConfig
-from . import main
-from .declared import declared_options
-from .options import model_options, quiet_option, release_option, role_model, run_dir, sandbox_options
+from neocoder.cli import main
+from neocoder.cli.declared import declared_options
+from neocoder.cli.options import model_options, quiet_option, release_option, role_model, run_dir, sandbox_options
+from neocoder.suite.config import SuiteConfig
 
 
 @main.command("suite")
@@ -31,8 +31,8 @@ from .options import model_options, quiet_option, release_option, role_model, ru
 def suite_command(model, judge_specs, stand_in_spec, declared, out, release, sandbox, quiet):
     """Every benchmark for one model, in one resumable run folder with one manifest and
     one call cache; prints the creativity profile (profile.json, profile.svg)."""
-    from ..runner import run
-    from ..suite.task import SuiteTask
+    from neocoder.runner import run
+    from neocoder.suite.task import SuiteTask
     judges = [role_model(model, s, {}) for s in judge_specs]  # each benchmark's own judge defaults
     stand_in = model.with_(spec=stand_in_spec) if stand_in_spec else None
     config = SuiteConfig(model=model, out=out or run_dir(model.spec, "suite"), release_dir=release, judges=judges,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .records import jsonl_lines
-from .release import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIME_LIMIT_S, DatasetError
-from .statement import choose_checker, parse_examples, parse_limits, strip_header
+from neocoder.dataset.records import jsonl_lines
+from neocoder.dataset.release import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIME_LIMIT_S, DatasetError
+from neocoder.dataset.statement import choose_checker, parse_examples, parse_limits, strip_header
 
 CRAWL_FILE = Path("crawled") / "codeforces_problems.jsonl"
 

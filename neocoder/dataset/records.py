@@ -6,9 +6,9 @@ from pathlib import Path
 
 import jsonlines
 
-from ..records import ProblemState, from_line
-from ..store import RunFolder, jsonl_lines
-from .release import DatasetError
+from neocoder.dataset.release import DatasetError
+from neocoder.records import ProblemState, from_line
+from neocoder.store import RunFolder, jsonl_lines
 
 
 def first_problems(problem_ids: list[str], limit: int | None) -> list[str]:

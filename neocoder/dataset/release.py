@@ -21,8 +21,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import RecordError
-from .statement import choose_checker, parse_examples, parse_limits, restore_blank_lines
+from neocoder.dataset.statement import choose_checker, parse_examples, parse_limits, restore_blank_lines
+from neocoder.errors import RecordError
 
 STATE0_MARKER = "this is the og problem"
 NEOCODER_FILE = "NeoCoder.json"

@@ -36,10 +36,11 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ..errors import NeocoderError
-from ..paths import fingerprint, package_files
-from ..records import ProblemState
-from .release import ANNOTATED_FILE, HUMAN_FILE as RELEASE_HUMAN_FILE, NEOCODER_FILE, release_file
+from neocoder.dataset.release import ANNOTATED_FILE, NEOCODER_FILE, release_file
+from neocoder.dataset.release import HUMAN_FILE as RELEASE_HUMAN_FILE
+from neocoder.errors import NeocoderError
+from neocoder.paths import fingerprint, package_files
+from neocoder.records import ProblemState
 
 PACKAGE = "neocoder.codeforces"
 NAME = "codeforces"

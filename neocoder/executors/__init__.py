@@ -20,22 +20,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ..config import SandboxConfig
-from ..errors import NeocoderError
-from ..judge import Sandbox
-
-from ..config import LOCAL, RAY  # the executors by name, declared in config.py
+from neocoder.config import LOCAL, RAY, SandboxConfig  # the executors by name, declared in config.py
+from neocoder.errors import NeocoderError
+from neocoder.judge import Sandbox
 
 
 def _local(config: SandboxConfig, concurrency: int) -> Sandbox:
     """This machine's warm pool of ``config.kind`` ("docker" or "process")."""
-    from ..judge import make_sandbox
+    from neocoder.judge import make_sandbox
     return make_sandbox(config.kind, concurrency=concurrency, fresh=config.fresh, runtime=config.runtime)
 
 
 def _ray(config: SandboxConfig, concurrency: int) -> Sandbox:
     """Sandbox-pool actors on the Ray cluster at ``config.ray_address`` (Ray imported here only)."""
-    from .ray import RaySandbox
+    from neocoder.executors.ray import RaySandbox
     return RaySandbox(config, concurrency=concurrency)
 
 

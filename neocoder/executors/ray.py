@@ -51,13 +51,13 @@ import threading
 import time
 import uuid
 
-from ..judge.protocol import Limits, compile_error_result, size_problem, skip_after_first_failure
-from ..judge.verdicts import SubmissionResult
-from . import ray_connect as connect
-from .ray_actor import SandboxPool
-from .ray_cluster import Cluster
-from .ray_dispatch import Dispatcher, settle
-from .ray_jobs import Job, infra
+from neocoder.executors import ray_connect as connect
+from neocoder.executors.ray_actor import SandboxPool
+from neocoder.executors.ray_cluster import Cluster
+from neocoder.executors.ray_dispatch import Dispatcher, settle
+from neocoder.executors.ray_jobs import Job, infra
+from neocoder.judge.protocol import Limits, compile_error_result, size_problem, skip_after_first_failure
+from neocoder.judge.verdicts import SubmissionResult
 
 log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
 

@@ -16,8 +16,9 @@ import socket
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-from ..judge.verdicts import SubmissionResult
-from .ray_jobs import dumps
+from neocoder.executors.ray_jobs import dumps
+from neocoder.judge.verdicts import SubmissionResult
+
 
 class SandboxPool:
     """One node's judge: a warm local pool (``make_sandbox``) inside a Ray actor.
@@ -31,7 +32,7 @@ class SandboxPool:
     def __init__(self, kind: str, slots: int, fresh: bool, runtime: str | None):
         import ray
 
-        from ..judge.image import runner_sha256
+        from neocoder.judge.image import runner_sha256
         self.slots = slots
         self.node_id = ray.get_runtime_context().get_node_id()
         self.box = self.make_box(kind, slots, fresh, runtime)
@@ -44,7 +45,7 @@ class SandboxPool:
 
     def make_box(self, kind: str, slots: int, fresh: bool, runtime: str | None):
         """The node's sandbox: the local executor's warm pool of ``slots`` workers."""
-        from ..judge import make_sandbox
+        from neocoder.judge import make_sandbox
         return make_sandbox(kind, concurrency=slots, fresh=fresh, runtime=runtime)
 
     def info(self) -> dict:

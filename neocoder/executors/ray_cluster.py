@@ -13,9 +13,9 @@ import collections
 import logging
 import time
 
-from .ray_actor import SandboxPool
-from .ray_connect import NAMESPACE
-from .ray_jobs import Actor, short
+from neocoder.executors.ray_actor import SandboxPool
+from neocoder.executors.ray_connect import NAMESPACE
+from neocoder.executors.ray_jobs import Actor, short
 
 log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
 
@@ -92,7 +92,7 @@ class Cluster:
         except self.ray.exceptions.RayError as exc:  # unavailable for now (restarting): ask again soon
             actor.state, actor.reason, actor.probe_after = "down", short(exc), time.monotonic() + 1.0
             return
-        from ..judge.image import runner_sha256
+        from neocoder.judge.image import runner_sha256
         actor.info = info
         if info["unavailable"]:
             actor.state, actor.reason = "unusable", info["unavailable"]

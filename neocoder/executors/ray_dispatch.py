@@ -27,10 +27,10 @@ import pickle
 import threading
 import time
 
-from ..judge.protocol import skip_after_first_failure
-from ..judge.verdicts import INFRA, SubmissionResult
-from .ray_cluster import WINDOW, Cluster
-from .ray_jobs import Actor, Batch, Job, infra, pack, short
+from neocoder.executors.ray_cluster import WINDOW, Cluster
+from neocoder.executors.ray_jobs import Actor, Batch, Job, infra, pack, short
+from neocoder.judge.protocol import skip_after_first_failure
+from neocoder.judge.verdicts import INFRA, SubmissionResult
 
 log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
 

@@ -10,7 +10,7 @@ import pickle
 import threading
 from dataclasses import dataclass, field
 
-from ..judge.verdicts import INFRA, SubmissionResult, TestVerdict
+from neocoder.judge.verdicts import INFRA, SubmissionResult, TestVerdict
 
 
 def _held() -> threading.Lock:

@@ -10,11 +10,11 @@ The other direction, an inspect log's replies scored by ``neocoder eval``, is th
 provider ``inspect/<log file>`` (neocoder/models/inspect_log.py).
 """
 
-from .replay_api import NeocoderReplayAPI
-from .scoring import neocoder_scorer, neocoder_states
-from .framework_task import framework
-from .ideas_task import ideas
-from .loops import aidanbench
-from .tasks import neocoder
+from neocoder.inspect_tasks.framework_task import framework
+from neocoder.inspect_tasks.ideas_task import ideas
+from neocoder.inspect_tasks.loops import aidanbench
+from neocoder.inspect_tasks.replay_api import NeocoderReplayAPI
+from neocoder.inspect_tasks.scoring import neocoder_scorer, neocoder_states
+from neocoder.inspect_tasks.tasks import neocoder
 
 __all__ = ["NeocoderReplayAPI", "aidanbench", "framework", "ideas", "neocoder", "neocoder_scorer", "neocoder_states"]

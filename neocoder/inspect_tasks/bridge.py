@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from ..models.base import Model, ModelError, Prompt, Reply
+from neocoder.models.base import Model, ModelError, Prompt, Reply
 
 
 class InspectModel(Model):
@@ -33,7 +33,7 @@ class InspectModel(Model):
 
     def generate(self, prompt: Prompt) -> Reply:
         import anyio.from_thread
-        from inspect_ai.model import (ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig)
+        from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig
         kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
         messages = [kinds[m["role"]](content=m["content"]) for m in prompt.messages]
         config = GenerateConfig(**sampling(prompt))
@@ -104,7 +104,7 @@ def shared_model(config):
     None for None.  Raises NeocoderError as ``get_model`` does."""
     from dataclasses import astuple
 
-    from ..models import get_model
+    from neocoder.models import get_model
     if config is None:
         return None
     key = astuple(config)

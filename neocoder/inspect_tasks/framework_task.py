@@ -22,13 +22,15 @@ from functools import lru_cache
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample as InspectSample
-from inspect_ai.model import ModelOutput, get_model as inspect_model
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import Sample as InspectSample
+from inspect_ai.model import ModelOutput
+from inspect_ai.model import get_model as inspect_model
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
-from ..records import FrameworkSolution, FrameworkStep
-from .bridge import InspectModel, generate_config, run_loop, shared_embedder, shared_model
+from neocoder.inspect_tasks.bridge import InspectModel, generate_config, run_loop, shared_embedder, shared_model
+from neocoder.records import FrameworkSolution, FrameworkStep
 
 
 def framework_config(judge: str, judge_base_url: str | None = None, temperature: float | None = None,
@@ -86,7 +88,7 @@ def framework_solver(**options):
         problem = _problems(config.domain, str(config.data) if config.data else None)[state.metadata["problem_id"]]
         box = None
         if config.domain == "code":
-            from .scoring import shared_sandbox
+            from neocoder.inspect_tasks.scoring import shared_sandbox
             box = await anyio.to_thread.run_sync(shared_sandbox, config.sandbox)
         inputs = framework_inputs(config, [problem], InspectModel(inspect_model(), name=name),
                                   shared_model(config.judge),

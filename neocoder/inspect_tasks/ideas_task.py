@@ -14,13 +14,15 @@ import tempfile
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample as InspectSample
-from inspect_ai.model import ModelOutput, get_model as inspect_model
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import Sample as InspectSample
+from inspect_ai.model import ModelOutput
+from inspect_ai.model import get_model as inspect_model
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
-from ..records import RECORD_TYPES, Idea
-from .bridge import InspectModel, generate_config, run_loop
+from neocoder.inspect_tasks.bridge import InspectModel, generate_config, run_loop
+from neocoder.records import RECORD_TYPES, Idea
 
 SCORES = ("originality", "feasibility", "clarity", "fluency", "flexibility")
 
@@ -57,7 +59,7 @@ def _panel(config, model_name: str):
     from dataclasses import astuple
 
     from neocoder.benchmarks.ideas.panel import Seat, eligible
-    from ..models import get_model
+    from neocoder.models import get_model
     key = (tuple(astuple(j) for j in config.judges), tuple(config.judge_names), config.judges_per_idea, model_name)
     if key not in _PANELS:
         seats = list(zip(config.judge_names, config.judges))
@@ -75,7 +77,7 @@ def ideas_solver(judges: str, **options):
     """Write, judge and grade the sample's keyword's ideas with inspect's model."""
     from neocoder.benchmarks.ideas.loop import IdeaWriter, run_keyword
     from neocoder.benchmarks.ideas.sources import Keyword
-    from ..models.cache import CallCache
+    from neocoder.models.cache import CallCache
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         config = ideas_config(judges, **options)
@@ -100,7 +102,7 @@ def ideas_scores(judges: str, **options):
     feasibility, clarity as judge means, fluency, flexibility), on the judges' scales."""
     from neocoder.benchmarks.ideas import summarize_model
     from neocoder.benchmarks.ideas.sources import Keyword
-    from ..store import RunFolder
+    from neocoder.store import RunFolder
 
     def compute(scores: list[SampleScore]) -> dict:
         metas = sorted((s.score.metadata for s in scores), key=lambda m: m["index"])

@@ -11,13 +11,17 @@ of the benchmark's scoring, not the model under test.
 from __future__ import annotations
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample as InspectSample
-from inspect_ai.model import ModelOutput, get_model as inspect_model
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import Sample as InspectSample
+from inspect_ai.model import ModelOutput
+from inspect_ai.model import get_model as inspect_model
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
-from ..records import Answer, QuestionResult
-from .bridge import InspectModel, generate_config, run_loop, shared_embedder as _embedder, shared_model as _judge
+from neocoder.inspect_tasks.bridge import InspectModel, generate_config, run_loop
+from neocoder.inspect_tasks.bridge import shared_embedder as _embedder
+from neocoder.inspect_tasks.bridge import shared_model as _judge
+from neocoder.records import Answer, QuestionResult
 
 
 def aidan_config(judge: str | None = None, judge_base_url: str | None = None, temperature: float | None = None,

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 
-from ..errors import NeocoderError
-from ..models import get_model
-from ..models.base import Prompt
-from .samples import replay_key
+from neocoder.errors import NeocoderError
+from neocoder.inspect_tasks.samples import replay_key
+from neocoder.models import get_model
+from neocoder.models.base import Prompt
 
 API_NAME = "neocoder-replay"
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 from neocoder.benchmarks.neocoder.config import EvalConfig
-from ..errors import NeocoderError
-from ..models.base import ReplayKey
-from ..records import ProblemState
-from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.benchmarks.neocoder.evaluation import own_release, select_states
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.errors import NeocoderError
+from neocoder.models.base import ReplayKey
+from neocoder.records import ProblemState
 
 
 def sample_id(problem_id: str, state: int, sample: int) -> str:
@@ -43,7 +43,7 @@ def eval_samples(config: EvalConfig) -> list:
     from inspect_ai.dataset import Sample as InspectSample
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-    from ..techniques.human import human_technique_sets
+    from neocoder.techniques.human import human_technique_sets
     states = select_states(config)
     human = human_technique_sets({s.problem_id for s in states}, own_release(config))
     _remember(config, states)
@@ -74,8 +74,8 @@ def eval_config(model: str = "inspect/task", temperature: float | None = None, m
     value, as ``neocoder eval`` would."""
     from pathlib import Path
 
-    from ..config import ModelConfig, SandboxConfig
-    from ..dataset import default_release_dir
+    from neocoder.config import ModelConfig, SandboxConfig
+    from neocoder.dataset import default_release_dir
     given = lambda **kw: {k: v for k, v in kw.items() if v is not None}  # noqa: E731  (None: the declared default)
     config = EvalConfig(model=ModelConfig(model, **given(temperature=temperature, max_tokens=max_tokens, seed=seed)),
                         out=Path("inspect-log"), release_dir=default_release_dir(),

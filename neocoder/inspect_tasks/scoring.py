@@ -25,10 +25,10 @@ from contextlib import ExitStack
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from ..config import SandboxConfig
-from ..models.base import Reply
-from ..records import Sample
-from .samples import problem_state
+from neocoder.config import SandboxConfig
+from neocoder.inspect_tasks.samples import problem_state
+from neocoder.models.base import Reply
+from neocoder.records import Sample
 
 RATES = ("pass_at_1", "constraint_following", "convergent", "divergent", "neogauge", "cumulative_neogauge")
 NAMES = {"pass_at_1": "pass@1"}  # inspect metric names: the names neocoder's table prints
@@ -42,7 +42,7 @@ atexit.register(_STACK.close)
 def shared_sandbox(config: SandboxConfig):
     """One sandbox per sandbox config for this process (the warm pool is costly to start),
     closed at exit.  Raises NeocoderError when it cannot run here (no engine, no image)."""
-    from ..executors import open_sandbox
+    from neocoder.executors import open_sandbox
     key = tuple(sorted(config.public().items()))
     with _LOCK:
         if key not in _BOXES:

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, TaskState, solver
 
 from neocoder.benchmarks.neocoder.config import dataset_arg
-from ..errors import NeocoderError
-from ..options import parse_states as _parse_states
-from .bridge import generate_config
-from .samples import eval_config, eval_samples
-from .scoring import neocoder_scorer
+from neocoder.errors import NeocoderError
+from neocoder.inspect_tasks.bridge import generate_config
+from neocoder.inspect_tasks.samples import eval_config, eval_samples
+from neocoder.inspect_tasks.scoring import neocoder_scorer
+from neocoder.options import parse_states as _parse_states
 
 MAPPED_STRATEGIES = ("direct",)  # one model call per sample: inspect's generate() is the whole solver
 

@@ -1,13 +1,26 @@
 """Judge stage: run programs in a sandbox and turn outcomes into verdicts."""
 
-from .docker_sandbox import DockerSandbox
-from .image import ImageError, build_image, check_image, default_image
-from .pool import PooledSandbox
-from .process_sandbox import ProcessSandbox
-from .protocol import Limits
-from .sandbox import DOCKER, PROCESS, Sandbox
-from .verdicts import (AC, ENTRY_RULES, INFRA, MLE, OLE, RE, SKIPPED, TLE, VERDICTS, WA, SubmissionResult,
-                       TestVerdict, tokens_equal)
+from neocoder.judge.docker_sandbox import DockerSandbox
+from neocoder.judge.image import ImageError, build_image, check_image, default_image
+from neocoder.judge.pool import PooledSandbox
+from neocoder.judge.process_sandbox import ProcessSandbox
+from neocoder.judge.protocol import Limits
+from neocoder.judge.sandbox import DOCKER, PROCESS, Sandbox
+from neocoder.judge.verdicts import (
+    AC,
+    ENTRY_RULES,
+    INFRA,
+    MLE,
+    OLE,
+    RE,
+    SKIPPED,
+    TLE,
+    VERDICTS,
+    WA,
+    SubmissionResult,
+    TestVerdict,
+    tokens_equal,
+)
 
 BACKENDS = {DOCKER: DockerSandbox, PROCESS: ProcessSandbox}
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from .special import SPECIAL
+from neocoder.judge.special import SPECIAL
 
 TOKENS = {"kind": "tokens", "ignore_case": False, "tolerance": None}
 

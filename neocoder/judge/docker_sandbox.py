@@ -36,10 +36,10 @@ import docker
 import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from .image import ImageError, check_image, default_image
-from .pool import PooledSandbox, Worker
-from .protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
-from .sandbox import DOCKER
+from neocoder.judge.image import ImageError, check_image, default_image
+from neocoder.judge.pool import PooledSandbox, Worker
+from neocoder.judge.protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
+from neocoder.judge.sandbox import DOCKER
 
 RUNNER_HOME = "/opt/neocoder"  # the runner package is /opt/neocoder/runner in the image
 # -E -s: no environment, no user site; not -I, which would leave the working directory

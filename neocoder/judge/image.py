@@ -18,9 +18,9 @@ from pathlib import Path
 
 import docker
 
-from .. import resources
-from ..errors import NeocoderError
-from ..paths import fingerprint
+from neocoder import resources
+from neocoder.errors import NeocoderError
+from neocoder.paths import fingerprint
 
 IMAGE_ENV = "NEOCODER_SANDBOX_IMAGE"  # names the image to build and run, when set
 FALLBACK_IMAGE = "neocoder-sandbox:latest"

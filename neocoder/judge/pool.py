@@ -14,9 +14,19 @@ import os
 import threading
 import time
 
-from .protocol import (Limits, LineChannel, RunnerEnd, RunnerLost, compile_error_result, interpret,
-                       run_message, size_problem, skip_after_first_failure, verdict_of)
-from .verdicts import AC, INFRA, RE, SubmissionResult, TestVerdict
+from neocoder.judge.protocol import (
+    Limits,
+    LineChannel,
+    RunnerEnd,
+    RunnerLost,
+    compile_error_result,
+    interpret,
+    run_message,
+    size_problem,
+    skip_after_first_failure,
+    verdict_of,
+)
+from neocoder.judge.verdicts import AC, INFRA, RE, SubmissionResult, TestVerdict
 
 
 class Worker:

@@ -38,10 +38,10 @@ import threading
 import time
 from pathlib import Path
 
-from .. import resources
-from .pool import PooledSandbox, Worker
-from .protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
-from .sandbox import PROCESS
+from neocoder import resources
+from neocoder.judge.pool import PooledSandbox, Worker
+from neocoder.judge.protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
+from neocoder.judge.sandbox import PROCESS
 
 UNPRIVILEGED = "65534"
 NOT_ENFORCED = ("read-only root filesystem", "CPU time of the whole process tree",

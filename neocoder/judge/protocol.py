@@ -93,8 +93,8 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from .checkers import check
-from .verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA, SubmissionResult, TestVerdict
+from neocoder.judge.checkers import check
+from neocoder.judge.verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA, SubmissionResult, TestVerdict
 
 # Runner statuses that are verdicts as they are ("ok" still needs the checker).
 STATUS_VERDICTS = {"tle": TLE, "mle": MLE, "ole": OLE, "re": RE}

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from .protocol import Limits
-from .verdicts import SubmissionResult
-
 # The local sandbox kinds (SandboxConfig.kind, --sandbox; ``Sandbox.name``), one constant each.
-from ..config import DOCKER, PROCESS  # noqa: F401  (the kinds by name, declared in config.py)
+from neocoder.config import DOCKER, PROCESS  # noqa: F401  (the kinds by name, declared in config.py)
+from neocoder.judge.protocol import Limits
+from neocoder.judge.verdicts import SubmissionResult
 
 
 @runtime_checkable

@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .pool import Limits, PooledSandbox
-from .verdicts import AC, RE
+from neocoder.judge.pool import Limits, PooledSandbox
+from neocoder.judge.verdicts import AC, RE
 
 CANARY = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"
 CANARY_TEST = {"input": "2 3\n", "output": "5\n"}

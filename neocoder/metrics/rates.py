@@ -46,11 +46,10 @@ from math import comb
 
 import numpy as np
 
-from . import entropy
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, Ratio, bootstrap_info, state_intervals
+from neocoder.metrics import entropy
+from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, Ratio, bootstrap_info, state_intervals
 from neocoder.metrics.types import EvalMetrics, HumanStateMetrics, StateMetrics, field_name
-from neocoder.records import HumanBaseline, ProblemState, Sample
-from ..records import HUMAN
+from neocoder.records import HUMAN, HumanBaseline, ProblemState, Sample
 
 PASS_KS = (1, 5, 10)  # the k of pass@k reported where every problem has at least k samples
 BEST_OF_K = 5  # the paper's k for best-of-k NeoGauge (Sec. 5.3)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from .bootstrap import Interval
+from neocoder.metrics.bootstrap import Interval
 
 _OPTIONAL = {"optional": True}  # field metadata: left out of to_dict() when None
 

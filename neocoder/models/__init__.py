@@ -11,8 +11,17 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
-from ..config import CHAT_DEFAULTS, ModelConfig
-from .base import EndpointError, Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply, RequestRefused
+from neocoder.config import CHAT_DEFAULTS, ModelConfig
+from neocoder.models.base import (
+    EndpointError,
+    Model,
+    ModelError,
+    NoRecordedReply,
+    Prompt,
+    ReplayKey,
+    Reply,
+    RequestRefused,
+)
 
 
 def _lazy(module: str, factory: str) -> Callable[[str, ModelConfig], Model]:

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 __all__ = ["EndpointError", "Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply",
            "RequestRefused", "strip_thinking"]

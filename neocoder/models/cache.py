@@ -15,8 +15,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..store import JsonlStore
-from .base import Model, Prompt, Reply
+from neocoder.models.base import Model, Prompt, Reply
+from neocoder.store import JsonlStore
 
 
 def request_key(request: dict) -> str:

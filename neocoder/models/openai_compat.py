@@ -25,10 +25,11 @@ import warnings
 import openai
 import tenacity
 
-from ..netpolicy import current as endpoint_policy, http_client as guarded_http_client
-from ..config import ModelConfig
-from .base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
-from .limiter import ConnectionLimiter, RefusalGate, retry_after
+from neocoder.config import ModelConfig
+from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
+from neocoder.models.limiter import ConnectionLimiter, RefusalGate, retry_after
+from neocoder.netpolicy import current as endpoint_policy
+from neocoder.netpolicy import http_client as guarded_http_client
 
 API_CONNECTIONS = 16  # calls in flight to a hosted API when --max-connections is not given
 REFUSED_STATUSES = (400, 401, 403, 404, 422)  # the request itself refused: no retry will be accepted

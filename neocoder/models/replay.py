@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import ModelConfig
-from ..dataset import load_release_problems, shipped
-from ..errors import RecordError
-from ..records import Answer, Sample
-from ..store import RunFolder, jsonl_lines
-from .base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
+from neocoder.config import ModelConfig
+from neocoder.dataset import load_release_problems, shipped
+from neocoder.errors import RecordError
+from neocoder.models.base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
+from neocoder.records import Answer, Sample
+from neocoder.store import RunFolder, jsonl_lines
 
 RECORDED_MODELS = {"gpt-4-1106-preview"}
 

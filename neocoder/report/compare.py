@@ -27,14 +27,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diversity import diversity_lines, diversity_rows
+from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, paired_difference
-from ..errors import NeocoderError
 from neocoder.metrics.rates import human_ratios, sample_ratios
-from ..records import HumanBaseline, Sample
-from ..store import RunFolder
-from .text import percent
-from ..records import HUMAN
+from neocoder.records import HUMAN, HumanBaseline, Sample
+from neocoder.report.diversity import diversity_lines, diversity_rows
+from neocoder.report.text import percent
+from neocoder.store import RunFolder
 
 METRICS = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "divergent", "neogauge",
            "cumulative_neogauge", "pass@5", "pass@10", "neogauge_best@5", "semantic_entropy",

@@ -10,7 +10,7 @@ share of its correct programs' classes that the first run also produced).
 from __future__ import annotations
 
 from neocoder.metrics.diversity.run import cross_overlap
-from .text import mean_text, percent
+from neocoder.report.text import mean_text, percent
 
 
 def diversity_rows(runs: list, resamples: int = 2000, seed: int = 0) -> list[dict]:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import NeocoderError
-from .render import render, write_page, write_static
-from .runs import Run, disambiguate, display_name, open_run
-from .sections import KINDS, ordered_sections, section_for
-from .sections.neocoder import technique_table, top_techniques
-from .verdicts import sample_verdict, tier_verdict, verdict_counts
+from neocoder.errors import NeocoderError
+from neocoder.report.render import render, write_page, write_static
+from neocoder.report.runs import Run, disambiguate, display_name, open_run
+from neocoder.report.sections import KINDS, ordered_sections, section_for
+from neocoder.report.sections.neocoder import technique_table, top_techniques
+from neocoder.report.verdicts import sample_verdict, tier_verdict, verdict_counts
 
 __all__ = ["KINDS", "Run", "build_report", "display_name", "load_run", "sample_verdict", "technique_table",
            "tier_verdict", "top_techniques", "verdict_counts"]

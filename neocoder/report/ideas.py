@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
           ("fluency", "fluency"), ("flexibility", "flexibility (P30 of the 4-score keyword average)"))
@@ -118,7 +118,7 @@ def leaderboard_svg(rows: list[dict], colors: dict[str, str]) -> str:
     95% interval over keywords as an error bar.  Returns one ``<svg>`` element."""
     from matplotlib import rc_context
 
-    from .plots import _RC, _figure, _svg
+    from neocoder.report.plots import _RC, _figure, _svg
 
     shown = [r for r in rows if r["Average"] is not None]
     with rc_context(_RC):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import rc_context
 
-from .plots import _RC, _figure, _svg
+from neocoder.report.plots import _RC, _figure, _svg
 
 PUBLISHED_COLOR = "#9e9e9e"
 

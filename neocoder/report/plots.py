@@ -39,7 +39,8 @@ import math
 from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from ..records import HUMAN
+
+from neocoder.records import HUMAN
 
 # Verdict order and colours, bottom of the stack first (AC at the bottom).
 VERDICT_COLORS = {"AC": "#4c9a2a", "WA": "#d1495b", "TLE": "#edae49", "MLE": "#8e6c8a", "RE": "#00798c",

@@ -27,8 +27,8 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from ..errors import NeocoderError
-from .compare import RunScores
+from neocoder.errors import NeocoderError
+from neocoder.report.compare import RunScores
 
 PACKAGE = "neocoder.codeforces"
 TABLE4_FILE = "neocoder_table4_gpt4.json"

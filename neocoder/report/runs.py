@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset import build_from_release, load_states, shipped
-from ..errors import NeocoderError
-from ..records import Answer, FluencyGrade, Idea, IdeaJudgement, Manifest, ProblemState, QuestionResult, Sample
-from ..store import RunFolder
+from neocoder.dataset import build_from_release, load_states, shipped
+from neocoder.errors import NeocoderError
+from neocoder.records import Answer, FluencyGrade, Idea, IdeaJudgement, Manifest, ProblemState, QuestionResult, Sample
+from neocoder.store import RunFolder
 
 
 @dataclass

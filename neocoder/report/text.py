@@ -6,10 +6,8 @@ gives a string; nothing here computes a score.
 
 from __future__ import annotations
 
-from ..records import ProblemState, QuestionResult
-from ..dataset import RELEASE_DATASET  # metrics["dataset"] of a `--dataset release` run
-from ..records import HUMAN
-
+from neocoder.dataset import RELEASE_DATASET  # metrics["dataset"] of a `--dataset release` run
+from neocoder.records import HUMAN, ProblemState, QuestionResult
 
 NO_SAMPLES = "no samples"  # a state with no judged sample: its rates are unknown, never 0.0%
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..records import Sample, TierResult
+from neocoder.records import Sample, TierResult
 
 SKIPPED = "skipped"  # the verdict of a tier none of whose tests ran
 NO_REPLY, INFRA = "no reply", "INFRA"

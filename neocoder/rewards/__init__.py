@@ -12,9 +12,9 @@
 docs/rewards.md describes them.
 """
 
-from .archive import ArchiveError, ArchiveStore
-from .batch import Scorer, ScoreItem, ScoreResult, score_batch
-from .formula import RewardWeights, reward
+from neocoder.rewards.archive import ArchiveError, ArchiveStore
+from neocoder.rewards.batch import ScoreItem, Scorer, ScoreResult, score_batch
+from neocoder.rewards.formula import RewardWeights, reward
 
 __all__ = ["ArchiveError", "ArchiveStore", "RewardWeights", "ScoreItem", "ScoreResult", "Scorer", "reward",
            "score_batch"]

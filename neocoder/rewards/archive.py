@@ -48,7 +48,7 @@ import tokenize
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import NeocoderError
+from neocoder.errors import NeocoderError
 from neocoder.metrics.rates import divergent_ratio
 
 N_GRAM = 4  # tokens per shingle
@@ -194,6 +194,7 @@ class ArchiveStore:
         (``measure``), then archive it; returns the novelty ``{"new_share",
         "nearest_distance", "archive_size"}``.  Atomic per (owner, archive, problem)."""
         import hashlib
+
         from sqlalchemy import insert, select
         t = self.table
         with self._key_lock((owner, archive, problem_id)):

@@ -21,12 +21,12 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, fields
 from typing import Iterable, Iterator
 
-from ..config import SandboxConfig
-from ..errors import NeocoderError
-from ..records import ProblemState, Sample
-from .archive import ArchiveStore, check_name
-from .formula import RewardWeights, reward
-from .scoring import ProblemBank, score_state
+from neocoder.config import SandboxConfig
+from neocoder.errors import NeocoderError
+from neocoder.records import ProblemState, Sample
+from neocoder.rewards.archive import ArchiveStore, check_name
+from neocoder.rewards.formula import RewardWeights, reward
+from neocoder.rewards.scoring import ProblemBank, score_state
 
 LOCAL_OWNER = ""  # the owner of in-process archives (the server's are its callers' ids)
 
@@ -140,7 +140,7 @@ class Scorer:
         self.archive_db, self.model = archive_db, model
         self.judge_all_tests, self.cpu_scale = judge_all_tests, cpu_scale
         if states is None:
-            from ..dataset import shipped
+            from neocoder.dataset import shipped
             self.bank = ProblemBank(shipped.load_states(), f"validated (shipped {shipped.version()})")
         else:
             self.bank = ProblemBank(states, "given")
@@ -149,7 +149,7 @@ class Scorer:
         self._archives_lock = threading.Lock()
 
     def __enter__(self) -> "Scorer":
-        from ..executors import open_sandbox
+        from neocoder.executors import open_sandbox
         with ExitStack() as stack:
             self.box = stack.enter_context(open_sandbox(self.config))
             stack.callback(self._close_archives)
@@ -300,7 +300,7 @@ def _remote(items: list, archive: str | None, weights: RewardWeights, server: st
 
     import requests
 
-    from ..client import Client, ServerError
+    from neocoder.client import Client, ServerError
     body = {"items": [ScoreItem.of(x).to_dict() for x in items], "archive": archive, "weights": asdict(weights),
             "judge_all_tests": judge_all_tests}
     answer = Client(server, token).request("POST", "/v1/score", json=body, stream=True)

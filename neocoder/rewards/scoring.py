@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import threading
 
-from ..errors import NeocoderError
-from ..judge import Sandbox
-from neocoder.metrics.rates import state_metrics
-from ..models import ReplayKey, Reply
 from neocoder.benchmarks.neocoder.pipeline import judge_reply
-from ..records import ProblemState, Sample
 from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.errors import NeocoderError
+from neocoder.judge import Sandbox
+from neocoder.metrics.rates import state_metrics
+from neocoder.models import ReplayKey, Reply
+from neocoder.records import ProblemState, Sample
 
 
 class NotFound(NeocoderError):
@@ -68,7 +68,7 @@ class ProblemBank:
         solutions; None when it has none in a language the detector reads."""
         with self._lock:
             if problem_id not in self._human:
-                from ..techniques.human import human_technique_sets
+                from neocoder.techniques.human import human_technique_sets
                 sets = human_technique_sets({problem_id})
                 self._human[problem_id] = (sets.get(problem_id) or {}).get("techniques")
             return self._human[problem_id]

@@ -38,7 +38,7 @@ import math
 import threading
 from collections.abc import Mapping, Sequence
 
-from . import RewardWeights, ScoreItem, ScoreResult, Scorer, score_batch
+from neocoder.rewards import RewardWeights, ScoreItem, Scorer, ScoreResult, score_batch
 
 TRL_VERSION = "1.16.0"  # the trl whose calling convention this follows (pinned by the `rl` extra)
 

@@ -54,7 +54,7 @@ import threading
 from collections.abc import Mapping
 
 # absolute, so verl may also load this module by file path (load_module: spec_from_file_location)
-from neocoder.rewards import RewardWeights, ScoreItem, ScoreResult, Scorer, score_batch
+from neocoder.rewards import RewardWeights, ScoreItem, Scorer, ScoreResult, score_batch
 
 VERL_VERSION = "0.9.1"  # the verl whose reward managers this follows
 # the score components reported beside "score" (the keys of ScoreResult.scores / POST /v1/score)

@@ -12,7 +12,7 @@ shutdown (server.py).
     serve(ServeConfig(release_dir=Path("../shared/neocoder"), tokens_file=Path("tokens.txt")))
 """
 
-from .config import ServeConfig
-from .server import serve
+from neocoder.serve.config import ServeConfig
+from neocoder.serve.server import serve
 
 __all__ = ["ServeConfig", "serve"]

@@ -23,16 +23,16 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from ..errors import NeocoderError
-from .auth import BearerAuth
-from .config import ServeConfig
-from .jobs import JobConflict
-from .judging import NotFound, TooLarge, Unavailable
-from .limits import BodyLimit, Busy
-from .routes import archives, evals, judge, problems, runs, service
-from .services import close_services, open_services
-from .telemetry import RequestCounter, Telemetry
-from . import web
+from neocoder.errors import NeocoderError
+from neocoder.serve import web
+from neocoder.serve.auth import BearerAuth
+from neocoder.serve.config import ServeConfig
+from neocoder.serve.jobs import JobConflict
+from neocoder.serve.judging import NotFound, TooLarge, Unavailable
+from neocoder.serve.limits import BodyLimit, Busy
+from neocoder.serve.routes import archives, evals, judge, problems, runs, service
+from neocoder.serve.services import close_services, open_services
+from neocoder.serve.telemetry import RequestCounter, Telemetry
 
 log = logging.getLogger("neocoder.serve")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from .limits import send_error
+from neocoder.serve.limits import send_error
 
 OPEN_PATHS = frozenset({"/healthz"})  # answered without a token
 BROWSER_PREFIX = "/web/"  # the browser UI (serve/web/): it checks its own session cookie, not a bearer token

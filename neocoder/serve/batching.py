@@ -24,12 +24,12 @@ from collections.abc import AsyncIterator
 
 import anyio
 
-from ..errors import NeocoderError
-from ..rewards.batch import ScoreResult, failed, predecessors, settle
-from .judging import TooLarge, Unavailable
-from .limits import Busy
-from .schemas import BatchItem, BatchScoreRequest
-from .services import Services
+from neocoder.errors import NeocoderError
+from neocoder.rewards.batch import ScoreResult, failed, predecessors, settle
+from neocoder.serve.judging import TooLarge, Unavailable
+from neocoder.serve.limits import Busy
+from neocoder.serve.schemas import BatchItem, BatchScoreRequest
+from neocoder.serve.services import Services
 
 log = logging.getLogger("neocoder.serve")
 NDJSON = "application/x-ndjson"

@@ -16,10 +16,10 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import Config, SandboxConfig
-from ..errors import NeocoderError
-from ..netpolicy import EndpointPolicy
-from ..options import Option, check, option
+from neocoder.config import Config, SandboxConfig
+from neocoder.errors import NeocoderError
+from neocoder.netpolicy import EndpointPolicy
+from neocoder.options import Option, check, option
 
 TOKENS_ENV = "NEOCODER_SERVE_TOKENS"  # tokens separated by whitespace or commas
 
@@ -158,7 +158,7 @@ class ServeConfig(Config):
                                 "with an explicit --no-auth")
         check(self)  # each option within its declaration: ServeConfig.jobs: 0 is below 1, ...
         self.endpoint_policy()
-        from ..models import PROVIDERS
+        from neocoder.models import PROVIDERS
         unknown = sorted(set(self.allow_provider) - set(PROVIDERS))
         if unknown:
             raise NeocoderError(f"--allow-provider {','.join(unknown)}: no such provider "

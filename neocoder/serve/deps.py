@@ -14,11 +14,11 @@ from __future__ import annotations
 from fastapi import Depends, Request
 from fastapi import Path as PathParam
 
-from .judging import NotFound, Unavailable
-from .limits import Busy
-from .schemas import JOB_ID
-from .services import Services
-from .store import QUEUED, RUNNING, Job
+from neocoder.serve.judging import NotFound, Unavailable
+from neocoder.serve.limits import Busy
+from neocoder.serve.schemas import JOB_ID
+from neocoder.serve.services import Services
+from neocoder.serve.store import QUEUED, RUNNING, Job
 
 
 def services(request: Request) -> Services:

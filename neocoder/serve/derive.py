@@ -21,8 +21,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from ..config import ModelConfig
-from ..options import Option, declared, names_a_path, sent
+from neocoder.config import ModelConfig
+from neocoder.options import Option, declared, names_a_path, sent
 
 
 def _bounds(opt: Option) -> dict:

@@ -32,12 +32,23 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from ..benchmarks import EVAL
-from ..errors import NeocoderError
-from ..records import Sample
-from ..runner import Stopped
-from ..store import RunFolder
-from .store import CANCELLED, FAILED, PAUSED, QUEUED, RESUMABLE, RUNNING, SUCCEEDED, UNFINISHED, Job, JobStore
+from neocoder.benchmarks import EVAL
+from neocoder.errors import NeocoderError
+from neocoder.records import Sample
+from neocoder.runner import Stopped
+from neocoder.serve.store import (
+    CANCELLED,
+    FAILED,
+    PAUSED,
+    QUEUED,
+    RESUMABLE,
+    RUNNING,
+    SUCCEEDED,
+    UNFINISHED,
+    Job,
+    JobStore,
+)
+from neocoder.store import RunFolder
 
 log = logging.getLogger("neocoder.serve")
 

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import DOCKER, RAY, SandboxConfig
-from ..dataset import build_from_release, load_states, shipped
-from ..errors import NeocoderError
-from ..judge import Limits, Sandbox, SubmissionResult
-from ..models import Reply
 from neocoder.benchmarks.neocoder.program import program_from_reply
-from ..records import ProblemState, Sample
-from ..rewards.scoring import NotFound, ProblemBank, score_state  # noqa: F401 - NotFound: app.py, deps.py map it to 404
+from neocoder.config import DOCKER, RAY, SandboxConfig
+from neocoder.dataset import build_from_release, load_states, shipped
+from neocoder.errors import NeocoderError
+from neocoder.judge import Limits, Sandbox, SubmissionResult
+from neocoder.models import Reply
+from neocoder.records import ProblemState, Sample
+from neocoder.rewards.scoring import NotFound, ProblemBank, score_state  # noqa: F401 - NotFound: app.py, deps.py map it to 404
 
 RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
 
@@ -67,7 +67,7 @@ class JudgeService:
         else:
             fixed = load_states(Path(dataset))
         self.bank = ProblemBank(fixed, self.dataset_name)
-        from ..executors import EXECUTORS
+        from neocoder.executors import EXECUTORS
         self.box: Sandbox = EXECUTORS[sandbox.executor](sandbox, sandbox.workers)
 
     @property
@@ -87,7 +87,7 @@ class JudgeService:
         out = {"sandbox": self.box.name, "image": self.box.image, "ok": not self.box.unavailable,
                "detail": self.box.unavailable}
         if out["ok"] and self.box.name == DOCKER:
-            from ..judge import check_image
+            from neocoder.judge import check_image
             try:
                 self.box.client.ping()
                 check_image(self.box.client, self.box.image)

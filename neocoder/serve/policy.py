@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..netpolicy import EndpointPolicy, EndpointRefused
-from .derive import model_fields
-from ..records import HUMAN
-
+from neocoder.netpolicy import EndpointPolicy, EndpointRefused
+from neocoder.records import HUMAN
+from neocoder.serve.derive import model_fields
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class CallerPolicy:
             return [("spec", f"provider {provider!r} is not allowed on this server (allowed: "
                              f"{', '.join(self.providers) or 'none'}; the operator chooses with --allow-provider)")]
         if provider == "local":
-            from ..models.local import LOCAL_MODELS
+            from neocoder.models.local import LOCAL_MODELS
             if name not in LOCAL_MODELS:
                 return [("spec", f"unknown local model {name!r}; known: {', '.join(LOCAL_MODELS)}")]
         url = model.get("base_url")

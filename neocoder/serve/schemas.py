@@ -18,15 +18,24 @@ import re
 from dataclasses import fields as dataclass_fields
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SecretStr, Tag, create_model, field_validator,
-                      model_validator)
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.config import ModelConfig, ProgramLimits
-from ..rewards.archive import ARCHIVE_NAME
-from ..rewards.formula import RewardWeights
-from .derive import request_model
-from ..records import HUMAN
+from neocoder.records import HUMAN
+from neocoder.rewards.archive import ARCHIVE_NAME
+from neocoder.rewards.formula import RewardWeights
+from neocoder.serve.derive import request_model
 
 PROBLEM_ID = r"^[0-9]{1,6}[A-Z][0-9]?$"  # a Codeforces problem id, e.g. 1901A
 JOB_ID = r"^[0-9a-f]{32}$"  # made by the server (jobs.new_job_id)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from ..errors import NeocoderError
-from .config import ServeConfig
+from neocoder.errors import NeocoderError
+from neocoder.serve.config import ServeConfig
 
 
 def serve(config: ServeConfig) -> None:
@@ -21,7 +21,7 @@ def serve(config: ServeConfig) -> None:
     port taken, the job store or the release unreadable: the log says which)."""
     import uvicorn
 
-    from .app import create_app
+    from neocoder.serve.app import create_app
 
     config.check()
     logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")

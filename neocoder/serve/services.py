@@ -20,21 +20,21 @@ from pathlib import Path
 import anyio
 from fastapi.exceptions import RequestValidationError
 
-from .. import netpolicy
+from neocoder import netpolicy
+from neocoder.benchmarks import EVAL, get_task
 from neocoder.benchmarks.neocoder.config import EvalConfig, dataset_arg
 from neocoder.config import SandboxConfig
-from ..errors import NeocoderError
-from ..store import RunFolder
-from .config import ServeConfig
-from .derive import to_config
-from .jobs import JobConflict, JobRunner, job_task
-from .judging import JudgeService, Unavailable
-from .limits import Admission
-from .policy import CallerPolicy
-from neocoder.benchmarks import EVAL, get_task
-from .schemas import EvalJob, EvalRequest, Progress, config_request
-from .store import SUCCEEDED, Job, JobStore
-from .telemetry import Telemetry
+from neocoder.errors import NeocoderError
+from neocoder.serve.config import ServeConfig
+from neocoder.serve.derive import to_config
+from neocoder.serve.jobs import JobConflict, JobRunner, job_task
+from neocoder.serve.judging import JudgeService, Unavailable
+from neocoder.serve.limits import Admission
+from neocoder.serve.policy import CallerPolicy
+from neocoder.serve.schemas import EvalJob, EvalRequest, Progress, config_request
+from neocoder.serve.store import SUCCEEDED, Job, JobStore
+from neocoder.serve.telemetry import Telemetry
+from neocoder.store import RunFolder
 
 log = logging.getLogger("neocoder.serve")
 
@@ -105,7 +105,7 @@ class Services:
         if refused:
             raise NeocoderError("refused by this server's policy: " + "; ".join(
                 f"{'.'.join(map(str, loc))}: {message}" for loc, message in refused))
-        from .. import api
+        from neocoder import api
         task, config = job_task(job.request)
         if task == EVAL:
             api.evaluate(self.eval_config(config, api_key, run_dir), stop=stop)
@@ -138,7 +138,7 @@ class Services:
         """The folder of the job's HTML report, built (or rebuilt after its run changed) now."""
         if job.status != SUCCEEDED:
             raise JobConflict(f"job {job.id} is {job.status}: its report is made once it has succeeded")
-        from ..report.html import build_report
+        from neocoder.report.html import build_report
         run = self.runner.run_dir(job.id)
         out = Path(self.config.data_dir) / "reports" / job.id
         with self.report_lock:

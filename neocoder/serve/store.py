@@ -21,12 +21,26 @@ import threading
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import (Boolean, Column, Float, Integer, MetaData, String, Table, Text, create_engine, event,
-                        func, insert, select, update)
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..errors import NeocoderError
-from ..rewards.archive import ArchiveError, ArchiveStore
+from neocoder.errors import NeocoderError
+from neocoder.rewards.archive import ArchiveError, ArchiveStore
 
 QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED, PAUSED = "queued", "running", "succeeded", "failed", "cancelled", \
     "paused"

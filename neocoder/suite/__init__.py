@@ -8,6 +8,6 @@ model's creativity profile (docs/leaderboard.md).
 - profile.py: the profile (``profile.json``) and its figure (``profile.svg``).
 """
 
-from .config import FULL, QUICK, SuiteConfig
+from neocoder.suite.config import FULL, QUICK, SuiteConfig
 
 __all__ = ["FULL", "QUICK", "SuiteConfig"]

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import Config, ModelConfig, SandboxConfig
-from ..options import Option, option
-
-from .registry import FULL, NAMES, QUICK
+from neocoder.config import Config, ModelConfig, SandboxConfig
+from neocoder.options import Option, option
+from neocoder.suite.registry import FULL, NAMES, QUICK
 
 BENCHMARKS = NAMES  # registry.py's benchmark names, in order: an entry there adds one here
 

@@ -19,8 +19,8 @@ import json
 import math
 from pathlib import Path
 
-from ..errors import NeocoderError
-from .registry import COMPOSITE, CONVERGENT, DIVERGENT, benchmark
+from neocoder.errors import NeocoderError
+from neocoder.suite.registry import COMPOSITE, CONVERGENT, DIVERGENT, benchmark
 
 KINDS = (CONVERGENT, DIVERGENT, COMPOSITE)
 KIND_TITLES = {CONVERGENT: "convergent", DIVERGENT: "divergent", COMPOSITE: "its own composite"}

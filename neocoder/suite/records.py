@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..records import Record, register_record
+from neocoder.records import Record, register_record
 
 
 @dataclass

@@ -23,18 +23,17 @@ suite's ``--benchmarks`` choices, the profile and the leaderboard's columns foll
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from neocoder.benchmarks.aidanbench.config import AidanConfig
-from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.config import ModelConfig
 
 if TYPE_CHECKING:
-    from .config import SuiteConfig
+    from neocoder.suite.config import SuiteConfig
 
 QUICK, FULL = "quick", "full"
 
@@ -80,7 +79,7 @@ class Benchmark:
 
 def _recorded_only_for_eval(spec: str) -> bool:
     """A ``replay/gpt-4-1106-preview`` model holds NeoCoder's recorded codes only."""
-    from ..models.replay import RECORDED_MODELS
+    from neocoder.models.replay import RECORDED_MODELS
     return not (spec.startswith("replay/") and spec[len("replay/"):] in RECORDED_MODELS)
 
 
@@ -164,7 +163,7 @@ def _framework() -> tuple[Benchmark, ...]:
     retrieval-based multi-agent judge (the convergent measures: the share of solutions
     judged feasible, and effective).  Needs a judge (the suite's first)."""
     try:
-        from ..benchmarks.framework.config import FrameworkConfig
+        from neocoder.benchmarks.framework.config import FrameworkConfig
     except ImportError:
         return ()
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import NeocoderError
-from ..runner import Run, Task
-from .config import SuiteConfig
-from .records import SuiteStep
-from .registry import BENCHMARKS, benchmark
 from neocoder.benchmarks import SUITE
+from neocoder.errors import NeocoderError
+from neocoder.runner import Run, Task
+from neocoder.suite.config import SuiteConfig
+from neocoder.suite.records import SuiteStep
+from neocoder.suite.registry import BENCHMARKS, benchmark
 
 
 class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", record_type=SuiteStep):
@@ -57,8 +57,8 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         return model, stand_in, None
 
     def solve(self, item, run: Run):
-        from ..runner import run as run_task
         from neocoder.benchmarks import get_task
+        from neocoder.runner import run as run_task
         bench = benchmark(item[0])
         model, stand_in, skipped = self.answering(bench)
         if skipped is None:
@@ -67,7 +67,7 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         yield SuiteStep(bench.name, bench.name, model.spec, stand_in, skipped)
 
     def score(self, run: Run) -> dict:
-        from .profile import build_profile, write_figure
+        from neocoder.suite.profile import build_profile, write_figure
         steps = {s.benchmark: s for s in run.folder.read(SuiteStep)}
         profile = build_profile(Path(run.folder.path), self.config.model.spec, steps,
                                 [b for (b,) in self.items(run)])

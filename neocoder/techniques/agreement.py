@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..dataset.release import HUMAN_FILE, DatasetError, load_json, release_file
-from .detector import UnsupportedLanguage, detect, guess_language
-from .taxonomy import canonical
+from neocoder.dataset.release import HUMAN_FILE, DatasetError, load_json, release_file
+from neocoder.techniques.detector import UnsupportedLanguage, detect, guess_language
+from neocoder.techniques.taxonomy import canonical
 
 
 def _f1(tp: int, fp: int, fn: int) -> tuple[float, float, float]:

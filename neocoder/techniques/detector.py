@@ -20,9 +20,9 @@ import tree_sitter as ts
 import tree_sitter_cpp
 import tree_sitter_python
 
-from ..errors import NeocoderError
-from . import semantic
-from .parsed import ParsedProgram
+from neocoder.errors import NeocoderError
+from neocoder.techniques import semantic
+from neocoder.techniques.parsed import ParsedProgram
 
 QUERIES_PACKAGE = "neocoder.techniques.queries"  # the .scm files, package data (pyproject.toml)
 

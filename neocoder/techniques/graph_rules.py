@@ -12,9 +12,21 @@ and listed in ``semantic.RULES``; docs/techniques.md states each in words.
 
 from __future__ import annotations
 
-from .parsed import (CALLS, LOOPS, SUBSCRIPTS, ParsedProgram, arguments, binary, callee, loop_iterable,
-                     receiver, strip, subscript_parts, text)
-from .shapes import is_halving, priority_queues, rule
+from neocoder.techniques.parsed import (
+    CALLS,
+    LOOPS,
+    SUBSCRIPTS,
+    ParsedProgram,
+    arguments,
+    binary,
+    callee,
+    loop_iterable,
+    receiver,
+    strip,
+    subscript_parts,
+    text,
+)
+from neocoder.techniques.shapes import is_halving, priority_queues, rule
 
 TRUE_WORDS = {"True", "true", "1"}
 FALSE_WORDS = {"False", "false", "0"}

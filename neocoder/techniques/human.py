@@ -12,10 +12,10 @@ import json
 import os
 from pathlib import Path
 
-from ..dataset import shipped
-from ..dataset.release import HUMAN_FILE, DatasetError, load_json, release_file
-from ..paths import cache_root, fingerprint, package_files
-from .detector import detect, guess_language
+from neocoder.dataset import shipped
+from neocoder.dataset.release import HUMAN_FILE, DatasetError, load_json, release_file
+from neocoder.paths import cache_root, fingerprint, package_files
+from neocoder.techniques.detector import detect, guess_language
 
 SUPPORTED = ("python", "cpp")
 

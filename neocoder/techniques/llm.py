@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..errors import NeocoderError
-from ..models import Model, ModelError, Prompt
-from ..resources import prompt_text as load_prompt
-from .taxonomy import TAXONOMY, canonical
+from neocoder.errors import NeocoderError
+from neocoder.models import Model, ModelError, Prompt
+from neocoder.resources import prompt_text as load_prompt
+from neocoder.techniques.taxonomy import TAXONOMY, canonical
 
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*(.+?)\s*$")
 

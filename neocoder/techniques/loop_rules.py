@@ -11,9 +11,21 @@ function ``(program: ParsedProgram) -> bool`` marked ``@rule(name, languages)``
 
 from __future__ import annotations
 
-from .parsed import (CALLS, COMPARE_OPS, SUBSCRIPTS, ParsedProgram, arguments, binary, callee, loop_iterable,
-                     receiver, strip, subscript_parts, text)
-from .shapes import computes_midpoint, declared, is_midpoint, priority_queues, rule, table_writes
+from neocoder.techniques.parsed import (
+    CALLS,
+    COMPARE_OPS,
+    SUBSCRIPTS,
+    ParsedProgram,
+    arguments,
+    binary,
+    callee,
+    loop_iterable,
+    receiver,
+    strip,
+    subscript_parts,
+    text,
+)
+from neocoder.techniques.shapes import computes_midpoint, declared, is_midpoint, priority_queues, rule, table_writes
 
 STREAMS = {"cin", "cout", "cerr", "clog"}
 

@@ -22,13 +22,32 @@ nothing else, so a constraint means the same thing in every run.
 
 from __future__ import annotations
 
-from . import graph_rules, loop_rules
-from .graph_rules import (back_tracking, depth_first_search, divide_and_conquer, graph, graph_traversal, minimax,
-                          recursion, topological_sort, tree_shapes, width_first_search)
-from .loop_rules import (binary_search, cpp_hashmap, dynamic_programming, greedy, kadane, linked_list, misc,
-                         sliding_window, two_pointers)
-from .parsed import ParsedProgram
-from .shapes import Rule
+from neocoder.techniques import graph_rules, loop_rules
+from neocoder.techniques.graph_rules import (
+    back_tracking,
+    depth_first_search,
+    divide_and_conquer,
+    graph,
+    graph_traversal,
+    minimax,
+    recursion,
+    topological_sort,
+    tree_shapes,
+    width_first_search,
+)
+from neocoder.techniques.loop_rules import (
+    binary_search,
+    cpp_hashmap,
+    dynamic_programming,
+    greedy,
+    kadane,
+    linked_list,
+    misc,
+    sliding_window,
+    two_pointers,
+)
+from neocoder.techniques.parsed import ParsedProgram
+from neocoder.techniques.shapes import Rule
 
 # every rule, in the order the technique names have always had in RULES
 CHECKS = (recursion, two_pointers, sliding_window, kadane, back_tracking, divide_and_conquer,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .parsed import SUBSCRIPTS, ParsedProgram, binary, strip, text
+from neocoder.techniques.parsed import SUBSCRIPTS, ParsedProgram, binary, strip, text
 
 BOTH = ("python", "cpp")
 

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from neocoder.dataset import DatasetError, build_from_release, load_states, write_states
-from neocoder.records import ProblemState
-from neocoder.dataset.statement import parse_examples, parse_limits
 from neocoder.cli import parse_states
+from neocoder.dataset import DatasetError, build_from_release, load_states, write_states
+from neocoder.dataset.statement import parse_examples, parse_limits
+from neocoder.records import ProblemState
 
 
 def test_states_per_t_match_paper_table_1(release_states):

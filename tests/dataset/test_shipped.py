@@ -148,8 +148,8 @@ def test_release_examples_of_another_release_use_its_own_codes_and_humans(tmp_pa
     """--dataset release names a release: one that is not the shipped one (here a copy with
     one recorded code changed) answers with its own codes and its own human sets."""
     from neocoder.benchmarks.neocoder.config import EvalConfig
-    from neocoder.config import ModelConfig
     from neocoder.benchmarks.neocoder.evaluation import own_release
+    from neocoder.config import ModelConfig
     copy = tmp_path / "release"
     copy.mkdir()
     for name in ("test_cases_annotated.json", HUMAN_FILE):

@@ -11,12 +11,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from cdp import Chromium  # noqa: E402
 from click.testing import CliRunner
 
 # no skip: a missing inspect_ai fails here (scripts/setup.sh installs it, the [inspect] extra)
 from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
-
-from cdp import Chromium  # noqa: E402
 from inspect_runs import INSPECT, RATES, inspect_eval, log_rates  # noqa: E402
 
 from neocoder.cli import main  # noqa: E402

@@ -7,16 +7,14 @@ import urllib.request
 
 import pytest
 from click.testing import CliRunner
-
 from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_runs import RATES, inspect_eval, log_rates  # noqa: E402
+from loopback import Loopback, Quiet, send  # noqa: E402
 
 from neocoder.cli import main  # noqa: E402
 from neocoder.models import get_model  # noqa: E402
 from neocoder.records import Sample  # noqa: E402
 from neocoder.store import RunFolder  # noqa: E402
-
-from inspect_runs import RATES, inspect_eval, log_rates  # noqa: E402
-from loopback import Loopback, Quiet, send  # noqa: E402
 
 pytestmark = [pytest.mark.llm, pytest.mark.docker]  # it evaluates the local model: the sandbox judges
 MAX_TOKENS, LIMIT, STATES = 48, 1, "0"  # one sample a side: each costs ~20 s of CPU here

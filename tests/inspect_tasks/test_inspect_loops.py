@@ -7,13 +7,11 @@ import re
 
 import pytest
 from click.testing import CliRunner
-
 from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_runs import inspect_eval_task  # noqa: E402
+from loopback import RespondingServer  # noqa: E402
 
 from neocoder.cli import main  # noqa: E402
-
-from loopback import RespondingServer  # noqa: E402
-from inspect_runs import inspect_eval_task  # noqa: E402
 
 # the k-th answer to any question; the third repeats the first, so novelty drops to 0 and the question stops
 ANSWERS = ["Deflation kept real interest rates high while banks hid bad loans.",

@@ -11,8 +11,8 @@ from collections import Counter
 
 import pytest
 
-from neocoder.judge import Limits
 from neocoder.benchmarks.neocoder.program import extract_code
+from neocoder.judge import Limits
 from neocoder.sandbox_recipe.runner import contract as runner
 
 SOLVE = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"

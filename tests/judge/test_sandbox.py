@@ -261,6 +261,7 @@ def test_process_backend_runs_from_a_private_folder_under_tmp(tmp_path):
     """A checkout under /tmp is hidden by the runner's private /tmp, and a home folder of
     mode 700 is closed to uid 65534: the runner runs from a copy either way."""
     import shutil
+
     from neocoder.judge import ProcessSandbox
     from neocoder.resources import sandbox_dir
     home = tmp_path / "home"

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from neocoder.judge import protocol
-from neocoder.judge import verdicts
+from neocoder.judge import protocol, verdicts
 from neocoder.judge.verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA
 from neocoder.sandbox_recipe import runner
 

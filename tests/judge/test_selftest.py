@@ -100,6 +100,7 @@ def test_two_processes_never_share_a_uid_block(tmp_path):
     """The uid blocks are held with lock files: another process gets another block, and a
     block is free again once its holder has exited."""
     import sys
+
     from neocoder.judge.docker_sandbox import UID_BLOCK, UidBlock
     script = ("import sys, time\nfrom neocoder.judge.docker_sandbox import UidBlock\n"
               f"b = UidBlock({str(tmp_path)!r})\nprint(b.base, flush=True)\ntime.sleep(float(sys.argv[1]))\n")
@@ -124,10 +125,11 @@ def test_verdicts_do_not_change_under_six_busy_processes(release_dir):
     """TLE-prone and accepted recorded solutions, judged idle and then under load."""
     import multiprocessing
     import time
+
+    from neocoder.benchmarks.neocoder.program import program_from_reply
+    from neocoder.benchmarks.neocoder.solve import solve_prompt
     from neocoder.dataset import build_from_release
     from neocoder.models import ReplayKey, get_model
-    from neocoder.benchmarks.neocoder.solve import solve_prompt
-    from neocoder.benchmarks.neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
     wanted = {"1856A", "1786A2", "1717A", "1901A", "1899A", "1873A", "1862A", "1850A", "1846A", "1829A"}

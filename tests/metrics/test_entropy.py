@@ -6,9 +6,17 @@ import math
 import numpy as np
 import pytest
 
-from neocoder.metrics.entropy import (GreedyClasses, bidirectional, class_probabilities, classes_by_behaviour,
-                                      classes_by_equivalence, classes_by_similarity, discrete_entropy,
-                                      length_normalised_logprob, rao_blackwell_entropy)
+from neocoder.metrics.entropy import (
+    GreedyClasses,
+    bidirectional,
+    class_probabilities,
+    classes_by_behaviour,
+    classes_by_equivalence,
+    classes_by_similarity,
+    discrete_entropy,
+    length_normalised_logprob,
+    rao_blackwell_entropy,
+)
 
 
 def test_discrete_entropy_all_alike_is_zero_and_n_distinct_is_log_n():

@@ -156,6 +156,7 @@ def multi(pid, outputs, correct, divergent, logprobs=None, techniques=None):
 
 def test_multi_sample_metrics_hand_computed():
     import math
+
     from neocoder.metrics.rates import best_of_k, sample_ratios
     # A: 5 samples, 2 correct; behaviours x, x, y, y, TLE; products 0.5, 0, 0, 0, 0 (two correct: 0.5 and 0)
     a = multi("A", ["x", "x", "y", "y", None], [True, True, False, False, False], [0.5, 0.0, 1.0, 0.0, 0.0],

@@ -17,9 +17,15 @@ import numpy as np
 import pytest
 
 from neocoder.metrics.bootstrap import Ratio, bootstrap_info
+from neocoder.metrics.rates import (
+    MULTI_SAMPLE_RATES,
+    all_states,
+    sample_ratios,
+    score_humans,
+    score_samples,
+    state_metrics,
+)
 from neocoder.metrics.types import StateMetrics, field_name, json_key
-from neocoder.metrics.rates import (MULTI_SAMPLE_RATES, all_states, sample_ratios, score_humans, score_samples,
-                                    state_metrics)
 from neocoder.records import HumanBaseline, Sample, TierResult
 from neocoder.store import RunFolder
 

@@ -12,7 +12,6 @@ the bound is 12 s.  Speed ratios are benchmarks/max_connections.py's.
 import threading
 
 import pytest
-
 from loopback import PacedServer
 from paced_eval import ContainerWatch, eval_config, reply, timed_eval, write_states
 

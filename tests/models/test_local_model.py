@@ -5,9 +5,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.cli import main
 from neocoder.models import get_model
-from neocoder.benchmarks.neocoder.solve import solve_prompt
 
 pytestmark = pytest.mark.llm
 

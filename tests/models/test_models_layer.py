@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import neocoder.models
-from neocoder.models import Prompt, ReplayKey
 from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.models import Prompt, ReplayKey
 
 # what neocoder/models may import: the shared bottom layer and the dataset stage to its left
 ALLOWED = {"config", "errors", "resources", "records", "store", "dataset", "netpolicy"}

@@ -10,22 +10,21 @@ import json
 import click
 import pytest
 from click.testing import CliRunner
+from loopback import ReasoningServer
 
 from neocoder.benchmarks.aidanbench.scoring import parse_score, parse_verdict
+from neocoder.benchmarks.ideas.scoring import parse_grade, parse_scores
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.benchmarks.neocoder.evaluation import select_states
+from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.cli.declared import declared_options
 from neocoder.config import ModelConfig, reasoning_model
 from neocoder.errors import NeocoderError
-from neocoder.benchmarks.ideas.scoring import parse_grade, parse_scores
 from neocoder.models import Prompt, Reply, get_model
 from neocoder.models.base import EndpointError, ModelError, RequestRefused, strip_thinking
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.options import parse_problems
-from neocoder.benchmarks.neocoder.program import program_from_reply
 from neocoder.report.text import eval_table
-from neocoder.cli.declared import declared_options
-from neocoder.benchmarks.neocoder.evaluation import select_states
-
-from loopback import ReasoningServer
 
 PROMPT = Prompt(messages=({"role": "user", "content": "Write solve()."},), completion="", code_prefix="")
 

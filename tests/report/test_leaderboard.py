@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from cdp import Chromium
+from checkout import CHECKOUT
+from suite_runs import liveideabench_dir, make_runs
+
 from neocoder.report.leaderboard.collect import Row, collect
 from neocoder.report.leaderboard.ties import ties
-from suite_runs import liveideabench_dir, make_runs
-from checkout import CHECKOUT
-
 
 
 def row(rid: str, value: float, low: float, high: float) -> Row:

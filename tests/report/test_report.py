@@ -7,7 +7,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from browser import dump_dom, screenshot
 
 from neocoder.api import evaluate, run_aidanbench

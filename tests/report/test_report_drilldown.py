@@ -103,8 +103,8 @@ def test_text_from_a_model_or_a_statement_is_escaped_never_markup(tmp_path, rele
 
 
 def test_a_run_of_a_kind_no_section_shows_is_refused_naming_it(tmp_path, release_dir):
-    from neocoder.report.sections import KINDS, SECTIONS, section_for
     from neocoder.benchmarks import AIDANBENCH, CHAINS, EVAL, FRAMEWORK, HUMAN, IDEAS
+    from neocoder.report.sections import KINDS, SECTIONS, section_for
 
     assert set(SECTIONS) == set(KINDS)
     assert {EVAL, HUMAN, AIDANBENCH, IDEAS, FRAMEWORK} <= set(KINDS) and CHAINS not in KINDS

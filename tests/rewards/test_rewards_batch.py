@@ -6,12 +6,11 @@ import json
 import time
 
 import pytest
+from servers import OTHER, TOKEN, ServerProcess
 
 from neocoder.config import SandboxConfig
 from neocoder.dataset import shipped
-from neocoder.rewards import RewardWeights, Scorer, ScoreItem, ScoreResult, reward, score_batch
-
-from servers import OTHER, TOKEN, ServerProcess
+from neocoder.rewards import RewardWeights, ScoreItem, Scorer, ScoreResult, reward, score_batch
 
 SLOW = "import time\ntime.sleep(3)\nprint(0)\n"  # no CPU, so no TLE: about 3 s of wall time, then WA
 PROBLEMS = ("1884A", "1878A", "1872A", "1850B", "1901A", "1899A")  # GPT-4 passes the first four

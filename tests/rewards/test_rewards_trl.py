@@ -17,10 +17,9 @@ import tempfile
 import pytest
 import torch
 from datasets import Dataset
+from recorded import char_tokenizer, recorded_program, shipped_states
 from transformers import LlamaConfig, LlamaForCausalLM
 from trl import GRPOConfig, GRPOTrainer
-
-from recorded import char_tokenizer, recorded_program, shipped_states
 
 from neocoder.rewards import RewardWeights, ScoreItem, score_batch
 from neocoder.rewards.trl import NeocoderReward, completion_text, neocoder_reward

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 import torch
 from omegaconf import OmegaConf
+from recorded import char_tokenizer, recorded_program, shipped_states
 from verl import DataProto
 from verl.trainer.ppo.reward import get_custom_reward_fn
 from verl.workers.reward_manager.batch import BatchRewardManager
@@ -29,7 +30,6 @@ from verl.workers.reward_manager.naive import NaiveRewardManager
 
 import neocoder.rewards.verl as neo_verl
 from neocoder.rewards import RewardWeights, ScoreItem, score_batch
-from recorded import char_tokenizer, recorded_program, shipped_states
 
 WEIGHTS = {"correct": 1.0, "follows": 0.5, "divergent": 0.25, "novelty": 0.0}
 

@@ -7,13 +7,12 @@ import math
 
 import pytest
 import requests
+from servers import OTHER, TOKEN, ServerProcess
 
 from neocoder.dataset import shipped
 from neocoder.rewards import ArchiveError, ArchiveStore, RewardWeights, reward
 from neocoder.rewards.archive import distance, measure, tokens
 from neocoder.rewards.formula import novelty_value
-
-from servers import OTHER, TOKEN, ServerProcess
 
 SUM = "def solve():\n    n = int(input())\n    total = 0\n    for i in range(n):\n        total += i\n    print(total)\n"
 RENAMED = ("# the same loop, other names\ndef solve():\n"

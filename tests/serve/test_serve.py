@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from servers import OTHER, TOKEN, ServerProcess, free_port, wait_job
 
 from neocoder.cli import main
@@ -121,10 +120,10 @@ def test_run_verdicts_limits_and_validation(server):
 
 @pytest.mark.docker
 def test_score_equals_the_in_process_judge(server, release_dir, sandbox):
-    from neocoder.dataset import build_from_release
-    from neocoder.models import ReplayKey, Reply, get_model
-    from neocoder.benchmarks.neocoder.solve import solve_prompt
     from neocoder.benchmarks.neocoder.pipeline import judge_reply
+    from neocoder.benchmarks.neocoder.solve import solve_prompt
+    from neocoder.dataset import build_from_release
+    from neocoder.models import ReplayKey, get_model
     from neocoder.records import ProblemState, Sample
     from neocoder.techniques.human import human_technique_sets
 

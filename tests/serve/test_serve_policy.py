@@ -12,14 +12,14 @@ import socket
 import openai
 import pytest
 from click.testing import CliRunner
-
 from loopback import ScriptedServer
+from servers import OTHER, TOKEN, Served
+
 from neocoder import netpolicy
 from neocoder.cli import main
 from neocoder.errors import NeocoderError
 from neocoder.netpolicy import EndpointPolicy, EndpointRefused
 from neocoder.serve.limits import Admission, Busy
-from servers import OTHER, TOKEN, Served
 
 REPLAY = {"spec": "replay/gpt-4-1106-preview"}
 PROGRAM = "```python\ndef solve():\n    print(1)\n```"

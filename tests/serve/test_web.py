@@ -22,12 +22,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from cdp import Chromium
-from neocoder.models.local import free_port
-from suite_model import SuiteModel
 from checkout import CHECKOUT
+from suite_model import SuiteModel
 from suite_runs import liveideabench_dir, make_runs
+
+from neocoder.models.local import free_port
 
 TOKEN_A, TOKEN_B = "a" * 20 + "-first-caller", "b" * 20 + "-second-caller"
 

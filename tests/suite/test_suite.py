@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
+from checkout import CHECKOUT
+from suite_model import SuiteModel
+from suite_runs import liveideabench_dir
 
 from neocoder.suite.config import BENCHMARKS as NAMES
 from neocoder.suite.registry import BENCHMARKS, COMPOSITE, CONVERGENT, DIVERGENT
-from suite_model import SuiteModel
-from checkout import CHECKOUT
-from suite_runs import liveideabench_dir
 
 THREE = ("eval", "aidanbench", "ideas")  # the benchmarks this test scripts answers for
 
@@ -60,9 +60,9 @@ def test_every_measure_is_convergent_divergent_or_a_benchmarks_own_composite():
 
 
 def test_the_suite_is_a_task_every_surface_derives():
+    from neocoder.benchmarks import SUITE, get_task
     from neocoder.serve.schemas import config_request
     from neocoder.suite.config import SuiteConfig
-    from neocoder.benchmarks import SUITE, get_task
     assert get_task(SUITE).config_type is SuiteConfig
     request = config_request(SuiteConfig).model_validate({"model": {"spec": "replay/gpt-4-1106-preview"},
                                                           "preset": "quick", "benchmarks": ["eval"]})

@@ -5,14 +5,13 @@ downloads; plus the browser sessions' own rules (expiry, sign-out, CSRF comparis
 
 from __future__ import annotations
 
-
 import pytest
-
-from neocoder.client import Client, ServerError
-from neocoder.serve.web.sessions import Sessions, same
 from servers import TOKEN, Served
 from suite_model import SuiteModel
 from suite_runs import liveideabench_dir
+
+from neocoder.client import Client, ServerError
+from neocoder.serve.web.sessions import Sessions, same
 
 
 def test_a_session_expires_ends_at_sign_out_and_csrf_values_must_match():

@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 RATES = {"pass@1": "pass@1", "convergent": "convergent", "divergent": "divergent", "neogauge": "neogauge",
          "cumulative_neogauge": "cumulative_neogauge"}
 

@@ -9,11 +9,11 @@ import threading
 import time
 from pathlib import Path
 
+from neocoder.api import run
 from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.dataset import build_from_release
 from neocoder.records import ProblemState
-from neocoder.api import run
 
 # three programs, chosen by the prompt: a for loop, a while loop, recursion (so the
 # techniques and the constraints followed differ between states)
@@ -57,6 +57,7 @@ class ContainerWatch:
 
     def __init__(self):
         import docker
+
         from neocoder.judge.docker_sandbox import LABEL_PID
         self.client = docker.from_env()
         self.filters = {"label": f"{LABEL_PID}={os.getpid()}"}

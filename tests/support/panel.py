@@ -7,7 +7,6 @@ from loopback import RespondingServer
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.config import ModelConfig
 
-
 FALLBACK_MARK = "brainstorming exercise"  # in prompts/ideas_fallback_user.txt, not in the first prompt
 
 

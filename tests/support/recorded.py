@@ -6,7 +6,6 @@ from transformers import PreTrainedTokenizerFast
 
 from neocoder.dataset import shipped
 
-
 MODEL = "gpt-4-1106-preview"
 
 

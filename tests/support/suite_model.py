@@ -14,7 +14,6 @@ import re
 import threading
 
 import numpy as np
-
 from loopback import Loopback, Quiet, completion_payload, send
 
 

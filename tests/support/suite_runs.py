@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from checkout import SHARED
+from suite_model import SuiteModel
+
 from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.runner import run
 from neocoder.suite.config import SuiteConfig
 from neocoder.suite.task import SuiteTask
-from suite_model import SuiteModel
-from checkout import SHARED
-
 
 
 def liveideabench_dir() -> str:

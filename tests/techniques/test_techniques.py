@@ -1,7 +1,6 @@
 import json
 
 import pytest
-
 from checkout import CHECKOUT
 
 from neocoder.techniques import DETECTED, TAXONOMY, UnsupportedLanguage, canonical, detect, guess_language
@@ -127,6 +126,7 @@ def test_human_sets_use_python_and_cpp_solutions(release_dir):
 
 def test_detect_command_on_a_file_and_an_unsupported_language(tmp_path):
     from click.testing import CliRunner
+
     from neocoder.cli import main
     py = tmp_path / "a.py"
     py.write_text("for i in range(3):\n    print(i if i else 0)\n")
@@ -146,6 +146,7 @@ def test_detect_command_on_a_file_and_an_unsupported_language(tmp_path):
 
 def test_agreement_with_real_labels_on_a_slice(tmp_path, release_dir):
     from click.testing import CliRunner
+
     from neocoder.cli import main
     labels = json.loads((release_dir / "human_solution_techniques.json").read_text())
     slice_ = {pid: labels[pid] for pid in sorted(labels)[:3]}

@@ -23,22 +23,22 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from dataclasses import dataclass, field
 from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
+from neocoder.benchmarks.aidanbench.analyses import question_result
 from neocoder.benchmarks.aidanbench.config import AidanConfig
-from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
+from neocoder.benchmarks.aidanbench.scoring import coherence_range, novelty, parse_score, parse_verdict, stop_reason
 from neocoder.errors import NeocoderError
+from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
+from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
 from neocoder.models.base import EndpointError
-from neocoder.resources import prompt_text as load_prompt
 from neocoder.records import Answer, QuestionResult
+from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
-from .analyses import question_result
-from .scoring import coherence_range, novelty, parse_score, parse_verdict, stop_reason
 
 ANSWER_STOP = ("\n\n", "\nQuestion:")
 PROMPT_FILES = ("aidan_answer_system.txt", "aidan_answer_user.txt", "aidan_answer_completion.txt",

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neocoder.benchmarks import AIDANBENCH, AIDANBENCH_RESCORE
 from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
+from neocoder.benchmarks.aidanbench.loop import PROMPT_FILES
 from neocoder.errors import NeocoderError
 from neocoder.records import Answer, QuestionResult
-from .loop import PROMPT_FILES
 from neocoder.runner import Run, Task
 from neocoder.store import RunFolder
-from neocoder.benchmarks import AIDANBENCH, AIDANBENCH_RESCORE
 
 
 @dataclass
@@ -69,7 +69,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
     """AidanBench (see the module)."""
 
     def check(self) -> None:
-        from .loop import check_settings
+        from neocoder.benchmarks.aidanbench.loop import check_settings
         check_settings(self.config, self.config.judge is not None)
 
     def open(self, run: Run) -> AidanInputs:
@@ -94,7 +94,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         """Questions not ended yet; an unfinished one continues after its last answer
         (kept in ``run.inputs.unfinished``).  Raises NeocoderError when the folder holds
         answers judged on another coherence scale."""
-        from .loop import check_scale, resume_state
+        from neocoder.benchmarks.aidanbench.loop import check_scale, resume_state
         ended, unfinished = {}, {}
         for g, generator in enumerate(run.inputs.generators):
             check_scale(run.folder, [a for a in run.folder.read(Answer) if a.model == generator.name],
@@ -106,7 +106,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         return [item for item in items if item not in ended]
 
     def solve(self, item, run: Run):
-        from .loop import run_question
+        from neocoder.benchmarks.aidanbench.loop import run_question
         g, i = item
         s = run.inputs
         return run_question(i, s.questions[i], s.generators[g], s.judge, s.embedder, self.config,
@@ -126,7 +126,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
                                key=lambda q: q.question_index) for g in run.inputs.generators}
 
     def score(self, run: Run) -> dict:
-        from .loop import total_intervals, totals
+        from neocoder.benchmarks.aidanbench.loop import total_intervals, totals
         from neocoder.metrics.bootstrap import bootstrap_info
         config = self.config
         run.inputs.results = results = self.results(run)
@@ -165,7 +165,7 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
         """Read the run and resolve the rule and ``out``.  Raises NeocoderError when
         ``run`` is not an AidanBench run folder, for a bad threshold, and when ``out`` is
         the run itself or a folder that is not an earlier re-score."""
-        from .rescore import check_out, default_out, new_rule, source_rule
+        from neocoder.benchmarks.aidanbench.rescore import check_out, default_out, new_rule, source_rule
         config = self.config
         self.source = RunFolder(Path(config.run), create=False)
         self.origin = self.source.read_manifest()
@@ -185,7 +185,7 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
         """Re-score every question the run ended, before anything is written: a
         contradiction in the records (NeocoderError) leaves an earlier re-score in the
         folder as it was; otherwise the new records replace it whole (``score``)."""
-        from .rescore import RescoreResult, rescore_question
+        from neocoder.benchmarks.aidanbench.rescore import RescoreResult, rescore_question
         answers = {a.key: a for a in self.source.read(Answer)}
         ended = sorted(self.source.read(QuestionResult), key=lambda q: (q.model, q.question_index))
         started = {(a.model, a.question_index) for a in answers.values()}
@@ -216,8 +216,8 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
                 "questions": origin.extra.get("questions"), "prompts": origin.extra.get("prompts", {})}
 
     def score(self, run: Run) -> dict:
-        from .loop import totals
-        from .rescore import model_totals
+        from neocoder.benchmarks.aidanbench.loop import totals
+        from neocoder.benchmarks.aidanbench.rescore import model_totals
         from neocoder.metrics.bootstrap import bootstrap_info
         result = run.inputs.result
         records = []

@@ -12,8 +12,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from ...models import Model, Prompt, Reply
-from ...resources import prompt_text
+from neocoder.models import Model, Prompt, Reply
+from neocoder.resources import prompt_text
 
 TEXT_STOP = ("\n\n\n",)  # a base model's reply ends at a blank gap
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .calls import Meter, fill
-from .judge import ANALYSTS, JudgeResult, JudgeSettings, parse_verdict
+from neocoder.benchmarks.framework.calls import Meter, fill
+from neocoder.benchmarks.framework.judge import ANALYSTS, JudgeResult, JudgeSettings, parse_verdict
 
 
 def parse_probability(reply: str) -> float | None:

@@ -10,13 +10,13 @@ the state's example and extended tests, exactly as an ``eval`` sample is.
 
 from __future__ import annotations
 
-from ...models import Model
+from neocoder.benchmarks.framework.calls import Meter
 from neocoder.benchmarks.neocoder.pipeline import judge_reply
-from ...records import ProblemState, Sample
-from ...resources import prompt_text
 from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.benchmarks.neocoder.strategies.base import completion_head, prompt_with
-from .calls import Meter
+from neocoder.models import Model
+from neocoder.records import ProblemState, Sample
+from neocoder.resources import prompt_text
 
 
 def program_prompt(state: ProblemState, steps: list[str]):

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from ...config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig, SandboxConfig
-from ...options import Option, option
+from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig, SandboxConfig
+from neocoder.options import Option, option
 
 DOMAINS = ("macgyver", "hypogen", "bookmia", "code")
 ENTAILMENT = ("nli", "llm", "embedding")

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...store import RunFolder
-from .records import FrameworkStep
+from neocoder.benchmarks.framework.records import FrameworkStep
+from neocoder.store import RunFolder
 
 
 def _ngrams(tokens: list[str], n: int) -> Counter:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ...errors import NeocoderError
+from neocoder.errors import NeocoderError
 
 MACGYVER_PACKAGE = "neocoder.macgyver"
 
@@ -183,7 +183,7 @@ def bookmia_problems(path: Path, starter: int = 2, ending: int = 2) -> list[Prob
 
 def code_problems() -> list[Problem]:
     """NeoCoder's shipped problem states at t = 0 (no constraint yet), one per problem."""
-    from ...dataset.shipped import load_states
+    from neocoder.dataset.shipped import load_states
     return [Problem("code", s.problem_id, s.statement.strip(), {"state": s}) for s in load_states() if s.state == 0]
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from ...errors import NeocoderError
+from neocoder.benchmarks.framework.calls import Meter, fill, text_prompt
+from neocoder.errors import NeocoderError
 from neocoder.metrics.entropy import GreedyClasses, classes_by_similarity
-from .calls import Meter, fill, text_prompt
 
 
 class Entailment:

@@ -30,8 +30,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .calls import Meter, fill
-from .config import CHATEVAL_ROUNDS, DISCUSS_K, JUDGE_DEFAULTS, ROUNDS, SCORE_J, THRESHOLD, VERDICT_L, WORDS
+from neocoder.benchmarks.framework.calls import Meter, fill
+from neocoder.benchmarks.framework.config import (
+    CHATEVAL_ROUNDS,
+    DISCUSS_K,
+    JUDGE_DEFAULTS,
+    ROUNDS,
+    SCORE_J,
+    THRESHOLD,
+    VERDICT_L,
+    WORDS,
+)
 
 ANALYSTS = ("problem analyst", "solution analyst", "criterion analyst")
 FOCUS = {

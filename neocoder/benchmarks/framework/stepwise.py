@@ -29,17 +29,16 @@ and maximum kept as the ablations of App. C.7.2 (``summarise``).
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, fields
 from typing import Iterator
 
+from neocoder.benchmarks.framework.calls import Meter, fill, text_prompt
+from neocoder.benchmarks.framework.config import FrameworkConfig
+from neocoder.benchmarks.framework.domains import Problem
+from neocoder.benchmarks.framework.entailment import Entailment
+from neocoder.benchmarks.framework.records import FrameworkStep
 from neocoder.metrics.entropy import discrete_entropy, rao_blackwell_entropy
-from ...resources import prompt_text
-from .calls import Meter, fill, text_prompt
-from .config import FrameworkConfig
-from .domains import Problem
-from .entailment import Entailment
-from .records import FrameworkStep
+from neocoder.resources import prompt_text
 
 STOP_WORD = "STOP"
 STEP_STOP = ("\n",)  # one step is one line

@@ -13,18 +13,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
-from ...models import ModelError
-from ...models.openai_compat import EndpointError
-from ...runner import Run, Task
-from .calls import Meter
-from .config import FrameworkConfig
-from .domains import DatasetError, Problem, load_problems
-from .judge import JudgeSettings
-from .records import FrameworkSolution, FrameworkStep
-from .stepwise import StepSettings, run_steps, summarise
+from neocoder.benchmarks.framework.calls import Meter
+from neocoder.benchmarks.framework.config import FrameworkConfig
+from neocoder.benchmarks.framework.domains import DatasetError, Problem, load_problems
+from neocoder.benchmarks.framework.judge import JudgeSettings
+from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
+from neocoder.benchmarks.framework.stepwise import StepSettings, run_steps, summarise
+from neocoder.models import ModelError
+from neocoder.models.openai_compat import EndpointError
+from neocoder.runner import Run, Task
 
 NAME = "framework"
 PROMPT_FILES = ("framework_step.txt", "framework_task_macgyver.txt", "framework_task_hypogen.txt",
@@ -41,8 +41,8 @@ def judge_settings(config) -> JudgeSettings:
 
 def open_judges(config, model, embedder) -> list:
     """The judges ``config.judges`` names ("retrieval", "chateval", "both", "none")."""
-    from .chateval import ChatEvalJudge
-    from .judge import RetrievalJudge
+    from neocoder.benchmarks.framework.chateval import ChatEvalJudge
+    from neocoder.benchmarks.framework.judge import RetrievalJudge
     settings = judge_settings(config)
     out = []
     if config.judges in ("retrieval", "both"):
@@ -93,7 +93,7 @@ def framework_inputs(config, problems: list, model, judge, embedder, sandbox) ->
     here from ``config``, so every surface (the runner's task, the inspect task) builds
     them alike.  Raises NeocoderError as ``open_entailment`` does (an NLI model that
     cannot load)."""
-    from .entailment import open_entailment
+    from neocoder.benchmarks.framework.entailment import open_entailment
     return FrameworkInputs(problems={p.problem_id: p for p in problems}, order=[p.problem_id for p in problems],
                            model=model, judge=judge, embedder=embedder,
                            entailment=open_entailment(config.entailment, nli_model=config.nli_model,
@@ -141,7 +141,7 @@ def finish_solution(config, inputs: "FrameworkInputs", problem: Problem, steps: 
                                **summary)
     text = solution_text(problem, summary["steps"])
     if problem.domain == "code":
-        from .code import judge_program, sandbox_truth
+        from neocoder.benchmarks.framework.code import judge_program, sandbox_truth
         meter = Meter()
         sample = judge_program(problem.extra["state"], summary["steps"], inputs.judge, inputs.sandbox, meter)
         record.program = sample.code
@@ -204,7 +204,7 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
         return {"problems": len(run.inputs.order), "entailment_backend": run.inputs.entailment.name}
 
     def score(self, run: Run) -> dict:
-        from .scores import run_scores
+        from neocoder.benchmarks.framework.scores import run_scores
         done = {s.problem_id: s for s in run.folder.read(FrameworkSolution)
                 if s.finished and s.domain == self.config.domain and s.problem_id in run.inputs.problems}
         metrics = run_scores(list(done.values()), self.config.bootstrap, self.config.bootstrap_seed,

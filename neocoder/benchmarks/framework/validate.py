@@ -25,14 +25,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...models import ModelError, Reply
-from ...models.openai_compat import EndpointError
-from ...runner import Run, Task
-from .config import ValidateConfig
-from .domains import CRITERIA, macgyver_annotations, macgyver_problems
-from .records import JudgedPair
-from .scores import auarc_interval, mean_interval, token_ratio
-from .task import PROMPT_FILES, open_judges
+from neocoder.benchmarks.framework.config import ValidateConfig
+from neocoder.benchmarks.framework.domains import CRITERIA, macgyver_annotations, macgyver_problems
+from neocoder.benchmarks.framework.records import JudgedPair
+from neocoder.benchmarks.framework.scores import auarc_interval, mean_interval, token_ratio
+from neocoder.benchmarks.framework.task import PROMPT_FILES, open_judges
+from neocoder.models import ModelError, Reply
+from neocoder.models.openai_compat import EndpointError
+from neocoder.runner import Run, Task
 
 NAME = "framework-validate"
 GPT4 = "gpt-4-1106-preview"
@@ -61,7 +61,7 @@ def macgyver_pairs(count: int, seed: int) -> list[dict]:
 def code_pairs(count: int, seed: int) -> list[dict]:
     """``count`` (problem state, recorded GPT-4 program) pairs drawn with ``seed``; their
     truth comes from the sandbox when they are solved."""
-    from ...dataset.shipped import load_states, recorded_codes
+    from neocoder.dataset.shipped import load_states, recorded_codes
     codes = recorded_codes(GPT4)
     rows = []
     for s in load_states():
@@ -125,9 +125,9 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
         yield record
 
     def _sandbox(self, pair: dict, run: Run) -> tuple[bool, str]:
+        from neocoder.benchmarks.framework.code import sandbox_truth
         from neocoder.benchmarks.neocoder.pipeline import judge_reply
-        from ...records import Sample
-        from .code import sandbox_truth
+        from neocoder.records import Sample
         state = pair["state"]
         sample = Sample(problem_id=state.problem_id, state=state.state, sample=0, model=GPT4,
                         constraints=list(state.constraints), prompt_sha256="", strategy="recorded")

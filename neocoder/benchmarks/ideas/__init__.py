@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from neocoder.benchmarks.ideas.config import IdeasConfig
-from neocoder.store import RunFolder
-from .panel import draw_judges
+from neocoder.benchmarks.ideas.panel import draw_judges
+from neocoder.benchmarks.ideas.scoring import keyword_rows, model_scores
+from neocoder.benchmarks.ideas.sources import Keyword
 from neocoder.records import FluencyGrade, Idea, IdeaJudgement
-from .scoring import keyword_rows, model_scores
-from .sources import Keyword
+from neocoder.store import RunFolder
 
 __all__ = ["IdeasResult", "summarize_model"]
 

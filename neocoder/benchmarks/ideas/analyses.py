@@ -37,11 +37,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from neocoder.benchmarks.ideas.official import CLASSIFICATIONS_CSV, LEADERBOARD_CSV, LIVEBENCH_CSV, clone_dir
+from neocoder.benchmarks.ideas.scoring import CRITERIA
 from neocoder.errors import NeocoderError, RecordError
 from neocoder.records import Idea, IdeaJudgement
 from neocoder.store import RunFolder
-from .official import CLASSIFICATIONS_CSV, LEADERBOARD_CSV, LIVEBENCH_CSV, clone_dir
-from .scoring import CRITERIA
 
 Z95 = 1.959963984540054
 LENGTH_BINS = (0, 50, 75, 100, 125, 150, 200, 10**9)
@@ -269,7 +269,7 @@ def pareto_front(points: list[dict]) -> list[str]:
 def analyse_runs(runs: list[RunData], clone: Path | None = None, published: bool = False) -> dict:
     """Every analysis over ``runs`` (and the published rows when ``published``), reading the
     clone's CSV files: ``{"clone", "points", "livebench", "length", "disciplines", "pareto"}``."""
-    from .sources import load_leaderboard
+    from neocoder.benchmarks.ideas.sources import load_leaderboard
     root = clone_dir(clone)
     leaderboard = load_leaderboard(root / LEADERBOARD_CSV) if published else None
     points = model_points(runs, leaderboard)

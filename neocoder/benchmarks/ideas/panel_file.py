@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
 import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+
+import tomllib
 
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError, RecordError
@@ -176,7 +177,7 @@ def against_clone(entries: list[PanelEntry], clone: Path) -> dict:
     PanelWarning naming both lists when they differ (a newer clone: pass ``--panel``)."""
     import hashlib
 
-    from .official import CONFIG_PY, critic_models
+    from neocoder.benchmarks.ideas.official import CONFIG_PY, critic_models
     theirs = critic_models(clone)
     ours = [e.spec.partition("/")[2] for e in entries]
     same = ours == theirs

@@ -28,11 +28,14 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from neocoder.benchmarks.ideas.config import (  # the protocols are named once, on the config (with their judges' budgets)
+    OFFICIAL,
+    OURS,
+)
+from neocoder.benchmarks.ideas.replay import FALLBACK, MAIN
+from neocoder.benchmarks.ideas.scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning
 from neocoder.models import Prompt, ReplayKey
 from neocoder.resources import prompt_text as load_prompt
-from .config import OFFICIAL, OURS  # the protocols are named once, on the config (with their judges' budgets)
-from .replay import FALLBACK, MAIN
-from .scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning
 
 PROTOCOLS = (OURS, OFFICIAL)
 
@@ -214,6 +217,6 @@ def make_protocol(name: str, clone: Path | None = None, phrases_file: Path | Non
     ``clone`` (official.py ``load_official``; NeocoderError when it is missing or damaged)."""
     if name == OURS:
         return OursProtocol()
-    from .official import load_official, refusal_phrases
+    from neocoder.benchmarks.ideas.official import load_official, refusal_phrases
     source = load_official(clone)
     return OfficialProtocol(source, refusal_phrases(phrases_file))

@@ -14,19 +14,19 @@ from __future__ import annotations
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
+from neocoder.benchmarks import IDEAS
 from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.benchmarks.ideas.loop import PROMPT_FILES
 from neocoder.errors import NeocoderError
 from neocoder.models import ModelError
-from .loop import PROMPT_FILES
 from neocoder.runner import Run, Task
-from neocoder.benchmarks import IDEAS
 
 
 def _open_idea_model(config: IdeasConfig, run: Run):
     """The idea model, closed when the run ends: recorded ideas for ``replay/SOURCE``,
     else the provider's model."""
     if config.model.spec.startswith("replay/"):
-        from .replay import load_recorded_ideas
+        from neocoder.benchmarks.ideas.replay import load_recorded_ideas
         return run.stack.enter_context(load_recorded_ideas(config.model.spec))
     return run.open_model(config.model)
 
@@ -52,8 +52,8 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         """Refuse a bad config and, for a live idea model, a panel with fewer than
         ``judges_per_idea`` seats besides it (judged by spec, so a seat name never lets
         a model judge itself)."""
-        from .panel import eligible, panel_names
-        from .protocol import make_protocol
+        from neocoder.benchmarks.ideas.panel import eligible, panel_names
+        from neocoder.benchmarks.ideas.protocol import make_protocol
         config = self.config
         if not config.judges:  # each value's own bounds are checked by the runner (config.check)
             raise NeocoderError("no judges: give a panel with --judges J1,J2,J3 or --panel FILE")
@@ -70,7 +70,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
     def _check_panel(self) -> list[str]:
         """LiveIdeaBench's panel rules (ideas/panel_file.py): refused or warned per
         ``panel_rules``; the seats of the idea model's spec are named (never judging it)."""
-        from .panel_file import check_rules, infer_entry, left_out, load_panel
+        from neocoder.benchmarks.ideas.panel_file import check_rules, infer_entry, left_out, load_panel
         config = self.config
         by_name = {e.name: e for e in load_panel(config.panel)} if config.panel is not None else {}
         entries = [by_name.get(n) or infer_entry(n, spec) for n, spec in self.seat_specs]
@@ -82,7 +82,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
     def _against_clone(self) -> dict | None:
         """For the official protocol on the shipped default panel: that panel beside the
         clone's CRITIC_MODELS (warned about when they differ; recorded in the manifest)."""
-        from .panel_file import against_clone, default_panel_path, load_panel
+        from neocoder.benchmarks.ideas.panel_file import against_clone, default_panel_path, load_panel
         config = self.config
         if config.protocol != "official" or config.panel is None or \
                 Path(config.panel).resolve() != default_panel_path().resolve():
@@ -90,9 +90,9 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return against_clone(load_panel(config.panel), self.protocol.source.root)
 
     def open(self, run: Run) -> "IdeasInputs":
-        from .loop import IdeaWriter
-        from .panel import eligible
-        from .sources import load_keywords
+        from neocoder.benchmarks.ideas.loop import IdeaWriter
+        from neocoder.benchmarks.ideas.panel import eligible
+        from neocoder.benchmarks.ideas.sources import load_keywords
         config = self.config
         replay = config.model.spec.startswith("replay/")
         keywords = load_keywords(config.keywords) if config.keywords is not None or not replay else None
@@ -112,7 +112,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
     def _seats(self, run: Run, needed: set[str]) -> dict:
         """The panel's seats that may judge some idea model, each behind the call cache;
         seats with the same model config share one model (and one local server)."""
-        from .panel import Seat
+        from neocoder.benchmarks.ideas.panel import Seat
         models, seats = {}, {}
         for name, judge in zip(self.names, self.config.judges):
             if name not in needed:
@@ -132,12 +132,12 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
     def pending(self, run: Run, items: list) -> list:
         """Every keyword: ``run_keyword`` keeps an earlier run's finished records (kept in
         ``run.inputs.done``) and redoes the rest."""
-        from .loop import resume_state
+        from neocoder.benchmarks.ideas.loop import resume_state
         run.inputs.done = [resume_state(run.folder, w.name) for w in run.inputs.writers]
         return list(items)
 
     def solve(self, item, run: Run):
-        from .loop import run_keyword
+        from neocoder.benchmarks.ideas.loop import run_keyword
         w, i = item
         s = run.inputs
         writer, keyword = s.writers[w], s.keywords[i]
@@ -158,8 +158,8 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return [{"name": n, "spec": s} for n, s in self.seat_specs]
 
     def score(self, run: Run) -> dict:
+        from neocoder.benchmarks.ideas import summarize_model
         from neocoder.metrics.bootstrap import bootstrap_info
-        from . import summarize_model
         config, s = self.config, run.inputs
         summaries = {w.name: summarize_model(run.folder, w.name, s.allowed[w.name], config, s.keywords)
                      for w in s.writers}
@@ -168,5 +168,5 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
                 "calls": run.cache.stats()}
 
     def result(self, run: Run, metrics: dict):
-        from . import IdeasResult
+        from neocoder.benchmarks.ideas import IdeasResult
         return IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())

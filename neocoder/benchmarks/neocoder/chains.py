@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
 from pathlib import Path
+from typing import Any, Callable
 
+from neocoder.benchmarks import CHAINS
+from neocoder.benchmarks.neocoder.building import DatasetResult
 from neocoder.benchmarks.neocoder.config import ChainConfig
 from neocoder.records import ProblemState
 from neocoder.runner import Run, Task
-from neocoder.benchmarks import CHAINS
-from neocoder.benchmarks.neocoder.building import DatasetResult
 
 
 @dataclass

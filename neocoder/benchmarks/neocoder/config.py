@@ -8,11 +8,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar
 
-from neocoder.config import (BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig,
-                             SandboxConfig)
+from neocoder.benchmarks.neocoder.paper import DECLARED, parse_paper
+from neocoder.benchmarks.neocoder.strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
+from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig, SandboxConfig
 from neocoder.options import Option, option, parse_problems, parse_shard, parse_states
-from .paper import DECLARED, parse_paper
-from .strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
 
 VALIDATED, RELEASE = "validated", "release"  # the datasets named rather than given as a path
 
@@ -100,7 +99,7 @@ class EvalConfig(Config):
     def strategy_options(self):
         """The strategy's options (strategies.StrategyOptions) as this config sets them:
         each declared once in strategies/options.py and held here as a field of its own."""
-        from .strategies import StrategyOptions
+        from neocoder.benchmarks.neocoder.strategies import StrategyOptions
         return StrategyOptions(**{f.name: getattr(self, f.name) for f in fields(StrategyOptions)})
 
     def all_tests(self) -> bool:

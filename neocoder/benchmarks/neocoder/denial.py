@@ -22,13 +22,13 @@ from __future__ import annotations
 import hashlib
 import random
 
+from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.dataset.statement import with_constraints
 from neocoder.judge import Limits
 from neocoder.models import Model, Prompt
 from neocoder.resources import prompt_text as load_prompt
-from .program import program_from_reply
-from .solve import solve_prompt
 from neocoder.techniques import TAXONOMY
-from neocoder.dataset.statement import with_constraints
 
 
 def chain_rng(seed: int, problem_id: str) -> random.Random:

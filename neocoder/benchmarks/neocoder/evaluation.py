@@ -16,21 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neocoder.config import RAY
+from neocoder.benchmarks import EVAL, HUMAN
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.benchmarks.neocoder.shards import part
+from neocoder.config import RAY
 from neocoder.dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
 from neocoder.dataset.release import ANNOTATED_FILE, NEOCODER_FILE, has_release, release_file
+from neocoder.errors import NeocoderError
 from neocoder.metrics.diversity.execution_classes import attach, execution_classes
 from neocoder.metrics.diversity.humans import human_programs
 from neocoder.metrics.diversity.run import human_diversity, run_diversity
-from neocoder.errors import NeocoderError
 from neocoder.options import parse_problems, shard_of
 from neocoder.paths import fingerprint
 from neocoder.records import ProblemState, Sample
-from neocoder.benchmarks.neocoder.shards import part
-from neocoder.store import RunFolder
 from neocoder.runner import Run, Task
-from neocoder.benchmarks import EVAL, HUMAN
+from neocoder.store import RunFolder
 
 
 @dataclass

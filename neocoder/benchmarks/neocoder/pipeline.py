@@ -12,14 +12,14 @@ from __future__ import annotations
 import hashlib
 import time
 
+from neocoder.benchmarks.neocoder.paper import PaperProtocol
+from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.benchmarks.neocoder.strategies import Context, StrategyOptions, get_strategy
 from neocoder.judge import Limits, Sandbox, SubmissionResult
 from neocoder.metrics.rates import divergent_ratio
 from neocoder.models import Model, ModelError, Reply
 from neocoder.models.openai_compat import EndpointError
-from .paper import PaperProtocol
-from .program import program_from_reply
 from neocoder.records import ProblemState, Sample, TierResult
-from .strategies import Context, StrategyOptions, get_strategy
 from neocoder.techniques import detect, judge_constraints
 
 

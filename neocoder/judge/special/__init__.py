@@ -11,7 +11,7 @@ and states what it checks; tests/test_special.py runs every one on real human ou
 and on mutants of them.
 """
 
-from . import arrays, choices, geometry, numbers, permutations, strings  # noqa: F401  (they register)
-from .base import SPECIAL, Reject, SpecialChecker, Tokens
+from neocoder.judge.special import arrays, choices, geometry, numbers, permutations, strings  # noqa: F401  (they register)
+from neocoder.judge.special.base import SPECIAL, Reject, SpecialChecker, Tokens
 
 __all__ = ["SPECIAL", "Reject", "SpecialChecker", "Tokens"]

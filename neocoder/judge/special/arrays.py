@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .base import Tokens, expect, expect_rearrangement, says_impossible, says_no, special
+from neocoder.judge.special.base import Tokens, expect, expect_rearrangement, says_impossible, says_no, special
 
 
 @special("1878B")

@@ -3,7 +3,7 @@ numbers, a swap, a subarray."""
 
 from __future__ import annotations
 
-from .base import Tokens, expect, says_impossible, says_no, special
+from neocoder.judge.special.base import Tokens, expect, says_impossible, says_no, special
 
 
 @special("1822A")

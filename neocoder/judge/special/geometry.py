@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from math import gcd
 
-from .base import Tokens, expect, expect_rearrangement, special
+from neocoder.judge.special.base import Tokens, expect, expect_rearrangement, special
 
 
 @special("1895B")

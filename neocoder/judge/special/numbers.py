@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 
-from .base import Tokens, expect, is_prime, says_impossible, says_no, special
+from neocoder.judge.special.base import Tokens, expect, is_prime, says_impossible, says_no, special
 
 
 def _three_ok(x: int, y: int, z: int, n: int) -> bool:

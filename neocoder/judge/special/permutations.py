@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from math import lcm
 
-from .base import Tokens, expect, expect_permutation, says_impossible, says_no, special
+from neocoder.judge.special.base import Tokens, expect, expect_permutation, says_impossible, says_no, special
 
 
 def _permutation(inp: Tokens, out: Tokens) -> tuple[int, list[int]]:

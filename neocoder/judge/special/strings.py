@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from .base import Tokens, expect, is_prime, says_impossible, special
+from neocoder.judge.special.base import Tokens, expect, is_prime, says_impossible, special
 
 
 @special("1758A")

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import structure
-from .measures import partition, partition_by_key
-from .operations import Operations, operations
+from neocoder.metrics.diversity import structure
+from neocoder.metrics.diversity.measures import partition, partition_by_key
+from neocoder.metrics.diversity.operations import Operations, operations
 
 TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS = "technique", "structure", "execution", "operations"
 MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS)

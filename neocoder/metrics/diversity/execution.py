@@ -35,12 +35,13 @@ from pathlib import Path
 from neocoder.judge import Limits
 from neocoder.judge.checkers import as_checker, check
 from neocoder.judge.verdicts import AC, TLE, WA
-from neocoder.paths import cache_root, fingerprint as hash_files, package_files
+from neocoder.metrics.diversity.complexity import MIN_POINTS, FitError, fit_complexity
+from neocoder.metrics.diversity.counter import instrument, split_output
+from neocoder.metrics.diversity.growth import GrowthInput, growth_inputs
+from neocoder.paths import cache_root, package_files
+from neocoder.paths import fingerprint as hash_files
 from neocoder.records import ProblemState
 from neocoder.store import JsonlStore
-from .complexity import MIN_POINTS, FitError, fit_complexity
-from .counter import instrument, split_output
-from .growth import GrowthInput, growth_inputs
 
 CHUNK = 4  # sizes per submission
 RECORD_VERSION = 1  # raise when _run_record changes what it records

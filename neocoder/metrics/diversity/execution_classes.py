@@ -15,9 +15,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from neocoder.metrics.diversity.classes import Program
+from neocoder.metrics.diversity.execution import default_cache, fingerprint, human_python, human_reference
 from neocoder.records import ProblemState, Sample
-from .classes import Program
-from .execution import default_cache, fingerprint, human_python, human_reference
 
 
 def execution_classes(sandbox, states: list[ProblemState], samples: list[Sample], release_dir: Path,

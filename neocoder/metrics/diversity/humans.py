@@ -15,9 +15,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from neocoder.dataset.release import has_release
+from neocoder.metrics.diversity.classes import (
+    EXECUTION,
+    MEASURES,
+    OPERATIONS,
+    STRUCTURE,
+    TECHNIQUE,
+    Program,
+    available,
+    classes,
+)
+from neocoder.metrics.diversity.measures import distinct_k, expected_distinct
 from neocoder.techniques.human import SUPPORTED, human_solution_sets, solutions_by_language
-from .classes import EXECUTION, MEASURES, OPERATIONS, STRUCTURE, TECHNIQUE, Program, available, classes
-from .measures import distinct_k, expected_distinct
 
 
 def human_programs(problem_ids, release_dir: Path | None = None,

@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from neocoder.metrics.diversity.measures import partition
 from neocoder.models import Model, Prompt
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.resources import prompt_text
-from .measures import partition
 
 CHAT_PROMPT, COMPLETION_PROMPT = "same_algorithm.txt", "same_algorithm_completion.txt"
 MAX_STATEMENT_CHARS = 2000  # the statement's story and format; the rest (examples) is cut

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .execution import default_cache, fingerprint, human_python, human_reference
-from .labelled import LabelledProblem
+from neocoder.metrics.diversity.execution import default_cache, fingerprint, human_python, human_reference
+from neocoder.metrics.diversity.labelled import LabelledProblem
 
 
 def execution_keys(problems: list[LabelledProblem], sandbox, release_dir: Path, workers: int = 2,

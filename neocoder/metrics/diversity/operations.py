@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .normalise import normalise
+from neocoder.metrics.diversity.normalise import normalise
 
 PLUMBING = {"READ", "WRITE", "int", "str", "list", "tuple", "map", "range", "len", "enumerate", "zip", "iter",
             "next", "float", "bool", "append", "join", "split", "strip", "format", "print", "extend", "add",

@@ -20,13 +20,29 @@ intervals, and the disagreement between measures (humans.disagreements).
 
 from __future__ import annotations
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, state_intervals
+from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, state_intervals
+from neocoder.metrics.diversity.classes import (
+    DEFAULT,
+    EXECUTION,
+    OPERATIONS,
+    OPERATIONS_THRESHOLD,
+    STRUCTURE,
+    Program,
+    available,
+    classes,
+    joint_classes,
+)
+from neocoder.metrics.diversity.humans import disagreements, measures_for, reference
+from neocoder.metrics.diversity.measures import (
+    PATIENCE,
+    distinct_k,
+    effective_distinct,
+    expected_distinct,
+    overlap,
+    utility_k,
+)
+from neocoder.metrics.diversity.structure import THRESHOLD
 from neocoder.records import Sample
-from .classes import DEFAULT, EXECUTION, OPERATIONS, OPERATIONS_THRESHOLD, STRUCTURE, Program, available, classes, \
-    joint_classes
-from .humans import disagreements, measures_for, reference
-from .measures import PATIENCE, distinct_k, effective_distinct, expected_distinct, overlap, utility_k
-from .structure import THRESHOLD
 
 CHAIN = -1  # the key the chain's rates use in the interval computation
 

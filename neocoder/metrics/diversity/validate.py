@@ -10,13 +10,13 @@ tuning half (validity.py), and adds the judge measure when a model is given
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 from pathlib import Path
+from typing import ClassVar
 
 from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, Config, GenerateDefaults, ModelConfig, SandboxConfig
+from neocoder.metrics.diversity import labelled, validity
 from neocoder.options import Option, option
 from neocoder.paths import cache_root
-from . import labelled, validity
 
 JUDGE_CACHE = "same_algorithm_calls.jsonl"
 DEFAULT_MEASURES = (validity.TECHNIQUE, validity.STRUCTURE, validity.STRUCTURE_TUNED, validity.NORMALISED,
@@ -81,8 +81,8 @@ def run_validation(config: ValidateConfig) -> dict:
     measures = list(config.measures)
     judge = None
     if config.model is not None:
+        from neocoder.metrics.diversity.judge_measure import Judge
         from neocoder.models import get_model
-        from .judge_measure import Judge
         cache = config.judge_cache or Path(cache_root()) / "diversity" / JUDGE_CACHE
         judge = Judge(get_model(config.model), statements(), cache)
         judge.limit = config.judge_programs
@@ -124,7 +124,7 @@ def summary(report: dict) -> dict:
 def _execution(problems, config: ValidateConfig) -> dict:
     """The labelled programs' execution keys (labelled_execution.py) in the configured sandbox."""
     from neocoder.judge import make_sandbox
-    from .labelled_execution import execution_keys
+    from neocoder.metrics.diversity.labelled_execution import execution_keys
     sandbox_config = config.sandbox or SandboxConfig(workers=2)
     sandbox = make_sandbox(sandbox_config.kind, concurrency=sandbox_config.workers, fresh=sandbox_config.fresh,
                            runtime=sandbox_config.runtime)

@@ -32,12 +32,12 @@ from typing import Callable
 
 import numpy as np
 
-from . import structure
-from .agreement import PairCounts, classes_ratio, counts, score
-from .labelled import HELD_OUT, TUNE, LabelledProblem
-from .measures import partition, partition_by_key
-from .normalise import normalise
-from .operations import operations
+from neocoder.metrics.diversity import structure
+from neocoder.metrics.diversity.agreement import PairCounts, classes_ratio, counts, score
+from neocoder.metrics.diversity.labelled import HELD_OUT, TUNE, LabelledProblem
+from neocoder.metrics.diversity.measures import partition, partition_by_key
+from neocoder.metrics.diversity.normalise import normalise
+from neocoder.metrics.diversity.operations import operations
 
 TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, EXECUTION, JUDGE = (
     "technique", "structure", "structure-tuned", "normalised", "operations", "execution", "judge")

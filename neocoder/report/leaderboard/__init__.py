@@ -11,6 +11,6 @@ papers' published rows beside ours (``neocoder leaderboard``; ``neocoder serve``
 docs/leaderboard.md says what each part shows and why.
 """
 
-from .site import board_html, build_leaderboard
+from neocoder.report.leaderboard.site import board_html, build_leaderboard
 
 __all__ = ["board_html", "build_leaderboard"]

@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import NeocoderError
-from ...store import RunFolder
-from ...suite.profile import measures_of, read_metrics
-from ...suite.registry import LAST_STATE
-from ..runs import display_name
+from neocoder.errors import NeocoderError
+from neocoder.report.runs import display_name
+from neocoder.store import RunFolder
+from neocoder.suite.profile import measures_of, read_metrics
+from neocoder.suite.registry import LAST_STATE
 
 BENCH_KINDS = ("eval", "human", "aidanbench", "ideas")  # run kinds that are one benchmark
 SUITE = "suite"
@@ -88,7 +88,7 @@ def _sources(folder: Path) -> list[tuple[str, Source]]:
     if not (folder / RunFolder.METRICS).is_file():
         return []  # not finished yet: nothing to rank
     if manifest.kind == SUITE:
-        from ...suite.records import SuiteStep
+        from neocoder.suite.records import SuiteStep
         model = manifest.config["model"]["spec"]
         out = []
         for step in run.read(SuiteStep):
@@ -135,7 +135,7 @@ def published_rows() -> list[Row]:
     LiveIdeaBench December 2024 leaderboard (originality, feasibility, fluency,
     flexibility on 1-10; the leaderboard has no clarity).  A table that cannot be read
     here (the LiveIdeaBench file is not shipped: $LIVEIDEABENCH_DIR) is left out."""
-    from .. import published
+    from neocoder.report import published
     rows = []
     t4 = published.table4_states()
     row = Row(id="published-neocoder-gpt-4", model="gpt-4-1106-preview", published=True,

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ...errors import NeocoderError
-from ...store import RunFolder
+from neocoder.errors import NeocoderError
+from neocoder.store import RunFolder
 
 
 def rows_of(folder: Path) -> list[dict]:

@@ -17,11 +17,11 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from ...errors import NeocoderError
-from ...suite.profile import write_figure
-from ...suite.registry import BENCHMARKS
-from .collect import Row, collect, published_rows, slug
-from .ties import ties
+from neocoder.errors import NeocoderError
+from neocoder.report.leaderboard.collect import Row, collect, published_rows, slug
+from neocoder.report.leaderboard.ties import ties
+from neocoder.suite.profile import write_figure
+from neocoder.suite.registry import BENCHMARKS
 
 STATIC = ("leaderboard.js", "leaderboard.css")
 ENV = Environment(loader=PackageLoader("neocoder.report.leaderboard", "templates"), autoescape=True,
@@ -111,9 +111,9 @@ def build_leaderboard(paths: list[Path], out: Path, published: bool = True, repo
 
 def _run_files(run: Path, out: Path, reports: bool) -> dict:
     """Build one run's report and parquet files under ``out``; what its model pages link."""
-    from ...store import RunFolder
-    from ..html import build_report
-    from .export import write_parquet
+    from neocoder.report.html import build_report
+    from neocoder.report.leaderboard.export import write_parquet
+    from neocoder.store import RunFolder
     name = slug(run.resolve().name)
     manifest = RunFolder(run, create=False).read_manifest()
     folders = [run / b.name for b in BENCHMARKS if (run / b.name / "metrics.json").is_file()] \

@@ -21,10 +21,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from neocoder.metrics.bootstrap import Ratio, paired_difference
-from ...records import QuestionResult, Sample
-from ...store import RunFolder
-from ...suite.registry import LAST_STATE
-from .collect import Row
+from neocoder.records import QuestionResult, Sample
+from neocoder.report.leaderboard.collect import Row
+from neocoder.store import RunFolder
+from neocoder.suite.registry import LAST_STATE
 
 # measure -> (state t, rates summed): the eval measures as per-problem Ratios (metrics.sample_ratios)
 EVAL_RATIOS = {"pass@1_t0": [(0, "pass@1")], "convergent_t5": [(LAST_STATE, "convergent")],

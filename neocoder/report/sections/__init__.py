@@ -8,12 +8,12 @@ its kinds (``Section.kinds``).  A new task's report is one new section module (a
 
 from __future__ import annotations
 
-from ...errors import NeocoderError
-from .aidanbench import AidanBenchSection
-from .base import Section
-from .framework import FrameworkSection
-from .liveideabench import LiveIdeaBenchSection
-from .neocoder import NeoCoderSection
+from neocoder.errors import NeocoderError
+from neocoder.report.sections.aidanbench import AidanBenchSection
+from neocoder.report.sections.base import Section
+from neocoder.report.sections.framework import FrameworkSection
+from neocoder.report.sections.liveideabench import LiveIdeaBenchSection
+from neocoder.report.sections.neocoder import NeoCoderSection
 
 _ORDER = (NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection(), FrameworkSection())  # as the index shows them
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, COHERENCE_STOP_10
-from ...records import Answer, QuestionResult
 from neocoder.benchmarks import AIDANBENCH
-from .. import plots
-from ..render import render
-from ..runs import Run, model_names
-from .base import Section
+from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, COHERENCE_STOP_10
+from neocoder.records import Answer, QuestionResult
+from neocoder.report import plots
+from neocoder.report.render import render
+from neocoder.report.runs import Run, model_names
+from neocoder.report.sections.base import Section
 
 # the totals' columns: (key in a model's metrics, format); a key a run lacks shows — (the
 # first two every run has)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..runs import Run
+from neocoder.report.runs import Run
 
 
 class Section:

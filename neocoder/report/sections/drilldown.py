@@ -17,13 +17,13 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ...errors import NeocoderError
-from ...records import Sample, TierResult
-from .. import plots
-from ..render import CODE_CLASS, render, write_page
-from ..runs import Run
-from ..verdicts import sample_verdict, tier_verdict
-from .metrics_view import metrics_view
+from neocoder.errors import NeocoderError
+from neocoder.records import Sample, TierResult
+from neocoder.report import plots
+from neocoder.report.render import CODE_CLASS, render, write_page
+from neocoder.report.runs import Run
+from neocoder.report.sections.metrics_view import metrics_view
+from neocoder.report.verdicts import sample_verdict, tier_verdict
 
 HEAD_LINES, HEAD_WIDTH, PLUS_SHOWN = 8, 160, 5  # test texts: lines and characters shown; extended tests shown
 NO_CODE = Markup('<p class="note">no code</p>')
@@ -59,7 +59,7 @@ def problem_states(models: list[Run]) -> dict[Path, dict | str]:
     """Per model run, its problem states by (problem_id, state) (``runs.run_states``), or
     the message of why they cannot be read.  Runs naming the same dataset and release
     share one read (the states depend only on those two manifest fields)."""
-    from ..runs import run_states
+    from neocoder.report.runs import run_states
 
     shared: dict[tuple, dict | str] = {}
     result = {}

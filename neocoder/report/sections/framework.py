@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...benchmarks.framework.records import FrameworkSolution, FrameworkStep
-from ..render import render, write_page
-from ..runs import Run
-from .base import Section
+from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
+from neocoder.report.render import render, write_page
+from neocoder.report.runs import Run
+from neocoder.report.sections.base import Section
 
 KIND = "framework"
 

@@ -16,14 +16,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ...errors import NeocoderError
-from ...records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.benchmarks import IDEAS
-from .. import plots
-from ..ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
-from ..render import render, write_page
-from ..runs import Run, display_name, model_names
-from .base import Section
+from neocoder.errors import NeocoderError
+from neocoder.records import FluencyGrade, Idea, IdeaJudgement
+from neocoder.report import plots
+from neocoder.report.ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
+from neocoder.report.render import render, write_page
+from neocoder.report.runs import Run, display_name, model_names
+from neocoder.report.sections.base import Section
 
 IDEA_SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
                ("fluency", "fluency"), ("flexibility", "flexibility"))
@@ -89,7 +89,7 @@ def analyses_view(runs: list[Run], names: dict) -> dict:
     """The paper's analyses over the report's ideas runs and the published rows
     (ideas/analyses.py) with their figures (report/ideas_plots.py), or why they are missing."""
     from neocoder.benchmarks.ideas.analyses import RunData, analyse_runs
-    from .. import ideas_plots
+    from neocoder.report import ideas_plots
     clone = clone_of(runs)
     if clone is None:
         return {"error": "no LiveIdeaBench clone found (give --liveideabench to the runs, or set "

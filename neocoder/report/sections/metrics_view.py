@@ -7,7 +7,7 @@ once keeps them the same.
 
 from __future__ import annotations
 
-from ..runs import Run
+from neocoder.report.runs import Run
 
 RATES = (("pass@1", "pass@1"), ("pass@1_plus", "pass@1+ext"), ("constraint_following", "follow"),
          ("convergent", "convergent"), ("divergent", "divergent"), ("neogauge", "NeoGauge@t"),
@@ -40,7 +40,7 @@ def published_view(run: Run) -> dict | None:
     over the states the run has.  Table 4 cells are fractions; Table 5 cells are
     ``{"delta", "old", "new"}`` fractions.  None when no published figure belongs beside it
     (a run of another model without a strategy, the human baseline)."""
-    from .. import published
+    from neocoder.report import published
 
     which = published.for_run(run.metrics.get("model") or run.model_label(), run.metrics.get("strategy"))
     states = run.metrics.get("states", {})

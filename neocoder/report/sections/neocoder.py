@@ -30,17 +30,17 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ...dataset import shipped
-from ...errors import NeocoderError
-from ...records import Sample
 from neocoder.benchmarks import EVAL, HUMAN
-from .. import plots
-from ..render import render
-from ..runs import Run
-from ..verdicts import verdict_counts
-from .base import Section
-from .drilldown import write_drilldowns
-from .metrics_view import metrics_view, published_series, published_view
+from neocoder.dataset import shipped
+from neocoder.errors import NeocoderError
+from neocoder.records import Sample
+from neocoder.report import plots
+from neocoder.report.render import render
+from neocoder.report.runs import Run
+from neocoder.report.sections.base import Section
+from neocoder.report.sections.drilldown import write_drilldowns
+from neocoder.report.sections.metrics_view import metrics_view, published_series, published_view
+from neocoder.report.verdicts import verdict_counts
 
 
 def top_techniques(groups: list[list[set[str]]], k: int = 5) -> list[tuple[str, float]]:
@@ -84,7 +84,7 @@ def human_sets_for(models: list[Run]) -> tuple[dict | None, str]:
     """The human solution sets for every problem of the model runs (the shipped ones,
     ``techniques.human.human_solution_sets``), and a note for the page (where they come
     from, or why they are missing)."""
-    from ...techniques.human import human_solution_sets
+    from neocoder.techniques.human import human_solution_sets
 
     if not models:
         return None, ""

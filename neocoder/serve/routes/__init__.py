@@ -7,7 +7,7 @@ needs through the dependencies of deps.py; ``create_app`` (app.py) includes them
 from fastapi import Depends
 from fastapi.security import HTTPBearer
 
-from ..schemas import Problem
+from neocoder.serve.schemas import Problem
 
 # every route but /healthz answers these (the bearer scheme shows in /openapi.json)
 ERRORS = {401: {"model": Problem}, 404: {"model": Problem}, 409: {"model": Problem}, 413: {"model": Problem},

@@ -10,13 +10,13 @@ from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 
-from ...rewards.archive import ARCHIVE_NAME
-from ..batching import NDJSON
-from ..deps import caller, services
-from ..judging import NotFound
-from ..schemas import ArchiveList, ArchiveReset, ArchiveSummary
-from ..services import Services
-from . import SECURED
+from neocoder.rewards.archive import ARCHIVE_NAME
+from neocoder.serve.batching import NDJSON
+from neocoder.serve.deps import caller, services
+from neocoder.serve.judging import NotFound
+from neocoder.serve.routes import SECURED
+from neocoder.serve.schemas import ArchiveList, ArchiveReset, ArchiveSummary
+from neocoder.serve.services import Services
 
 router = APIRouter(tags=["archives"], **SECURED)
 EXPORT_DOC = {200: {"description": "The archive's programs in the order they joined, one JSON object per line: "

@@ -7,14 +7,14 @@ from fastapi import APIRouter, Depends, Response
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse
 
-from ..deps import caller, job_slot, owned_job, services
-from ..judging import NotFound
-from ..schemas import JOB_ID, EvalJob, EvalList, EvalRequest, ResumeRequest
-from ..jobs import job_task
-from ..services import Services
-from ...benchmarks import EVAL
-from ..store import Job
-from . import SECURED
+from neocoder.benchmarks import EVAL
+from neocoder.serve.deps import caller, job_slot, owned_job, services
+from neocoder.serve.jobs import job_task
+from neocoder.serve.judging import NotFound
+from neocoder.serve.routes import SECURED
+from neocoder.serve.schemas import JOB_ID, EvalJob, EvalList, EvalRequest, ResumeRequest
+from neocoder.serve.services import Services
+from neocoder.serve.store import Job
 
 REPORT_FILE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$"  # a file of a built report: no path separators
 

@@ -12,14 +12,21 @@ from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from pydantic import TypeAdapter
 
-from ...rewards.batch import ScoreResult
-from ..batching import NDJSON, admit_batch, count_verdicts, stream_batch
-from ..deps import caller, services
-from ..judging import TooLarge
-from ..schemas import (SCORE_TAGS, BatchScoreRequest, RunRequest, RunResponse, ScoreBody, ScoreResponse,
-                       Verdict)
-from ..services import Services
-from . import SECURED
+from neocoder.rewards.batch import ScoreResult
+from neocoder.serve.batching import NDJSON, admit_batch, count_verdicts, stream_batch
+from neocoder.serve.deps import caller, services
+from neocoder.serve.judging import TooLarge
+from neocoder.serve.routes import SECURED
+from neocoder.serve.schemas import (
+    SCORE_TAGS,
+    BatchScoreRequest,
+    RunRequest,
+    RunResponse,
+    ScoreBody,
+    ScoreResponse,
+    Verdict,
+)
+from neocoder.serve.services import Services
 
 router = APIRouter(tags=["judge"], **SECURED)
 

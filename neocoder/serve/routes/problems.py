@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
 
-from ..deps import services
-from ..schemas import PROBLEM_ID, ProblemList
-from ..services import Services
-from . import SECURED
+from neocoder.serve.deps import services
+from neocoder.serve.routes import SECURED
+from neocoder.serve.schemas import PROBLEM_ID, ProblemList
+from neocoder.serve.services import Services
 
 router = APIRouter(tags=["problems"], **SECURED)
 

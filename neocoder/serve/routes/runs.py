@@ -14,14 +14,14 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import SecretStr, ValidationError
 
-from ...errors import NeocoderError
 from neocoder.benchmarks import get_task
-from ..deps import caller, job_slot, owned_job, services
-from ..derive import unsendable
-from ..schemas import EvalJob, EvalList, TaskRunRequest, config_request
-from ..services import Services
-from ..store import Job
-from . import SECURED
+from neocoder.errors import NeocoderError
+from neocoder.serve.deps import caller, job_slot, owned_job, services
+from neocoder.serve.derive import unsendable
+from neocoder.serve.routes import SECURED
+from neocoder.serve.schemas import EvalJob, EvalList, TaskRunRequest, config_request
+from neocoder.serve.services import Services
+from neocoder.serve.store import Job
 
 router = APIRouter(tags=["runs"], **SECURED)
 

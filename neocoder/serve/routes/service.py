@@ -6,11 +6,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse, Response
 
-from ..deps import services
-from ..schemas import Health
-from ..services import Services
-from ..telemetry import CONTENT_TYPE
-from . import SECURED
+from neocoder.serve.deps import services
+from neocoder.serve.routes import SECURED
+from neocoder.serve.schemas import Health
+from neocoder.serve.services import Services
+from neocoder.serve.telemetry import CONTENT_TYPE
 
 router = APIRouter(tags=["service"], **SECURED)
 open_router = APIRouter(tags=["service"])  # /healthz: the one path without a token (auth.py OPEN_PATHS)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from .board import PublicBoard
-from .sessions import Sessions
+from neocoder.serve.web.board import PublicBoard
+from neocoder.serve.web.sessions import Sessions
 
 
 class WebState:
@@ -34,7 +34,7 @@ class WebState:
         suite's over its benchmarks' sub-runs; another task's over its run folder."""
         if "task" not in job.request:
             return s.report(job)
-        from ...report.html import build_report
+        from neocoder.report.html import build_report
         run = s.runner.run_dir(job.id)
         out = self.data / "reports" / job.id
         with self._lock:
@@ -47,7 +47,7 @@ class WebState:
     def parquet(self, s, job, name: str) -> Path:
         """The Parquet file of a succeeded job's records (``samples``: the run folder; a
         benchmark's name: that sub-run of a suite), written on first request."""
-        from ...report.leaderboard.export import write_parquet
+        from neocoder.report.leaderboard.export import write_parquet
         run = s.runner.run_dir(job.id)
         folder = run if name == "samples" else run / name
         out = self.data / "downloads" / job.id / f"{name}.parquet"
@@ -62,8 +62,8 @@ def install(app, config) -> None:
     """Add the browser UI to the app of ``neocoder serve``: its routes and its state.
     Raises NeocoderError naming a ``--public-run`` path that is neither a run folder nor a
     folder of them (before the server starts)."""
-    from ...report.leaderboard.collect import run_folders
-    from .routes import router
+    from neocoder.report.leaderboard.collect import run_folders
+    from neocoder.serve.web.routes import router
     if config.public_runs:
         run_folders(config.public_runs)
     app.state.web = WebState(config)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ...report.leaderboard.collect import run_folders
+from neocoder.report.leaderboard.collect import run_folders
 
 BASE = "/web/board/"  # where the site's files are served
 
@@ -40,8 +40,8 @@ class PublicBoard:
         whose records or metrics cannot be read."""
         if not self.runs:
             return None
-        from ...report.leaderboard.collect import collect, published_rows
-        from ...report.leaderboard.site import board_html, build_leaderboard
+        from neocoder.report.leaderboard.collect import collect, published_rows
+        from neocoder.report.leaderboard.site import board_html, build_leaderboard
         with self._lock:
             signature = self.signature()
             if signature != self._signature:

@@ -29,12 +29,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from ..auth import token_id
-from ..deps import job_slot, services
-from ..schemas import JOB_ID, EvalRequest, TaskRunRequest
-from ..services import Services
-from ..store import CANCELLED, FAILED, PAUSED, SUCCEEDED, Job
-from .sessions import LOGIN_COOKIE, LOGIN_SECONDS, SESSION_COOKIE, Session, same
+from neocoder.serve.auth import token_id
+from neocoder.serve.deps import job_slot, services
+from neocoder.serve.schemas import JOB_ID, EvalRequest, TaskRunRequest
+from neocoder.serve.services import Services
+from neocoder.serve.store import CANCELLED, FAILED, PAUSED, SUCCEEDED, Job
+from neocoder.serve.web.sessions import LOGIN_COOKIE, LOGIN_SECONDS, SESSION_COOKIE, Session, same
 
 router = APIRouter(include_in_schema=False)
 ENV = Environment(loader=PackageLoader("neocoder.serve.web", "templates"), autoescape=True,
@@ -194,7 +194,7 @@ async def submit(request: Request, s: Services = Depends(services)):
     model = {"spec": form.get("model", "").strip()}
     try:
         if form.get("kind") == "suite":
-            from ..routes.runs import stored_request
+            from neocoder.serve.routes.runs import stored_request
             stored, key = stored_request(TaskRunRequest(task="suite", config={
                 "model": model, "preset": form.get("preset") or "quick"}))
         else:

@@ -11,25 +11,29 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from loopback import ScriptedServer
 
-from neocoder.models.embedders import Embedder, get_embedder
-from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
-from neocoder.runner import Run, run_items
-from neocoder.benchmarks.aidanbench.task import AidanInputs, AidanTask
-from neocoder.benchmarks.aidanbench.task import rescore_run
-from neocoder.benchmarks.aidanbench.scoring import (gated_novelty, mmr_ab, novelty, parse_score, parse_verdict,
-                                                    stop_reason)
-from neocoder.cli import main
 from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
+from neocoder.benchmarks.aidanbench.scoring import (
+    gated_novelty,
+    mmr_ab,
+    novelty,
+    parse_score,
+    parse_verdict,
+    stop_reason,
+)
+from neocoder.benchmarks.aidanbench.task import AidanInputs, AidanTask, rescore_run
+from neocoder.cli import main
 from neocoder.config import ModelConfig
 from neocoder.metrics.entropy import discrete_entropy
 from neocoder.models import Model, get_model
 from neocoder.models.cache import request_key
+from neocoder.models.embedders import Embedder, get_embedder
 from neocoder.models.openai_compat import OpenAICompatModel
 from neocoder.records import Answer, Manifest, QuestionResult
+from neocoder.runner import Run, run_items
 from neocoder.store import RunFolder
-
-from loopback import ScriptedServer
 
 
 def test_novelty_on_hand_made_vectors():

@@ -12,27 +12,31 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from checkout import CHECKOUT
 from framework_panel import USAGE, entail, panel_respond, prompt_of, with_logprob
 from loopback import RespondingServer
-from neocoder.models.embedders import Embedder
+
+from neocoder.api import run
 from neocoder.benchmarks.framework import domains
 from neocoder.benchmarks.framework.calls import Meter
 from neocoder.benchmarks.framework.chateval import ChatEvalJudge, majority
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.entailment import EmbeddingEntailment, LLMEntailment, NLIEntailment
-from neocoder.benchmarks.framework.judge import (FragmentIndex, JudgeSettings, RetrievalJudge, parse_confidence,
-                                                 parse_verdict)
+from neocoder.benchmarks.framework.judge import (
+    FragmentIndex,
+    JudgeSettings,
+    RetrievalJudge,
+    parse_confidence,
+    parse_verdict,
+)
 from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
 from neocoder.benchmarks.framework.scores import auarc
 from neocoder.benchmarks.framework.stepwise import StepSettings, run_steps, summarise
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.models import get_model
-from neocoder.api import run
+from neocoder.models.embedders import Embedder
 from neocoder.store import RunFolder
-from checkout import CHECKOUT
-
 
 # step 1: seeds 0-3 give two equal steps, one other, one STOP; step 2: half say STOP
 STEP1 = {0: ("Use the towel.", -0.5), 1: ("use the towel.", -1.0), 2: ("Boil the water.", -0.2), 3: ("STOP", -0.1)}
@@ -457,6 +461,7 @@ def test_a_bookmia_story_is_capped_at_its_own_middle_sentences(step_model):
 
 def test_validation_against_macgyver_labels_and_the_two_runs_token_ratio(tmp_path):
     import importlib.util
+
     from neocoder.benchmarks.framework.config import ValidateConfig
     from neocoder.benchmarks.framework.validate import macgyver_pairs
     spec = importlib.util.spec_from_file_location("ratio", CHECKOUT / "scripts" /

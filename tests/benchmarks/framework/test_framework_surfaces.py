@@ -9,11 +9,10 @@ from dataclasses import fields
 
 import pytest
 from click.testing import CliRunner
-
-from inspect_ai import eval as inspect_eval
-
 from framework_panel import USAGE, entail, panel_respond
+from inspect_ai import eval as inspect_eval
 from loopback import RespondingServer
+
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.domains import macgyver_problems
 from neocoder.cli import main
@@ -217,6 +216,7 @@ def test_export_refuses_a_benchmark_it_has_no_tables_for(tmp_path):
 
 def test_documented_framework_columns_are_the_written_ones():
     from test_export import documented
+
     from neocoder.export import COST_PARTS, PROBLEM_COLUMNS, VERDICT_JUDGES
     assert documented("Columns of steps.") == list(STEP_COLUMNS)
     assert documented("Columns of problems.") == list(PROBLEM_COLUMNS)

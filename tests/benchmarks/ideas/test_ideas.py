@@ -12,25 +12,31 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
 from browser import dump_dom, screenshot
+from click.testing import CliRunner
 from panel import FALLBACK_MARK, JUDGE_REPLIES, PanelServer, keyword_of, scripted, settings
 
-from neocoder.cli import main
-from neocoder.benchmarks.ideas.config import IdeasConfig
-from neocoder.errors import NeocoderError, RecordError
 from neocoder.api import run_ideas
+from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.loop import grade_fluency
 from neocoder.benchmarks.ideas.panel import Seat, draw_fluency_judge, draw_judges, eligible, parse_judges
-from neocoder.records import FluencyGrade, Idea, IdeaJudgement
-from neocoder.benchmarks.ideas.scoring import (FLUENCY_POINTS, extract_idea, is_refusal, keyword_rows, model_scores,
-                                               parse_grade, parse_scores, percentile)
+from neocoder.benchmarks.ideas.scoring import (
+    FLUENCY_POINTS,
+    extract_idea,
+    is_refusal,
+    keyword_rows,
+    model_scores,
+    parse_grade,
+    parse_scores,
+    percentile,
+)
 from neocoder.benchmarks.ideas.sources import load_keywords, load_leaderboard
+from neocoder.cli import main
+from neocoder.errors import NeocoderError, RecordError
 from neocoder.models.openai_compat import OpenAICompatModel
+from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.report.html import build_report
 from neocoder.store import RunFolder
-
 
 
 @pytest.fixture

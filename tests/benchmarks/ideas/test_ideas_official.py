@@ -14,24 +14,23 @@ import json
 from pathlib import Path
 
 import pytest
+from browser import dump_dom, screenshot
+from checkout import SHARED
 from click.testing import CliRunner
+from loopback import RespondingServer
 from scipy import stats
 
-from browser import dump_dom, screenshot
-from loopback import RespondingServer
-
 from neocoder.api import run_ideas
-from neocoder.cli import main
-from neocoder.benchmarks.ideas.config import IdeasConfig
-from neocoder.config import ModelConfig
-from neocoder.errors import NeocoderError, RecordError
 from neocoder.benchmarks.ideas.analyses import analyse, correlation, pareto_front
+from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.official import critic_models, load_official
 from neocoder.benchmarks.ideas.panel_file import PanelWarning, load_panel, rule_breaks
 from neocoder.benchmarks.ideas.scoring import parse_reply, strip_reasoning
+from neocoder.cli import main
+from neocoder.config import ModelConfig
+from neocoder.errors import NeocoderError, RecordError
 from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.store import RunFolder
-from checkout import SHARED
 
 CLONE = SHARED / "liveideabench" / "official"  # standing in for a user's clone of the authors' repository
 PROMPTS = json.loads((CLONE / "utils" / "prompts.json").read_text(encoding="utf-8"))

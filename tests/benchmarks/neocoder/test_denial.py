@@ -9,17 +9,16 @@ import sys
 import time
 
 import pytest
+from loopback import FlakyServer
 
+from neocoder.benchmarks.neocoder.denial import chain_rng, next_constraint
+from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.dataset.raw import CRAWL_FILE, load_raw_problems
 from neocoder.dataset.release import DatasetError, clean_statement
 from neocoder.dataset.statement import strip_header, with_constraints
-from neocoder.benchmarks.neocoder.denial import chain_rng, next_constraint
 from neocoder.models import ModelError
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import OpenAICompatModel
-from neocoder.benchmarks.neocoder.solve import solve_prompt
-
-from loopback import FlakyServer
 
 # ----------------------------------------------------------------- the sampling rule
 

@@ -51,11 +51,11 @@ def test_replay_eval_writes_samples_and_metrics_and_resumes(tmp_path, release_di
 def test_recorded_gpt4_state0_solution_is_accepted(release_dir, sandbox):
     """A recorded code with its own unittest.mock harness and self-call still gets AC:
     the harness is not run and solve() is called once on the statement's example."""
+    from neocoder.benchmarks.neocoder.program import program_from_reply
+    from neocoder.benchmarks.neocoder.solve import solve_prompt
     from neocoder.dataset import build_from_release
     from neocoder.judge import Limits
     from neocoder.models import ReplayKey, get_model
-    from neocoder.benchmarks.neocoder.solve import solve_prompt
-    from neocoder.benchmarks.neocoder.program import program_from_reply
     states, _ = build_from_release(release_dir)
     model = get_model("replay/gpt-4-1106-preview", release_dir=release_dir)
     accepted = 0

@@ -6,19 +6,26 @@ import json
 from pathlib import Path
 
 import pytest
+from checkout import CHECKOUT
 
 from neocoder.api import evaluate
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.benchmarks.neocoder.paper import (
+    ABLATION,
+    PAPER_TOGGLES,
+    PaperProtocol,
+    gpt4_label_sets,
+    paper_human_sets,
+    paper_states,
+    parse_paper,
+)
+from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.dataset import shipped
 from neocoder.errors import NeocoderError
 from neocoder.models import Reply
-from neocoder.benchmarks.neocoder.paper import (ABLATION, PAPER_TOGGLES, PaperProtocol, gpt4_label_sets,
-                                                paper_human_sets, paper_states, parse_paper)
-from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from neocoder.records import Sample
 from neocoder.report.compare import load_run
-from checkout import CHECKOUT
 
 
 def state(pid: str, t: int = 0):
@@ -113,6 +120,7 @@ def test_paper_mode_eval_and_resume_refuses_other_toggles(tmp_path, release_dir)
     with pytest.raises(NeocoderError, match="--paper"):
         evaluate(config(["exact"]))
     from click.testing import CliRunner
+
     from neocoder.cli import main
     shown = CliRunner().invoke(main, ["compare", str(result.run)])
     assert shown.exit_code == 0 and "GPT-4 (published)" in shown.output  # Table 4 beside it ...

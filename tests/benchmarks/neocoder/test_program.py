@@ -1,6 +1,6 @@
-from neocoder.models import Reply
-from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.benchmarks.neocoder.program import extract_code, program_from_reply
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.models import Reply
 
 
 def test_fenced_python_block_defining_solve_wins():

@@ -14,13 +14,12 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from browser import dump_dom, screenshot
 from click.testing import CliRunner
 
-from browser import dump_dom, screenshot
-
 from neocoder.api import evaluate
-from neocoder.cli import main
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.cli import main
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.report import published

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from neocoder.api import evaluate
-from neocoder.cli import main
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.cli import main
 from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.options import parse_shard

@@ -12,17 +12,16 @@ import math
 
 import pytest
 from click.testing import CliRunner
-
 from loopback import RespondingServer
 
-from neocoder.cli import main
-from neocoder.metrics.rates import best_of_k, state_metrics
-from neocoder.models import get_model
 from neocoder.benchmarks.neocoder.pipeline import judge_sample
-from neocoder.records import ProblemState
 from neocoder.benchmarks.neocoder.strategies import StrategyOptions
 from neocoder.benchmarks.neocoder.strategies.mcts import Node, backpropagate, beta, children_from, p_ucb, select
 from neocoder.benchmarks.neocoder.strategies.sample import pick
+from neocoder.cli import main
+from neocoder.metrics.rates import best_of_k, state_metrics
+from neocoder.models import get_model
+from neocoder.records import ProblemState
 
 STATEMENT = "Read two integers a and b on one line. Print a + b.\n\nProgramming constraints: do not use a for loop."
 EXTENDED_MARK = 917_253  # appears only in the extended tests' inputs

@@ -10,8 +10,14 @@ import pytest
 
 from neocoder.metrics.diversity.classes import STRUCTURE, TECHNIQUE, Program, classes, joint_classes
 from neocoder.metrics.diversity.humans import disagreement, human_programs, reference
-from neocoder.metrics.diversity.measures import (distinct_k, effective_distinct, expected_distinct, overlap, partition,
-                                                 utility_k)
+from neocoder.metrics.diversity.measures import (
+    distinct_k,
+    effective_distinct,
+    expected_distinct,
+    overlap,
+    partition,
+    utility_k,
+)
 from neocoder.metrics.diversity.run import run_diversity
 from neocoder.metrics.diversity.structure import THRESHOLD, shape
 from neocoder.records import Sample, TierResult
@@ -219,8 +225,8 @@ def test_structure_classes_python_only_and_execution_needs_the_shipped_release(t
     classes Python programs only; --execution-classes with no shipped release is refused
     before anything is judged, and --paper is refused for the (unjudged) humans."""
     from neocoder import EvalConfig, ModelConfig, evaluate
-    from neocoder.metrics.diversity.classes import available
     from neocoder.errors import NeocoderError
+    from neocoder.metrics.diversity.classes import available
     cpp = Program(source="#include <cstdio>\nint main(){int n;scanf(\"%d\",&n);printf(\"%d\",n);}\n", language="cpp")
     assert available([program(SORTED), cpp], STRUCTURE) == [0]
     with pytest.raises(NeocoderError, match="--execution-classes needs the release neocoder ships"):

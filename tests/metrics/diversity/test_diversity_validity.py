@@ -5,9 +5,10 @@ sets, the LLM-judge measure on a scripted loopback endpoint, and the command."""
 import json
 
 import pytest
+from checkout import CHECKOUT
 from click.testing import CliRunner
-
 from loopback import FlakyServer
+
 from neocoder.cli import main
 from neocoder.config import ModelConfig
 from neocoder.dataset.shipped import recorded_codes
@@ -17,7 +18,6 @@ from neocoder.metrics.diversity.judge_measure import Judge, judge_prompt, parse_
 from neocoder.metrics.diversity.normalise import normalise
 from neocoder.metrics.diversity.operations import operations
 from neocoder.models import get_model
-from checkout import CHECKOUT
 
 LABELS = CHECKOUT / "data" / "codeforces" / "algorithm_pairs" / "partitions.jsonl"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .options import NAMES
+from neocoder.benchmarks.neocoder.strategies.options import NAMES
 
 _MODULES = {"direct": "direct", "self-correct": "self_correct", "self-plan": "self_plan", "mcts": "mcts",
             "sample": "sample"}

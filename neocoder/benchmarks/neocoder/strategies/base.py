@@ -15,14 +15,14 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
 from neocoder.judge import Limits, Sandbox
 from neocoder.metrics.rates import divergent_ratio
 from neocoder.models import Model, Prompt, ReplayKey, Reply
-from ..program import program_from_reply
 from neocoder.records import ProblemState
-from ..solve import solve_prompt
 from neocoder.techniques import detect, judge_constraints
-from .options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
 
 
 @dataclass

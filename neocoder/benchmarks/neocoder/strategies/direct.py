@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Context, Solution
+from neocoder.benchmarks.neocoder.strategies.base import Context, Solution
 
 
 def solve(ctx: Context) -> Solution:

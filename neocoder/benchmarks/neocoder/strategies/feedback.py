@@ -5,7 +5,7 @@ examples (strategies/base.py ``Context.try_examples``)."""
 
 from __future__ import annotations
 
-from .base import Trial
+from neocoder.benchmarks.neocoder.strategies.base import Trial
 
 MAX_SHOWN = 2  # failing example tests quoted in full; the rest are counted
 MAX_CHARS = 400  # per quoted input or output

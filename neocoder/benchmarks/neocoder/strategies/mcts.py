@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from neocoder.benchmarks.neocoder.strategies.base import Context, Solution, prompt_with
 from neocoder.models import ModelError, Reply
-from .base import Context, Solution, prompt_with
 
 C_BASE, C = 10.0, 4.0
 

@@ -9,7 +9,7 @@ plus ``SEED_STRIDE * j``, so the candidates differ where the endpoint honours se
 
 from __future__ import annotations
 
-from .base import Context, Solution, reply_summary
+from neocoder.benchmarks.neocoder.strategies.base import Context, Solution, reply_summary
 
 SEED_STRIDE = 10_007
 

@@ -10,10 +10,10 @@ times.  The last attempt is the answer.
 
 from __future__ import annotations
 
+from neocoder.benchmarks.neocoder.strategies.base import Context, Solution, completion_head, prompt_with, reply_summary
+from neocoder.benchmarks.neocoder.strategies.feedback import describe
 from neocoder.models import Prompt
 from neocoder.resources import prompt_text
-from .base import Context, Solution, completion_head, prompt_with, reply_summary
-from .feedback import describe
 
 
 def _comment(text: str) -> str:

@@ -9,8 +9,8 @@ it (prompts/self_plan_completion.txt).
 
 from __future__ import annotations
 
+from neocoder.benchmarks.neocoder.strategies.base import Context, Solution, completion_head, prompt_with, reply_summary
 from neocoder.resources import prompt_text
-from .base import Context, Solution, completion_head, prompt_with, reply_summary
 
 PLAN_TOKENS = 200  # the plan is short: at most this many tokens
 PLAN_STOP = ("\nimport", "\ndef ", "\nclass ", "\n\n\n", "```")
