@@ -22,7 +22,7 @@ _LAZY = {"api": ("AidanResult", "DatasetResult", "EvalResult", "IdeasResult", "r
                  "build_dataset", "evaluate", "rescore_aidanbench", "run_ideas",
                  "run"),
          "runner": ("Stopped", "Task"),
-         "benchmarks": ("get_task", "register_task", "task_names"),
+         "benchmarks": ("benchmarks", "get_task", "register_benchmark", "register_task", "task_names"),
          "config": ("ModelConfig", "SandboxConfig"),
          "benchmarks.neocoder.config": ("ChainConfig", "DatasetConfig", "EvalConfig"),
          "benchmarks.aidanbench.config": ("AidanConfig",),
@@ -39,5 +39,5 @@ def __getattr__(name: str):
 
 __all__ = ["AidanConfig", "AidanResult", "ChainConfig", "DatasetConfig", "DatasetResult", "EvalConfig",
            "EvalResult", "IdeasConfig", "IdeasResult", "ModelConfig", "NeocoderError", "SandboxConfig",
-           "Stopped", "Task", "build_chains", "run_aidanbench", "build_dataset", "evaluate", "get_task",
-           "register_task", "rescore_aidanbench", "run", "run_ideas", "task_names"]
+           "Stopped", "Task", "benchmarks", "build_chains", "run_aidanbench", "build_dataset", "evaluate", "get_task",
+           "register_benchmark", "register_task", "rescore_aidanbench", "run", "run_ideas", "task_names"]

@@ -5,8 +5,8 @@
     ...                              out=Path("runs/gpt4"), release_dir=Path("../shared/neocoder")))
     >>> result.metrics["states"]["0"]["neogauge"]
 
-Each benchmark function runs its task (neocoder/tasks/) through the one runner
-(neocoder/runner.py: ``run(task)``), which writes the run folder
+Each benchmark function runs its task (a registered benchmark's, neocoder/benchmarks/)
+through the one runner (neocoder/runner.py: ``run(task)``), which writes the run folder
 (store.RunFolder: manifest, records, calls, metrics) and returns the task's result
 object.  Errors a user can act on are NeocoderError.
 """
@@ -18,26 +18,30 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from neocoder import runner
-from neocoder.benchmarks import AIDANBENCH, CHAINS, DATASET, EVAL, HUMAN, IDEAS
 from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.aidanbench.descriptor import AIDANBENCH
 from neocoder.benchmarks.aidanbench.task import AidanResult, load_questions  # noqa: F401  (the API's names)
+from neocoder.benchmarks.ideas.descriptor import IDEAS
 from neocoder.benchmarks.neocoder.building import DatasetResult  # noqa: F401  (the API's names)
 from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
+from neocoder.benchmarks.neocoder.descriptor import CHAINS, DATASET, EVAL
 from neocoder.benchmarks.neocoder.evaluation import EvalResult, describe_dataset, select_states  # noqa: F401  (the API's names)
 from neocoder.config import GenerateDefaults, ModelConfig, ProgramLimits, SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from neocoder.models import get_model
+from neocoder.records import HUMAN
 
 
 def run(task, config=None, stop: threading.Event | None = None):
     """Run ``task`` (a ``runner.Task``, or a registered task's name with its ``config``;
     neocoder/benchmarks/__init__.py) through the one runner and return its result, as
-    ``neocoder run NAME`` and ``POST /v1/runs`` do.  Raises NeocoderError for an unknown
-    name, and whatever ``runner.run`` raises."""
+    ``neocoder run NAME`` and ``POST /v1/runs`` do; a named task runs as the class its
+    ``for_config`` chooses for ``config``.  Raises NeocoderError for an unknown name, and
+    whatever ``runner.run`` raises."""
     if isinstance(task, str):
         from neocoder.benchmarks import get_task
-        task = get_task(task)(config)
+        task = get_task(task).for_config(config)(config)
     return runner.run(task, stop)
 
 
@@ -100,7 +104,7 @@ def detect_file(path: Path, language: str, detect) -> dict:
 
 def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalResult:
     """Evaluate ``config.model`` on NeoCoder: solve, judge in the sandbox, detect, score
-    (the ``eval`` task, neocoder/tasks/evaluation.py, through the runner).
+    (the ``eval`` task, neocoder/benchmarks/neocoder/evaluation.py, through the runner).
 
     Writes ``config.out`` (manifest, one ``Sample`` record per sample, metrics.json); an
     existing folder is resumed.  ``model.spec == "human"`` scores the accepted human
@@ -109,9 +113,7 @@ def evaluate(config: EvalConfig, stop: threading.Event | None = None) -> EvalRes
     runner.Stopped when ``stop`` is set before the last sample (``neocoder serve``
     cancelling or shutting down: the samples judged are kept, metrics.json is not written).
     """
-    if config.model.spec == HUMAN:
-        return human_baseline(config)
-    return run(EVAL, config, stop)
+    return run(EVAL, config, stop)  # EvalTask.for_config: the human task for ``--model human``
 
 
 def human_baseline(config: EvalConfig) -> EvalResult:
@@ -124,7 +126,7 @@ def human_baseline(config: EvalConfig) -> EvalResult:
 def build_dataset(config: DatasetConfig) -> DatasetResult:
     """Problem states from the release: converted, and with the oracle (default) validated
     by the accepted human Python solutions in the sandbox, with extended tests (the
-    ``dataset`` task, neocoder/tasks/dataset.py).
+    ``dataset`` task, neocoder/benchmarks/neocoder/building.py).
 
     Writes ``config.out``: manifest, one ``ProblemState`` per line in records.jsonl, the
     oracle's human-run cache (``oracle-cache.jsonl``, so a killed build resumes) and its
@@ -134,9 +136,9 @@ def build_dataset(config: DatasetConfig) -> DatasetResult:
 
 
 def build_chains(config: ChainConfig) -> DatasetResult:
-    """Denial Prompting (NeoCoder Algorithm 1, neocoder/denial.py): constraint chains for
+    """Denial Prompting (NeoCoder Algorithm 1, neocoder/benchmarks/neocoder/denial.py): constraint chains for
     raw problems with ``config.model``, every solution judged in the sandbox (the
-    ``chains`` task, neocoder/tasks/chains.py).
+    ``chains`` task, neocoder/benchmarks/neocoder/chains.py).
 
     Writes ``config.out``: manifest, the problem states (records.jsonl, written at the
     end), the call cache (calls.jsonl: a killed build resumes without repeating a call)
@@ -148,7 +150,7 @@ def build_chains(config: ChainConfig) -> DatasetResult:
 
 def run_aidanbench(config: AidanConfig) -> AidanResult:
     """AidanBench: each generator answers each question until an answer is incoherent or
-    repetitive (the ``aidanbench`` task, neocoder/tasks/aidanbench.py); a recorded source
+    repetitive (the ``aidanbench`` task, neocoder/benchmarks/aidanbench/task.py); a recorded source
     of several models is scored per model.  Writes ``config.out`` (manifest with the
     prompts' texts and hashes, one ``Answer`` per answer and one ``QuestionResult`` per
     question and model, calls.jsonl, metrics.json with per-model totals); an existing
@@ -163,14 +165,14 @@ def rescore_aidanbench(run: Path, out: Path | None = None, **thresholds):
     ``thresholds``: ``coherence_stop``, ``novelty_stop``, ``max_answers``, ``mmr_lambda``,
     ``bootstrap``, ``bootstrap_seed`` (None: the run's own).  Writes a new run folder
     (``out``, default beside ``run``) and returns its RescoreResult; raises
-    NeocoderError as ``tasks.aidanbench.RescoreTask.check`` does."""
+    NeocoderError as ``benchmarks.aidanbench.task.RescoreTask.check`` does."""
     from neocoder.benchmarks.aidanbench.task import rescore_run
     return rescore_run(run, out, **thresholds)
 
 
 def run_ideas(config):
     """LiveIdeaBench (``neocoder ideas``): ``config.model`` writes ideas per keyword, a
-    drawn judge panel scores them (the ``ideas`` task, neocoder/tasks/ideas.py); returns an
+    drawn judge panel scores them (the ``ideas`` task, neocoder/benchmarks/ideas/task.py); returns an
     IdeasResult (docs/ideas.md).  Raises NeocoderError before any model call for a bad
     config, an unreadable keywords file, or a panel with fewer than ``judges_per_idea``
     seats besides the idea model; ModelError (EndpointError) when an endpoint cannot be
@@ -181,6 +183,6 @@ def run_ideas(config):
 def __getattr__(name: str):
     """``IdeasResult`` from neocoder/ideas/ on first use (the package is imported only when needed)."""
     if name == "IdeasResult":
-        from neocoder.benchmarks.ideas import IdeasResult
+        from neocoder.benchmarks.ideas.summary import IdeasResult
         return IdeasResult
     raise AttributeError(f"module 'neocoder.api' has no attribute {name!r}")

@@ -1,19 +1,19 @@
 """Typed, versioned records: what every command writes and reads.
 
-One record type per thing a run keeps, each a dataclass with one comment per field:
+One record type per thing a run keeps, each a dataclass with one comment per field.  The
+shared ones, the records of the data flow's stages, live here:
 
 - ``ProblemState``: one (problem, state t) of the benchmark (the dataset's records);
 - ``Sample``: one judged solution of one problem state, its two test tiers side by side
   (``examples`` and ``plus``, as EvalPlus keeps base and plus);
-- ``Answer`` and ``QuestionResult``: AidanBench's answers and per-question outcomes;
 - ``HumanBaseline``: the human solutions of one problem state scored as samples;
-- ``Idea``, ``IdeaJudgement`` and ``FluencyGrade``: LiveIdeaBench's ideas, the judges'
-  scores of them and the judges' fluency grades (``neocoder ideas``, docs/ideas.md);
 - ``Manifest``: what a run needs to be reproduced (``manifest.json``).
 
-``RECORD_TYPES`` lists every record type by its ``type`` tag, here and only here: every
-benchmark's records live in this shared module (the bottom layer, importing nothing
-above it), so any run folder reads back with no other module imported first.
+A benchmark's own records live in its package and are declared in its descriptor
+(``Benchmark.records``, neocoder/benchmarks/descriptor.py).  ``record_type(tag)`` finds the
+class of a ``type`` tag: the shared ones and those given to ``register_record``, else the
+one a registered benchmark declares (its module imported then), so any run folder reads
+back with no benchmark imported first.
 
 Every JSONL line carries ``type`` and ``format_version``; ``from_line`` refuses a line of
 another version with an error naming the file and line.  ``FORMAT_VERSION`` changes
@@ -32,7 +32,7 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from importlib import metadata
+from importlib import import_module, metadata
 from pathlib import Path
 
 from neocoder.errors import NeocoderError, RecordError
@@ -78,6 +78,12 @@ class Record:
     def finished(self) -> bool:
         """True if a resumed run keeps this record instead of redoing it."""
         return True
+
+    def recorded_reply(self) -> tuple[tuple, str, str] | None:
+        """What ``--model replay/<run folder>`` answers from this record (models/replay.py):
+        ``((item, step, sample), reply text, code prefix)``, or None for a record that
+        holds no model reply."""
+        return None
 
 
 @dataclass
@@ -185,6 +191,12 @@ class Sample(Record):
     def key(self) -> tuple:
         return (self.problem_id, int(self.state), int(self.sample))
 
+    def recorded_reply(self) -> tuple[tuple, str, str] | None:
+        """The reply, keyed (problem id, state t, sample index); None without a reply."""
+        if self.reply is None:
+            return None
+        return (self.problem_id, self.state, self.sample), self.reply, self.code_prefix
+
     @property
     def correct(self) -> bool:
         """Every example test AC (the paper's correct(s))."""
@@ -228,65 +240,6 @@ class Sample(Record):
 
 
 @dataclass
-class Answer(Record):
-    """One AidanBench answer with its scores (McLaughlin et al., AidanBench)."""
-
-    TYPE = "answer"
-
-    model: str  # the generator
-    question_index: int  # 0-based position of the question in the run's question list
-    question: str
-    answer_num: int  # 1-based position of the answer within its question
-    answer: str
-    coherence: float | None = None  # judge's score on coherence_scale (None: --judge none, or an error)
-    novelty: float | None = None  # 1 - max cosine similarity to the earlier answers
-    llm_novelty: float | None = None  # 1 - max judge-rated similarity / 100 (--llm-similarity)
-    stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "error")
-    error: str | None = None
-    judge_replies: list = field(default_factory=list)  # the judge's raw coherence replies, retries included
-    tokens: dict = field(default_factory=dict)  # {"generator": {...}, "judge": {...}}
-    seconds: dict = field(default_factory=dict)  # {"generate", "embed", "judge"}
-    coherence_scale: int = 100  # 100: the 0-100 judge prompt; 10: the paper's 1-10 scale
-    reasoning: str | None = None  # --cot: the reply's reasoning before "Answer:" (``answer`` is what follows it)
-    logprob: float | None = None  # the reply's length-normalised log-probability (nats per token), where reported
-    semantic_class: int | None = None  # --entailment: meaning class among the question's answers (0, 1, ... in
-    # order of first appearance); None without --entailment or when the judge's verdict could not be read
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, self.question_index, self.answer_num)
-
-
-@dataclass
-class QuestionResult(Record):
-    """How one question ended for one model: answers kept, novelty summed, stop reason."""
-
-    TYPE = "question"
-
-    model: str
-    question_index: int
-    question: str
-    answers: int  # answers before the stop (AidanBench's count)
-    novelty_sum: float  # sum of those answers' novelty (the paper's score)
-    stop_reason: str  # "incoherent", "repetitive", "max answers", "error"; a rescore adds "out of answers"
-    error: str | None = None
-    gated_novelty: float | None = None  # App. D: novelty summed over the question's answers with C > the stop
-    mmr: float | None = None  # MMR_AB (Eq. 3) summed over the answers before the stop, at the run's lambda
-    semantic_classes: int | None = None  # --entailment: meaning classes among the answers before the stop
-    semantic_entropy: float | None = None  # their discrete semantic entropy, nats (neocoder/entropy.py)
-    semantic_entropy_rb: float | None = None  # the same from the answers' log-probabilities, where reported
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, self.question_index)
-
-    @property
-    def finished(self) -> bool:
-        """A question that ended in an error is retried on resume."""
-        return self.stop_reason != "error"
-
-
-@dataclass
 class HumanBaseline(Record):
     """The human baseline of one problem state (NeoCoder Appendix A, Eq. 5 and 6): its
     accepted human solutions scored as if they were samples."""
@@ -305,198 +258,9 @@ class HumanBaseline(Record):
         return (self.problem_id, int(self.state))
 
 
-IDEA_STATUSES = ("ok", "too long", "refused", "error")  # the values of ``Idea.status``
-
-
-@dataclass
-class Idea(Record):
-    """One idea of one model for one keyword (LiveIdeaBench's unit of judging)."""
-
-    TYPE = "idea"
-
-    model: str  # the idea model (PROVIDER/NAME; replay/<source>#<model> for a recorded source of several)
-    keyword_index: int  # 0-based position of the keyword in the run's keyword list
-    keyword: str
-    idea_num: int  # 1-based position of the idea among the keyword's ideas
-    category: str = ""  # the keyword's discipline (LiveIdeaBench's keywords.csv), "" when unknown
-    idea: str = ""  # the idea as judged: the reply with a leading "Idea:" marker and quotes removed
-    reply: str | None = None  # the model's raw reply (to the fallback prompt when that was used)
-    words: int = 0  # whitespace-separated words of ``idea``
-    status: str = "ok"  # "ok" (judged), "too long" (over max_words), "refused" (twice), "error"
-    fallback: bool = False  # the first reply was a refusal and the fallback prompt was asked
-    refused_reply: str | None = None  # the first reply, when it was a refusal
-    recorded_model: str | None = None  # who wrote a replayed idea (``--model replay/...``)
-    error: str | None = None  # the model error, when the call failed
-    finish_reason: str | None = None  # the endpoint's finish reason ("length": cut at --max-tokens)
-    tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}, both calls
-    seconds: float = 0.0  # wall time of the idea model's calls
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, int(self.keyword_index), int(self.idea_num))
-
-    @property
-    def finished(self) -> bool:
-        """An idea whose model call failed is asked again on resume."""
-        return self.status != "error"
-
-
-@dataclass
-class IdeaJudgement(Record):
-    """One judge's scores of one idea: originality, feasibility and clarity, 1-10 each."""
-
-    TYPE = "idea_judgement"
-
-    model: str  # the idea model
-    keyword_index: int
-    keyword: str
-    idea_num: int
-    judge: str  # the judge's name in the panel (an alias or its spec)
-    judge_spec: str  # the judge's PROVIDER/NAME
-    scores: dict | None = None  # {"originality", "feasibility", "clarity"}: floats in [1, 10]; None on an error
-    error: str | None = None  # why there are no scores: unparseable replies, or a model error
-    replies: list = field(default_factory=list)  # the judge's raw replies, retries included
-    tokens: dict = field(default_factory=dict)  # {"prompt": int, "completion": int}, summed over attempts
-    analysis: str | None = None  # the critic's analysis before its JSON block (LiveIdeaBench's reply format)
-
-    def to_dict(self) -> dict:
-        """As Record.to_dict, without ``analysis`` when there is none (a three-line reply),
-        so records of our protocol read as they always did."""
-        data = super().to_dict()
-        if data.get("analysis") is None:
-            data.pop("analysis", None)
-        return data
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, int(self.keyword_index), int(self.idea_num), self.judge)
-
-    @property
-    def finished(self) -> bool:
-        """A judgement that ended in an error is asked again on resume (from the call cache
-        when the replies were unparseable: the same replies, so the same error)."""
-        return self.error is None
-
-
-@dataclass
-class FluencyGrade(Record):
-    """One judge's grade of how different one model's ideas for one keyword are."""
-
-    TYPE = "idea_fluency"
-
-    model: str  # the idea model
-    keyword_index: int
-    keyword: str
-    judge: str  # the judge's name in the panel
-    judge_spec: str
-    idea_nums: list = field(default_factory=list)  # the kept ideas shown to the judge, in order
-    grade: str | None = None  # "A", "B", "C" or "D"; None on an error
-    score: float | None = None  # the grade's points: A 10, B 7, C 4, D 1 (ideas/scoring.py FLUENCY_POINTS)
-    error: str | None = None
-    replies: list = field(default_factory=list)
-    tokens: dict = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple:
-        return (self.model, int(self.keyword_index))
-
-    @property
-    def finished(self) -> bool:
-        return self.error is None
-
-
-# Every record type a run folder may hold, by its ``type`` tag: the built-in ones, written
-# here once, so reading a run folder needs no earlier import; a task of one's own adds its
-# type explicitly with ``register_record`` (nothing adds to it on import).
-# -- the creativity framework's records (neocoder/benchmarks/framework/, docs/framework.md) ------------
-
-
-@dataclass
-class FrameworkStep(Record):
-    """One step of the step-wise loop (creativity-framework Sec. 3.2, App. C)."""
-
-    TYPE = "framework_step"
-
-    domain: str
-    problem_id: str
-    step: int  # 1-based
-    candidates: list  # the n sampled next steps (texts, as the model wrote them)
-    stops: list  # per candidate: it said STOP
-    logprobs: list  # per candidate: length-normalised log-probability (nats per token), None where not reported
-    classes: list  # per candidate: meaning class (0, 1, ... in order of first appearance)
-    entropy: float  # the step's semantic entropy, nats (Eq. 3)
-    estimator: str  # "rao-blackwell" (class probabilities from log-probabilities, App. C) or "discrete" (counts)
-    chosen: int | None  # index of the candidate appended (greedy: the highest mean log-probability); None at STOP
-    stopped: bool  # at least half of the candidates said STOP: the solution ended before this step
-    entailment: str  # the backend that made the classes ("nli:<model>", "llm:<model>", "embedding:<model>")
-    tokens: dict = field(default_factory=dict)  # {"prompt", "completion", "entailment_calls"}
-
-    @property
-    def key(self) -> tuple:
-        return (self.domain, self.problem_id, self.step)
-
-
-@dataclass
-class FrameworkSolution(Record):
-    """One problem's solution with its divergent and convergent scores."""
-
-    TYPE = "framework_solution"
-
-    domain: str
-    problem_id: str
-    model: str
-    steps: list  # the chosen steps, in order
-    entropies: list  # the semantic entropy of every step sampled (nats)
-    divergent: float | None  # mean of ``entropies`` (the paper's divergent creativity); None with no step
-    divergent_min: float | None  # the ablations of App. C.7.2
-    divergent_max: float | None
-    stop_reason: str  # "stop" (majority said STOP), "cap" (max_steps), "repeat" (identical consecutive steps)
-    repeated: bool = False  # two consecutive chosen steps identical (BookMIA's filter, App. F)
-    verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {"verdict", "confidence", ...}}
-    judge_cost: dict = field(default_factory=dict)  # judge name -> {"calls", "prompt_tokens", "completion_tokens"}
-    discussion: dict = field(default_factory=dict)  # judge name -> its transcript (calls, fragments, rounds)
-    program: str | None = None  # code domain: the program written from the plan
-    sandbox_correct: bool | None = None  # code domain: all tests passed in the sandbox
-    sandbox_verdicts: list = field(default_factory=list)  # code domain: per test verdict
-    error: str | None = None  # a model failure: the problem is retried on resume
-
-    @property
-    def key(self) -> tuple:
-        return (self.domain, self.problem_id)
-
-    @property
-    def finished(self) -> bool:
-        return self.error is None
-
-
-@dataclass
-class JudgedPair(Record):
-    """One (problem, solution) with a known ground truth, judged (``framework validate``)."""
-
-    TYPE = "framework_judged"
-
-    against: str  # "macgyver" (human annotation) or "code" (sandbox verdict)
-    pair_id: str
-    problem: str
-    solution: str
-    truth: bool  # correct_* (MacGyver) or all tests passed (code)
-    label: str  # the annotation or the sandbox's verdicts
-    verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {...}}
-    judge_cost: dict = field(default_factory=dict)
-    error: str | None = None
-
-    @property
-    def key(self) -> tuple:
-        return (self.against, self.pair_id)
-
-    @property
-    def finished(self) -> bool:
-        return self.error is None
-
-
-RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, Answer, QuestionResult,
-                                                            HumanBaseline, Idea, IdeaJudgement, FluencyGrade,
-                                                            FrameworkStep, FrameworkSolution, JudgedPair)}
+# The shared record types by their ``type`` tag (and those given to ``register_record``);
+# a benchmark's own are found through the benchmark registry (``record_type``).
+RECORD_TYPES: dict[str, type[Record]] = {c.TYPE: c for c in (ProblemState, Sample, HumanBaseline)}
 
 
 def register_record(cls: type[Record]) -> type[Record]:
@@ -508,6 +272,28 @@ def register_record(cls: type[Record]) -> type[Record]:
         raise NeocoderError(f"record type {cls.TYPE!r} is taken by {known.__name__}")
     RECORD_TYPES[cls.TYPE] = cls
     return cls
+
+
+def record_type(tag: str | None) -> type[Record] | None:
+    """The record class of the ``type`` tag ``tag``: a shared or registered one, else the one
+    a registered benchmark declares (neocoder.benchmarks ``record_class``, looked up by name
+    on first use: the registry is where benchmarks are discovered, as entry points are);
+    None when nothing declares it."""
+    if tag in RECORD_TYPES:
+        return RECORD_TYPES[tag]
+    if not isinstance(tag, str):
+        return None
+    found = import_module("neocoder.benchmarks").record_class(tag)
+    if found is not None:
+        RECORD_TYPES.setdefault(tag, found)
+    return found
+
+
+def known_tags() -> set[str]:
+    """Every ``type`` tag a run folder may hold: the shared, the registered and each
+    registered benchmark's."""
+    declared = {tag for b in import_module("neocoder.benchmarks").benchmarks() for tag in b.records}
+    return set(RECORD_TYPES) | declared
 
 
 def from_line(data: object, path, line: int) -> Record:
@@ -525,9 +311,9 @@ def from_line(data: object, path, line: int) -> Record:
         raise RecordError(path, f"line {line}", "format_version",
                           f"{version!r} is not {FORMAT_VERSION}: written by another neocoder version "
                           "(convert a run folder with `neocoder upgrade-run DIR`)")
-    cls = RECORD_TYPES.get(kind)
+    cls = record_type(kind)
     if cls is None:
-        raise RecordError(path, f"line {line}", "type", f"unknown record type {kind!r}; known: {sorted(RECORD_TYPES)}")
+        raise RecordError(path, f"line {line}", "type", f"unknown record type {kind!r}; known: {sorted(known_tags())}")
     try:
         return cls.from_dict(data)
     except (TypeError, KeyError, ValueError) as exc:

@@ -216,8 +216,16 @@ class Task(ABC):
         return self.name
 
     def manifest(self, run: Run) -> dict:
-        """Extra manifest fields (``Manifest.extra``) besides the config and the prompts."""
+        """Extra manifest fields (``Manifest.extra``) besides the config, the prompts and the
+        number of items (``items``, which the runner writes)."""
         return {}
+
+    @classmethod
+    def for_config(cls, config) -> type[Task]:
+        """The task class that runs ``config`` (default: this one).  A task whose config may
+        ask for another task says so here (an eval of ``--model human`` is the human
+        baselines), so every surface that runs a task by name runs the same one."""
+        return cls
 
     def manifest_head(self, run: Run) -> tuple[str, dict]:
         """The manifest's kind and config (default: the task's name and public config;
@@ -263,7 +271,7 @@ def run(task: Task, stop: threading.Event | None = None, cache=None):
     with current.stack:
         current.inputs = task.open(current)
         items = task.items(current)
-        extra = task.manifest(current)
+        extra = {"items": len(items), **task.manifest(current)}  # items: a job's progress total (serve/jobs.py)
         if task.prompts:
             extra["prompts"] = prompt_texts(task.prompts)
         kind, public = task.manifest_head(current)

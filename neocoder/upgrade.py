@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.errors import NeocoderError
-from neocoder.records import FORMAT_VERSION, Answer, Manifest, QuestionResult, Record, Sample, TierResult
+from neocoder.records import FORMAT_VERSION, Manifest, Record, Sample, TierResult
 from neocoder.store import RunFolder
 
 MANIFEST_KEYS = ("command", "started", "git_commit", "python", "platform", "packages")

@@ -134,7 +134,7 @@ def test_request_schema_is_the_declarations():
     """Every option the client sends is a request field with the declared default and bounds
     (the server's cap as its maximum), and a value outside them is a 422 naming it."""
     from neocoder.options import sent
-    from neocoder.serve.schemas import EvalRequest
+    from neocoder.serve.routes.evals import EvalRequest
 
     fields = EvalRequest.model_fields
     assert set(fields) == {f.name for f, _ in sent(EvalConfig)}

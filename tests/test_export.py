@@ -2,19 +2,17 @@
 `datasets` and pandas, with exactly the columns docs/records.md documents."""
 
 import json
-import re
 
 import pytest
-from checkout import CHECKOUT
 from click.testing import CliRunner
+from records_doc import documented
 
+from neocoder.benchmarks.neocoder.tables import SAMPLE_COLUMNS, STATE_COLUMNS
 from neocoder.cli import main
 from neocoder.errors import NeocoderError
-from neocoder.export import SAMPLE_COLUMNS, STATE_COLUMNS, export_run
+from neocoder.export import export_run
 from neocoder.records import Sample
 from neocoder.store import RunFolder
-
-DOCS = CHECKOUT / "docs" / "records.md"
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +22,6 @@ def run(tmp_path_factory):
                                        "--states", "0-1", "--out", str(out), "--quiet"])
     assert result.exit_code == 0, result.output
     return out
-
-
-def documented(table: str) -> list[str]:
-    """The column names of the docs/records.md table headed ``table`` (the first cell of each row)."""
-    text = DOCS.read_text()
-    section = text[text.index(table):]
-    section = section[:section.index("\n\n", section.index("| ---"))]
-    return [m.group(1) for m in re.finditer(r"^\| `([^`]+)` \|", section, re.M)]
 
 
 def test_documented_columns_are_the_written_ones():

@@ -101,3 +101,76 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     (fake / "models" / "__init__.py").write_text("def f():\n    from ..report import html\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     assert imports() == {("models", "report"): {"neocoder/models/__init__"}}
+
+
+# -- the shared machinery names no benchmark (issue 45) ------------------------------------------
+# The modules every benchmark runs through.  They find benchmarks through the registry
+# (neocoder/benchmarks/__init__.py) and their descriptors, never by importing a benchmark's
+# package or a module a descriptor names (its section, commands, routes, tables, ...).
+SHARED = ("runner.py", "records.py", "store.py", "models/", "suite/", "report/leaderboard/", "export.py",
+          "serve/jobs.py", "serve/schemas.py", "serve/services.py", "serve/app.py", "serve/routes/runs.py",
+          "report/runs.py", "report/html.py", "report/sections/__init__.py", "report/sections/base.py",
+          "cli/__init__.py", "cli/run.py", "inspect_tasks/__init__.py", "benchmarks/__init__.py",
+          "benchmarks/descriptor.py")
+
+
+def benchmark_modules() -> set[str]:
+    """Every module a benchmark owns: its package's modules and each module its descriptor
+    names (report section, commands, inspect tasks, routes, tables, published rows, records)."""
+    from neocoder.benchmarks import benchmarks
+    owned = set()
+    for bench in benchmarks():
+        refs = [bench.section, bench.tables, bench.published, *bench.commands, *bench.inspect, *bench.routes,
+                *bench.records.values(), *bench.tasks.values()]
+        owned |= {ref.partition(":")[0] for ref in refs if isinstance(ref, str)}
+    packages = {f"neocoder.benchmarks.{p.name}" for p in (PACKAGE / "benchmarks").iterdir() if p.is_dir()
+                and p.name != "__pycache__"}
+    return owned - {"neocoder.records"} | packages
+
+
+def shared_modules(root: Path = PACKAGE) -> list[Path]:
+    """The files of the shared machinery under ``root`` (a folder in SHARED: every file in it)."""
+    found = []
+    for entry in SHARED:
+        path = root / entry
+        found += sorted(path.rglob("*.py")) if entry.endswith("/") else [path] if path.exists() else []
+    return found
+
+
+def names_of_benchmarks(path: Path, owned: set[str]) -> list[str]:
+    """What the file ``path`` imports, or names as a module in a string, that a benchmark owns."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("neocoder."):
+            targets = [node.value.partition(":")[0]]
+        for target in targets:
+            if any(target == m or target.startswith(m + ".") for m in owned):
+                found.append(f"{path.name}:{node.lineno}: {target}" if not path.is_relative_to(PACKAGE.parent)
+                             else f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {target}")
+    return found
+
+
+def test_the_shared_machinery_names_no_benchmark():
+    owned = benchmark_modules()
+    assert "neocoder.benchmarks.neocoder" in owned and "neocoder.report.sections.aidanbench" in owned
+    registry = PACKAGE / "benchmarks" / "__init__.py"  # the one list of the built-in benchmarks
+    found = [hit for path in shared_modules() for hit in names_of_benchmarks(path, owned)
+             if not (path == registry and "descriptor" in hit.rsplit(" ", 1)[-1])]
+    assert all((PACKAGE / entry).exists() for entry in SHARED)  # a moved module must be listed again
+    assert not found, "the shared machinery names a benchmark:\n" + "\n".join(found)
+
+
+def test_the_check_sees_a_benchmark_named_by_import_or_string(tmp_path):
+    fake = tmp_path / "neocoder" / "suite"
+    fake.mkdir(parents=True)
+    (fake / "x.py").write_text("def f():\n    from neocoder.benchmarks.ideas.config import IdeasConfig\n"
+                               "REF = 'neocoder.report.sections.framework:FrameworkSection'\n")
+    hits = names_of_benchmarks(fake / "x.py", benchmark_modules())
+    assert [h.rsplit(" ", 1)[-1] for h in hits] == ["neocoder.benchmarks.ideas.config",
+                                                  "neocoder.benchmarks.ideas.config.IdeasConfig",
+                                                  "neocoder.report.sections.framework"]

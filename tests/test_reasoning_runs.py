@@ -15,11 +15,12 @@ from loopback import AnthropicServer, ReasoningServer, RespondingServer
 
 from neocoder.api import run_aidanbench, run_ideas
 from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.aidanbench.records import Answer
 from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.benchmarks.ideas.records import IdeaJudgement
 from neocoder.cli import main
 from neocoder.config import ModelConfig
 from neocoder.models import RequestRefused
-from neocoder.records import Answer, IdeaJudgement
 from neocoder.store import RunFolder
 
 PROBLEMS = "1901A,1899A,1898A"

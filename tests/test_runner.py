@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 import neocoder
-from neocoder.benchmarks import EVAL, get_task, register_task, task_names
+from neocoder.benchmarks import get_task, register_task, task_names
+from neocoder.benchmarks.aidanbench.records import Answer
+from neocoder.benchmarks.neocoder.descriptor import EVAL
 from neocoder.config import Config
 from neocoder.errors import NeocoderError
-from neocoder.records import Answer
 from neocoder.runner import Run, Stopped, Task, run
 from neocoder.store import RunFolder
 

@@ -9,6 +9,7 @@ task taking ``--model human`` only after building the dataset and opening the sa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -56,11 +57,14 @@ def test_a_task_that_needs_a_servers_path_is_named_as_such():
     assert unsendable(EvalConfig) == [] and unsendable(AidanConfig) == []
 
 
-def test_the_eval_task_refuses_the_human_model_before_anything_is_written(tmp_path):
-    config = EvalConfig(model=ModelConfig("human"), out=tmp_path / "run", release_dir=tmp_path / "no-release")
-    with pytest.raises(NeocoderError, match="'human' task"):
-        run("eval", config)
-    assert not (tmp_path / "run").exists()
+def test_the_eval_task_of_the_human_model_runs_the_human_baselines(tmp_path):
+    """``EvalTask.for_config``: every surface that runs ``eval`` by name with ``--model human``
+    runs the human task, as ``neocoder eval --model human`` does (no release, no sandbox)."""
+    config = EvalConfig(model=ModelConfig("human"), out=tmp_path / "run", release_dir=tmp_path / "no-release",
+                        limit=2, states=[0], progress=False)
+    result = run("eval", config)
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["kind"] == "human"
+    assert set(result.metrics["states"]) == {"0"}
 
 
 def test_the_runner_refuses_a_value_outside_its_declaration(tmp_path):

@@ -5,22 +5,43 @@ module it names).  The shared options are declared once (``model_options``,
 ``sandbox_options``, ``release_option`` in ``options.py``) and arrive in the command as one config
 object.  A NeocoderError from anywhere becomes one message and exit status 1, in one
 place (``Main.invoke``).
+
+The commands: the shared ones (one module each, imported below), and each registered
+benchmark's: its own command modules where its descriptor names them
+(``Benchmark.commands``: ``neocoder eval``, ``neocoder aidanbench``, ...), else one command
+named after it, built from its main task's config as ``neocoder run`` builds one
+(cli/run.py).  So a new benchmark gets a command with no CLI code.
 """
+
+from importlib import import_module
 
 import click
 
-from neocoder.cli.options import parse_states  # noqa: F401  (re-exported: tests and users parse --states with it)
 from neocoder.errors import NeocoderError
 
 
 class Main(click.Group):
-    """The command group; the one place a NeocoderError becomes a message."""
+    """The command group; the one place a NeocoderError becomes a message, and where every
+    registered benchmark's commands are found."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except NeocoderError as exc:
             raise click.ClickException(str(exc)) from exc
+
+    def list_commands(self, ctx) -> list[str]:
+        load_benchmark_commands()
+        return sorted(set(super().list_commands(ctx)) | set(generic_commands()))
+
+    def get_command(self, ctx, name: str):
+        load_benchmark_commands()
+        found = super().get_command(ctx, name)
+        if found is None and name in generic_commands():
+            from neocoder.benchmarks import benchmark, get_task
+            from neocoder.cli.run import task_command
+            return task_command(get_task(benchmark(name).main_task))
+        return found
 
 
 @click.group(cls=Main)
@@ -29,19 +50,22 @@ def main():
     """NeoCoder: sandboxed benchmarks of language-model creativity."""
 
 
-# Each module adds its commands to ``main``: one module per command (group).
-from neocoder.cli import (  # noqa: E402,F401  # noqa: E402,F401  (issue 40)
-    aidanbench,
-    dataset,
-    diversity,  # noqa: E402,F401  (issue 39)
-    evaluate,
-    export,
-    framework,  # noqa: E402,F401  (issue 37)
-    ideas,
-    leaderboard,
-    results,
-    run,
-    sandbox,
-    serve,
-    suite,
-)
+def load_benchmark_commands() -> None:
+    """Import every registered benchmark's own command modules (each adds its commands to
+    ``main``); a module already imported is not imported again."""
+    from neocoder.benchmarks import benchmarks
+    for bench in benchmarks():
+        for module in bench.commands:
+            import_module(module)
+
+
+def generic_commands() -> list[str]:
+    """The registered benchmarks with no command module of their own: each gets a command
+    of its name (cli/run.py ``task_command`` of its main task)."""
+    from neocoder.benchmarks import benchmarks
+    return [b.name for b in benchmarks() if not b.commands]
+
+
+# The shared commands: one module per command (group); each adds its commands to ``main``.
+from neocoder.cli import export, leaderboard, results, run, sandbox, serve, suite  # noqa: E402,F401
+from neocoder.cli.options import parse_states  # noqa: E402,F401  (re-exported: tests and users parse --states with it)

@@ -2,12 +2,12 @@
 
 from neocoder.dataset.records import first_problems, load_states, load_tests, write_states
 from neocoder.dataset.release import (
-           RELEASE_DATASET,
-           BuildReport,
-           DatasetError,
-           build_from_release,
-           default_release_dir,
-           load_release_problems,
+    RELEASE_DATASET,
+    BuildReport,
+    DatasetError,
+    build_from_release,
+    default_release_dir,
+    load_release_problems,
 )
 
 __all__ = ["RELEASE_DATASET", "BuildReport", "DatasetError", "build_from_release", "default_release_dir",

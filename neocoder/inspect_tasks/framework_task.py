@@ -18,6 +18,7 @@ so nothing is computed twice.  The code domain judges the program in neocoder's 
 
 from __future__ import annotations
 
+import inspect
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,8 +30,10 @@ from inspect_ai.model import get_model as inspect_model
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
+from neocoder.benchmarks.framework.config import FrameworkConfig
+from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
 from neocoder.inspect_tasks.bridge import InspectModel, generate_config, run_loop, shared_embedder, shared_model
-from neocoder.records import FrameworkSolution, FrameworkStep
+from neocoder.inspect_tasks.params import keyword, task_parameters, with_parameters
 
 
 def framework_config(judge: str, judge_base_url: str | None = None, temperature: float | None = None,
@@ -45,7 +48,6 @@ def framework_config(judge: str, judge_base_url: str | None = None, temperature:
     (FrameworkConfig's fields: domain, data, limit, candidates, sample_temperature, ...).
     No run folder: inspect writes the log.  Raises NeocoderError for a bad value, as
     ``neocoder framework`` would."""
-    from neocoder.benchmarks.framework.config import FrameworkConfig
     from neocoder.config import ModelConfig, SandboxConfig
     given = lambda **kw: {k: v for k, v in kw.items() if v is not None}  # noqa: E731  (None: the declared default)
     config = FrameworkConfig(
@@ -172,32 +174,18 @@ def framework_scorer_for(**options):
     return framework_scorer()
 
 
-@task
-def framework(judge: str, limit: int | None = None, domain: str | None = None, data: str | None = None,
-              judge_base_url: str | None = None, temperature: float | None = None, max_tokens: int | None = None,
-              judge_temperature: float | None = None, judge_max_tokens: int | None = None,
-              candidates: int | None = None, sample_temperature: float | None = None,
-              sample_top_p: float | None = None, max_steps: int | None = None, step_tokens: int | None = None,
-              entailment: str | None = None, nli_model: str | None = None, nli_batch: int | None = None,
-              similarity: float | None = None, embedder: str | None = None, judges: str | None = None,
-              discuss_k: int | None = None, score_j: int | None = None, verdict_l: int | None = None,
-              threshold: float | None = None, rounds: int | None = None, words: int | None = None,
-              chateval_rounds: int | None = None, bootstrap: int | None = None, bootstrap_seed: int | None = None,
-              workers: int | None = None, sandbox: str | None = None) -> Task:
+def framework(judge: str, **given) -> Task:
     """The creativity-evaluation framework (creativity-framework paper) on inspect's model:
     one sample per problem of ``domain`` (macgyver shipped; hypogen and bookmia from
     ``data``; code: NeoCoder's states at t = 0, judged in the sandbox), solved step by
     step and judged by ``judge`` (a neocoder model spec, on ``judge_base_url`` where given).
-    Every option left None takes FrameworkConfig's declared default (``neocoder
-    framework``'s).  Raises NeocoderError for a bad option or a domain whose file is missing."""
-    options = dict(judge=judge, judge_base_url=judge_base_url, temperature=temperature, max_tokens=max_tokens,
-                   judge_temperature=judge_temperature, judge_max_tokens=judge_max_tokens, workers=workers,
-                   sandbox=sandbox, limit=limit, domain=domain, data=Path(data) if data else None,
-                   candidates=candidates, sample_temperature=sample_temperature, sample_top_p=sample_top_p,
-                   max_steps=max_steps, step_tokens=step_tokens, entailment=entailment, nli_model=nli_model,
-                   nli_batch=nli_batch, similarity=similarity, embedder=embedder, judges=judges,
-                   discuss_k=discuss_k, score_j=score_j, verdict_l=verdict_l, threshold=threshold, rounds=rounds,
-                   words=words, chateval_rounds=chateval_rounds, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed)
+    Its parameters are FrameworkConfig's declared options (``params.task_parameters``) and
+    the model and sandbox settings; every one left None takes FrameworkConfig's declared
+    default (``neocoder framework``'s).  Raises NeocoderError for a bad option or a domain
+    whose file is missing."""
+    options = dict(given, judge=judge)
+    if options.get("data"):
+        options["data"] = Path(options["data"])
     config = framework_config(**options)  # refuse a bad option before any sample runs
     from neocoder.benchmarks.framework.task import FrameworkTask
     FrameworkTask(config).check()  # a domain whose local copy is missing, as `neocoder framework` refuses it
@@ -207,3 +195,11 @@ def framework(judge: str, limit: int | None = None, domain: str | None = None, d
                                        for p in asked], name=f"framework-{config.domain}"),
                 solver=framework_solver(**options), scorer=framework_scorer_for(**options),
                 config=generate_config(config.model), metadata={"neocoder": config.public()})
+
+
+framework = task(with_parameters(framework, task_parameters(
+    FrameworkConfig, first=[inspect.Parameter("judge", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)],
+    skip={"concurrency"},
+    last=[keyword("judge_base_url", str | None), keyword("temperature", float | None),
+          keyword("max_tokens", int | None), keyword("judge_temperature", float | None),
+          keyword("judge_max_tokens", int | None), keyword("workers", int | None), keyword("sandbox", str | None)])))

@@ -21,8 +21,9 @@ from inspect_ai.model import get_model as inspect_model
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
+from neocoder.benchmarks.ideas.records import Idea
 from neocoder.inspect_tasks.bridge import InspectModel, generate_config, run_loop
-from neocoder.records import RECORD_TYPES, Idea
+from neocoder.records import record_type
 
 SCORES = ("originality", "feasibility", "clarity", "fluency", "flexibility")
 
@@ -100,15 +101,15 @@ def ideas_solver(judges: str, **options):
 def ideas_scores(judges: str, **options):
     """LiveIdeaBench's five scores over the keywords (``ideas.summarize_model``: originality,
     feasibility, clarity as judge means, fluency, flexibility), on the judges' scales."""
-    from neocoder.benchmarks.ideas import summarize_model
     from neocoder.benchmarks.ideas.sources import Keyword
+    from neocoder.benchmarks.ideas.summary import summarize_model
     from neocoder.store import RunFolder
 
     def compute(scores: list[SampleScore]) -> dict:
         metas = sorted((s.score.metadata for s in scores), key=lambda m: m["index"])
         if not metas:
             return {}
-        records = [RECORD_TYPES[d["type"]].from_dict(d) for m in metas for d in m["records"]]
+        records = [record_type(d["type"]).from_dict(d) for m in metas for d in m["records"]]
         keywords = [Keyword(m["keyword"], m.get("category", "")) for m in metas]
         with tempfile.TemporaryDirectory() as scratch:
             folder = RunFolder(Path(scratch))

@@ -18,10 +18,10 @@ from inspect_ai.model import get_model as inspect_model
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.inspect_tasks.bridge import InspectModel, generate_config, run_loop
 from neocoder.inspect_tasks.bridge import shared_embedder as _embedder
 from neocoder.inspect_tasks.bridge import shared_model as _judge
-from neocoder.records import Answer, QuestionResult
 
 
 def aidan_config(judge: str | None = None, judge_base_url: str | None = None, temperature: float | None = None,

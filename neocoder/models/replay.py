@@ -28,7 +28,6 @@ from neocoder.config import ModelConfig
 from neocoder.dataset import load_release_problems, shipped
 from neocoder.errors import RecordError
 from neocoder.models.base import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
-from neocoder.records import Answer, Sample
 from neocoder.store import RunFolder, jsonl_lines
 
 RECORDED_MODELS = {"gpt-4-1106-preview"}
@@ -99,12 +98,11 @@ def _from_run_folder(name: str, folder: Path) -> RecordedReplay:
     replies: dict[str, dict[tuple, Reply]] = {}
     items = []
     for rec in RunFolder(folder, create=False).read():
-        if isinstance(rec, Sample) and rec.reply is not None:
-            key, reply = (rec.problem_id, rec.state, rec.sample), Reply(text=rec.reply, code_prefix=rec.code_prefix)
-        elif isinstance(rec, Answer):
-            key, reply = (rec.question, rec.answer_num, 0), Reply(text=rec.answer)
-        else:
+        recorded = rec.recorded_reply()
+        if recorded is None:
             continue
+        key, text, prefix = recorded
+        reply = Reply(text=text, code_prefix=prefix)
         reply.extra["recorded_model"] = rec.model
         replies.setdefault(rec.model, {})[key] = reply
         items.append(key[0])

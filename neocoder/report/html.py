@@ -25,12 +25,9 @@ from pathlib import Path
 from neocoder.errors import NeocoderError
 from neocoder.report.render import render, write_page, write_static
 from neocoder.report.runs import Run, disambiguate, display_name, open_run
-from neocoder.report.sections import KINDS, ordered_sections, section_for
-from neocoder.report.sections.neocoder import technique_table, top_techniques
-from neocoder.report.verdicts import sample_verdict, tier_verdict, verdict_counts
+from neocoder.report.sections import kinds, ordered_sections, section_for
 
-__all__ = ["KINDS", "Run", "build_report", "display_name", "load_run", "sample_verdict", "technique_table",
-           "tier_verdict", "top_techniques", "verdict_counts"]
+__all__ = ["Run", "build_report", "display_name", "load_run"]
 
 
 def load_run(path: Path) -> Run:
@@ -42,7 +39,7 @@ def load_run(path: Path) -> Run:
     ``manifest.json``), is of another kind (a built dataset), or has no ``metrics.json``
     yet; RecordError (a NeocoderError) for a record of another format version.
     """
-    run, folder = open_run(Path(path), KINDS)
+    run, folder = open_run(Path(path), kinds())
     section_for(run.kind).read(run, folder)
     return run
 

@@ -1,8 +1,7 @@
 """Run folders as the HTML report reads them: the manifest, the metrics and the records.
 
 Why: every section of the report starts from the same thing, a run folder written by one
-of the tasks (``neocoder eval``, ``--model human``, ``neocoder aidanbench``, ``neocoder
-ideas``).  This module reads the two files every run has (``manifest.json``,
+of the registered benchmarks' tasks.  This module reads the two files every run has (``manifest.json``,
 ``metrics.json``) through the one reader of the run folder (``store.RunFolder``); the
 records each kind holds are read by the kind's section (``sections/``), which knows their
 types.  It also names the runs as the pages show them.
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from neocoder.dataset import build_from_release, load_states, shipped
 from neocoder.errors import NeocoderError
-from neocoder.records import Answer, FluencyGrade, Idea, IdeaJudgement, Manifest, ProblemState, QuestionResult, Sample
+from neocoder.records import Manifest, ProblemState, Sample
 from neocoder.store import RunFolder
 
 
@@ -25,18 +24,14 @@ class Run:
     """One run folder as the report reads it (the record lists its section fills)."""
 
     path: Path
-    kind: str  # the manifest's kind: a task name (neocoder.benchmarks: EVAL, HUMAN, AIDANBENCH, IDEAS)
+    kind: str  # the manifest's kind: a task name (neocoder.benchmarks)
     manifest: Manifest
     metrics: dict
     label: str = ""  # the model (disambiguated by folder name when two runs share it)
     page: str | None = None  # the drill-down page's file name (runs whose section has one)
-    samples: list[Sample] = field(default_factory=list)
-    answers: list[Answer] = field(default_factory=list)
-    questions: list[QuestionResult] = field(default_factory=list)
-    ideas: list[Idea] = field(default_factory=list)
-    judgements: list[IdeaJudgement] = field(default_factory=list)
-    grades: list[FluencyGrade] = field(default_factory=list)
-    records: list = field(default_factory=list)  # the records of a section without a field above (the framework's)
+    samples: list[Sample] = field(default_factory=list)  # NeoCoder's samples (the shared stage record)
+    records: list = field(default_factory=list)  # every other record the run's section read
+    parts: dict = field(default_factory=dict)  # the section's own lists of records by name ("answers", "ideas", ...)
 
     def model_label(self) -> str:
         """The model the manifest's config names, else the folder's name."""
@@ -57,7 +52,7 @@ def open_run(path: Path, kinds: tuple[str, ...]) -> tuple[Run, RunFolder]:
         raise NeocoderError(f"{path}: no such run folder")
     if not (path / RunFolder.MANIFEST).is_file():
         raise NeocoderError(f"{path}: not a run folder (no {RunFolder.MANIFEST}); the report reads folders "
-                            "written by `neocoder eval`, `neocoder aidanbench` or `neocoder ideas`")
+                            "written by a benchmark's task (`neocoder eval`, `neocoder aidanbench`, ...)")
     folder = RunFolder(path, create=False)
     try:
         manifest = folder.read_manifest()

@@ -6,8 +6,9 @@ gives a string; nothing here computes a score.
 
 from __future__ import annotations
 
+from neocoder.benchmarks.aidanbench.records import QuestionResult
 from neocoder.dataset import RELEASE_DATASET  # metrics["dataset"] of a `--dataset release` run
-from neocoder.records import HUMAN, ProblemState, QuestionResult
+from neocoder.records import HUMAN, ProblemState
 
 NO_SAMPLES = "no samples"  # a state with no judged sample: its rates are unknown, never 0.0%
 

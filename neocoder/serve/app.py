@@ -30,7 +30,8 @@ from neocoder.serve.config import ServeConfig
 from neocoder.serve.jobs import JobConflict
 from neocoder.serve.judging import NotFound, TooLarge, Unavailable
 from neocoder.serve.limits import BodyLimit, Busy
-from neocoder.serve.routes import archives, evals, judge, problems, runs, service
+from neocoder.serve.routes import archives, judge, problems, runs, service
+from neocoder.serve.schemas import load_routes
 from neocoder.serve.services import close_services, open_services
 from neocoder.serve.telemetry import RequestCounter, Telemetry
 
@@ -87,7 +88,8 @@ def create_app(config: ServeConfig) -> FastAPI:
                               "evaluations as jobs (docs/serve.md).")
     install_error_handlers(app)
     web.install(app, config)  # the browser UI at / and /web/ (serve/web/; issue 40)
-    for router in (judge.router, archives.router, problems.router, evals.router, runs.router, service.router,
+    # the shared routes, then each registered benchmark's own (its descriptor's ``routes``: /v1/evals)
+    for router in (judge.router, archives.router, problems.router, *load_routes(), runs.router, service.router,
                    service.open_router):
         app.include_router(router)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)

@@ -1,14 +1,14 @@
 """Jobs: queued in the job store, run through the library into run folders.
 
-A job is ``neocoder eval`` (or ``neocoder run TASK``) asked over HTTP.  It runs on one of
-``slots`` job threads through the same library call as the command (``execute``, given
-by the app: ``api.evaluate`` or ``runner.run``), into its own run folder
+A job is ``neocoder run TASK`` (or a benchmark's own command, such as ``neocoder eval``)
+asked over HTTP.  It runs on one of ``slots`` job threads through the same library call as
+the command (``execute``, given by the app: ``api.run``), into its own run folder
 ``<data dir>/runs/<job id>`` (manifest, records, metrics: docs/records.md).  What makes
 it survive the server:
 
 - the job store (store.py) has every job and its status, committed before the HTTP
   answer goes out;
-- ``api.evaluate`` resumes a run folder by itself: a sample whose record was appended is
+- ``runner.run`` resumes a run folder by itself: an item whose record was appended is
   never judged again, so a server killed with ``kill -9`` and started again queues its
   unfinished jobs and they finish with the same records an uninterrupted job writes;
 - a graceful stop (SIGTERM) or a cancel sets the job's stop event: no sample starts
@@ -32,9 +32,8 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from neocoder.benchmarks import EVAL
+from neocoder.benchmarks import benchmarks, get_task
 from neocoder.errors import NeocoderError
-from neocoder.records import Sample
 from neocoder.runner import Stopped
 from neocoder.serve.store import (
     CANCELLED,
@@ -174,18 +173,17 @@ class JobRunner:
         return self.runs_dir / job_id
 
     def progress(self, job: Job) -> dict:
-        """``{"done", "total"}`` samples: done are the finished records in the run folder,
-        total is known once the job has selected its problem states (else None)."""
+        """``{"done", "total"}`` items: done are the finished records of the task's record
+        type in the run folder, total is known once the job has listed its items (the
+        manifest's ``items``, written by the runner; else None)."""
         folder = self.run_dir(job.id)
-        task, config = job_task(job.request)
-        if task != EVAL:
-            return {"done": _task_done(task, folder), "total": None}
+        task, _config = job_task(job.request)
         total = None
         manifest = folder / RunFolder.MANIFEST
         if manifest.is_file():
             try:
-                states = json.loads(manifest.read_text(encoding="utf-8")).get("extra", {}).get("problem_states")
-                total = int(states) * int(config.get("samples", 1)) if states is not None else None
+                items = json.loads(manifest.read_text(encoding="utf-8")).get("extra", {}).get("items")
+                total = int(items) if items is not None else None
             except (ValueError, OSError):
                 total = None
         records = folder / RunFolder.RECORDS
@@ -194,8 +192,7 @@ class JobRunner:
         stat = records.stat()
         cached = self._progress.get(job.id)
         if cached is None or cached[:2] != (stat.st_size, stat.st_mtime_ns):
-            done = len(RunFolder(folder, create=False).done(Sample))
-            cached = self._progress[job.id] = (stat.st_size, stat.st_mtime_ns, done)
+            cached = self._progress[job.id] = (stat.st_size, stat.st_mtime_ns, _task_done(task, folder))
         return {"done": cached[2], "total": total}
 
     # -- the job threads -------------------------------------------------------------
@@ -242,16 +239,16 @@ class JobRunner:
 
 def job_task(stored: dict) -> tuple[str, dict]:
     """``(task name, config)`` of a stored job request: a task's ``{"task", "config"}``
-    (``POST /v1/runs``, and ``POST /v1/evals``, its alias for the ``eval`` task), or an eval
-    job stored before /v1/evals was that alias (the config itself)."""
+    (``POST /v1/runs``, and a benchmark's alias route such as ``POST /v1/evals``), or a job
+    stored before jobs named their task (the config itself), which was always the first
+    benchmark's main task."""
     if "task" in stored:
         return stored["task"], stored.get("config") or {}
-    return EVAL, stored
+    return benchmarks()[0].main_task, stored
 
 
 def _task_done(name: str, folder: Path) -> int:
     """Items of task ``name`` finished in ``folder`` (0 for a task without a record type)."""
-    from neocoder.benchmarks import get_task
     try:
         kind = get_task(name).record_type
     except NeocoderError:  # a task this server no longer has registered

@@ -6,17 +6,20 @@ ignored).  Records travel as the dicts docs/records.md documents (``Sample``,
 ``ProblemState``), so a client reads what a run folder holds.  What the server will not
 do for a caller is refused here too: a model spec that would read a file on the server
 (``replay/<path>``), a dataset given as a path, an ``openai/`` model without its own
-endpoint (the server's environment never lends its key or endpoint to a job).  The eval
-request and its model are derived from EvalConfig and ModelConfig (derive.py): every
-option they declare, with the declared default, bounds and help.
+endpoint (the server's environment never lends its key or endpoint to a job).  A job's
+request is derived from its task's config and ModelConfig (derive.py): every option they
+declare, with the declared default, bounds and help; a benchmark's own routes (its
+descriptor's ``routes``, such as NeoCoder's ``/v1/evals``) may register a request model
+of their own for its config (``register_request``).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Callable, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -30,7 +33,6 @@ from pydantic import (
     model_validator,
 )
 
-from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.config import ModelConfig, ProgramLimits
 from neocoder.records import HUMAN
 from neocoder.rewards.archive import ARCHIVE_NAME
@@ -243,25 +245,6 @@ ModelSpec = request_model(ModelConfig, "ModelSpec", ModelChecks, "The model a jo
 })
 
 
-class EvalChecks(Strict):
-    """What an eval request adds to EvalConfig's declarations: its states are a set."""
-
-    @field_validator("states", check_fields=False)
-    @classmethod
-    def _distinct(cls, states: list[int]) -> list[int]:
-        return sorted(set(states))
-
-    def public(self) -> dict:
-        """The request as stored: plain JSON, without the API key."""
-        return self.model_dump(mode="json", exclude={"model": {"api_key"}})
-
-
-EvalRequest = request_model(EvalConfig, "EvalRequest", EvalChecks, "POST /v1/evals: `neocoder eval` as a job "
-                            "(every option EvalConfig declares).", model_schema=ModelSpec, overrides={
-    "dataset": (Literal["validated", "release"] | None, Field(None, description="None: the server's dataset.")),
-})
-
-
 class TaskRunRequest(Strict):
     """POST /v1/runs: a job of any registered task (``neocoder run TASK``)."""
 
@@ -271,13 +254,51 @@ class TaskRunRequest(Strict):
                                    "declares it (the run folder and the sandbox are the server's).")
 
 
-@functools.cache
+@dataclass(frozen=True)
+class OwnRequest:
+    """A benchmark's own request model for its config (``register_request``): ``model``
+    validates a stored request, ``server_fields(serve config, request) -> dict`` adds the
+    config fields the server decides (e.g. its dataset when the request names none), and
+    ``alias``, where given, is the route the task's jobs show themselves under
+    (``/v1/evals``), with the request as its config and a report link."""
+
+    model: type[BaseModel]
+    server_fields: Callable[[Any, BaseModel], dict] | None = None
+    alias: str | None = None
+
+
+OWN_REQUESTS: dict[type, OwnRequest] = {}  # config type -> the request its benchmark's routes registered
+ALIASES: dict[str, str] = {}  # task name -> the alias route its jobs show under
+
+
+def register_request(config_type: type, task: str, own: OwnRequest) -> None:
+    """Use ``own`` for jobs of ``config_type`` (task ``task``); a benchmark's routes module
+    calls it on import (app.py imports every registered benchmark's routes)."""
+    OWN_REQUESTS[config_type] = own
+    if own.alias:
+        ALIASES[task] = own.alias
+
+
+def load_routes() -> list:
+    """Every registered benchmark's extra routers (``Benchmark.routes``), imported now, so
+    their ``register_request`` calls have run."""
+    from neocoder.benchmarks import benchmarks
+    from neocoder.benchmarks.descriptor import resolve
+    return [resolve(ref) for b in benchmarks() for ref in b.routes]
+
+
 def config_request(config_type) -> type[BaseModel]:
-    """The request model of a task's config: every option ``config_type`` declares that a
-    caller may send (derive.py), its models as ModelSpec; for an eval, ``EvalRequest``
-    (the dataset named, since a caller never names a path on the server's disk)."""
-    if config_type is EvalConfig:
-        return EvalRequest
+    """The request model of a task's config: the one its benchmark's routes registered, else
+    every option ``config_type`` declares that a caller may send (derive.py), its models as
+    ModelSpec."""
+    load_routes()
+    if config_type in OWN_REQUESTS:
+        return OWN_REQUESTS[config_type].model
+    return _derived_request(config_type)
+
+
+@functools.cache
+def _derived_request(config_type) -> type[BaseModel]:
     return request_model(config_type, f"{config_type.__name__}Request", Strict,
                          f"The config of a {config_type.__name__} job.", model_schema=ModelSpec)
 

@@ -21,8 +21,7 @@ import anyio
 from fastapi.exceptions import RequestValidationError
 
 from neocoder import netpolicy
-from neocoder.benchmarks import EVAL, get_task
-from neocoder.benchmarks.neocoder.config import EvalConfig, dataset_arg
+from neocoder.benchmarks import get_task
 from neocoder.config import SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.serve.config import ServeConfig
@@ -31,7 +30,7 @@ from neocoder.serve.jobs import JobConflict, JobRunner, job_task
 from neocoder.serve.judging import JudgeService, Unavailable
 from neocoder.serve.limits import Admission
 from neocoder.serve.policy import CallerPolicy
-from neocoder.serve.schemas import EvalJob, EvalRequest, Progress, config_request
+from neocoder.serve.schemas import ALIASES, OWN_REQUESTS, EvalJob, Progress, config_request
 from neocoder.serve.store import SUCCEEDED, Job, JobStore
 from neocoder.serve.telemetry import Telemetry
 from neocoder.store import RunFolder
@@ -68,7 +67,9 @@ class Services:
             raise RequestValidationError([{"loc": loc, "msg": msg, "type": "value_error"} for loc, msg in refused])
 
     def view(self, job: Job, metrics: bool = True) -> EvalJob:
-        """A job as the API shows it (with its run's metrics once it has succeeded)."""
+        """A job as the API shows it (with its run's metrics once it has succeeded); a job of
+        a task with an alias route (``schemas.ALIASES``: ``/v1/evals``) shows itself there,
+        with its config as the request and a link to its report."""
         found = None
         if metrics and job.status == SUCCEEDED:
             try:
@@ -76,51 +77,46 @@ class Services:
             except (NeocoderError, ValueError):
                 found = None
         task, config = job_task(job.request)
-        base = f"/v1/evals/{job.id}" if task == EVAL else f"/v1/runs/{job.id}"
+        alias = ALIASES.get(task)
+        base = f"{alias or '/v1/runs'}/{job.id}"
         return EvalJob(id=job.id, status=job.status, created=_iso(job.created), started=_iso(job.started),
                        finished=_iso(job.finished), attempts=job.attempts,
-                       request=config if task == EVAL else job.request,
+                       request=config if alias else job.request,
                        progress=Progress(**self.runner.progress(job)), error=job.error, metrics=found,
-                       links={"self": base, "report": f"{base}/report"} if task == EVAL else {"self": base})
+                       links={"self": base, "report": f"{base}/report"} if alias else {"self": base})
 
     def sandbox(self) -> SandboxConfig:
         """The sandbox every job of this server judges in (the server's own, never a caller's)."""
         return self.config.sandbox
 
-    def eval_config(self, stored: dict, api_key: str | None, run_dir: Path) -> EvalConfig:
-        """The EvalConfig of a stored eval request (the key from memory, never from the
-        store); a request stored before an option existed gets the option's declared default."""
-        req = EvalRequest.model_validate(stored)
-        dataset = dataset_arg(self.config.dataset if req.dataset is None else req.dataset)
-        return to_config(EvalConfig, req, api_key=api_key, out=run_dir, release_dir=self.config.release_dir,
-                         dataset=dataset, sandbox=self.sandbox(), progress=False)
-
     def execute(self, job: Job, api_key: str | None, run_dir: Path, stop: threading.Event) -> None:
-        """Run a stored job into ``run_dir`` through the one runner: the task it names (an
-        eval through ``api.evaluate``, which gives ``--model human`` its own task).  Raises
-        Stopped when ``stop`` is set first, NeocoderError for what the library refuses, or
-        for a model this server's policy refuses (it may have changed since the job was
-        queued)."""
+        """Run a stored job into ``run_dir`` through the one runner: the task it names (as
+        its ``for_config`` chooses: an eval of ``--model human`` runs the human baselines).
+        Raises Stopped when ``stop`` is set first, NeocoderError for what the library
+        refuses, or for a model this server's policy refuses (it may have changed since the
+        job was queued)."""
         refused = self.refused_models(job.request)
         if refused:
             raise NeocoderError("refused by this server's policy: " + "; ".join(
                 f"{'.'.join(map(str, loc))}: {message}" for loc, message in refused))
         from neocoder import api
         task, config = job_task(job.request)
-        if task == EVAL:
-            api.evaluate(self.eval_config(config, api_key, run_dir), stop=stop)
-        else:
-            api.run(self.task_of(task, config, api_key, run_dir), stop=stop)
+        api.run(self.task_of(task, config, api_key, run_dir), stop=stop)
 
     def task_of(self, name: str, stored: dict, api_key: str | None, run_dir: Path):
-        """The Task ``name`` with the config of a stored request plus the server's own
-        fields: the run folder, the release, the sandbox, no progress bar."""
+        """The Task ``name`` (as its ``for_config`` chooses) with the config of a stored
+        request plus the server's own fields: the run folder, the release, the sandbox, no
+        progress bar, and what the benchmark's own request adds (``OwnRequest.server_fields``)."""
         task = get_task(name)
         request = config_request(task.config_type).model_validate(stored)
         own = {"out": run_dir, "release_dir": self.config.release_dir, "sandbox": self.sandbox(), "progress": False}
+        registered = OWN_REQUESTS.get(task.config_type)
+        if registered is not None and registered.server_fields is not None:
+            own.update(registered.server_fields(self.config, request))
         names = {f.name for f in fields(task.config_type)}
-        return task(to_config(task.config_type, request, api_key=api_key,
-                              **{k: v for k, v in own.items() if k in names}))
+        config = to_config(task.config_type, request, api_key=api_key,
+                           **{k: v for k, v in own.items() if k in names})
+        return task.for_config(config)(config)
 
     async def judge_call(self, caller: str, endpoint: str, work, programs: int = 1):
         """Run ``work()``, which judges ``programs`` programs, on a judge thread once

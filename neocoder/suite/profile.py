@@ -6,7 +6,7 @@ answers counted until a model repeats itself, 1-10 judge scores), over different
 summing or averaging them would hide which kind of creativity a model has and would
 weigh the benchmarks by their scales.  So the profile lists every measure with its own
 interval (each benchmark's bootstrap over its own items: neocoder/bootstrap.py) and its
-kind (registry.py says which and why); a benchmark's own documented composite
+kind (each benchmark's descriptor says which and why); a benchmark's own documented composite
 (NeoGauge, NeoCoder Eq. 4) is listed as such beside its parts.
 
 ``build_profile`` reads the sub-runs' ``metrics.json``; ``write_figure`` draws the
@@ -19,8 +19,9 @@ import json
 import math
 from pathlib import Path
 
+from neocoder.benchmarks import benchmark
+from neocoder.benchmarks.descriptor import COMPOSITE, CONVERGENT, DIVERGENT
 from neocoder.errors import NeocoderError
-from neocoder.suite.registry import COMPOSITE, CONVERGENT, DIVERGENT, benchmark
 
 KINDS = (CONVERGENT, DIVERGENT, COMPOSITE)
 KIND_TITLES = {CONVERGENT: "convergent", DIVERGENT: "divergent", COMPOSITE: "its own composite"}

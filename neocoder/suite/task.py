@@ -23,7 +23,7 @@ from neocoder.errors import NeocoderError
 from neocoder.runner import Run, Task
 from neocoder.suite.config import SuiteConfig
 from neocoder.suite.records import SuiteStep
-from neocoder.suite.registry import BENCHMARKS, benchmark
+from neocoder.suite.registry import benchmark, make_config, suite_benchmarks
 
 
 class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", record_type=SuiteStep):
@@ -39,7 +39,7 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
 
     def items(self, run: Run) -> list:
         wanted = set(self.config.benchmarks)
-        return [(b.name,) for b in BENCHMARKS if b.name in wanted]
+        return [(b.name,) for b in suite_benchmarks() if b.name in wanted]
 
     def manifest(self, run: Run) -> dict:
         return {"benchmarks": [b for (b,) in self.items(run)], "call_cache": run.folder.calls_path.name}
@@ -62,8 +62,8 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         bench = benchmark(item[0])
         model, stand_in, skipped = self.answering(bench)
         if skipped is None:
-            sub = bench.make_config(self.config, model, Path(run.folder.path) / bench.name)
-            run_task(get_task(bench.task)(sub), stop=run.stop, cache=run.cache)
+            sub = make_config(bench, self.config, model, Path(run.folder.path) / bench.name)
+            run_task(get_task(bench.main_task)(sub), stop=run.stop, cache=run.cache)
         yield SuiteStep(bench.name, bench.name, model.spec, stand_in, skipped)
 
     def score(self, run: Run) -> dict:

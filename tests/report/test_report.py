@@ -15,7 +15,9 @@ from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError
 from neocoder.records import Manifest, Sample
-from neocoder.report.html import build_report, sample_verdict, top_techniques
+from neocoder.report.html import build_report
+from neocoder.report.sections.neocoder import top_techniques
+from neocoder.report.verdicts import sample_verdict
 from neocoder.store import RunFolder
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from neocoder.errors import NeocoderError
 from neocoder.records import Manifest, Sample, TierResult
-from neocoder.report.html import build_report, tier_verdict
+from neocoder.report.html import build_report
+from neocoder.report.verdicts import tier_verdict
 from neocoder.store import RunFolder
 
 MODEL = "replay/gpt-4-1106-preview"
@@ -103,11 +104,14 @@ def test_text_from_a_model_or_a_statement_is_escaped_never_markup(tmp_path, rele
 
 
 def test_a_run_of_a_kind_no_section_shows_is_refused_naming_it(tmp_path, release_dir):
-    from neocoder.benchmarks import AIDANBENCH, CHAINS, EVAL, FRAMEWORK, HUMAN, IDEAS
-    from neocoder.report.sections import KINDS, SECTIONS, section_for
+    from neocoder.benchmarks.aidanbench.descriptor import AIDANBENCH
+    from neocoder.benchmarks.framework.descriptor import FRAMEWORK
+    from neocoder.benchmarks.ideas.descriptor import IDEAS
+    from neocoder.benchmarks.neocoder.descriptor import CHAINS, EVAL
+    from neocoder.records import HUMAN
+    from neocoder.report.sections import kinds, section_for
 
-    assert set(SECTIONS) == set(KINDS)
-    assert {EVAL, HUMAN, AIDANBENCH, IDEAS, FRAMEWORK} <= set(KINDS) and CHAINS not in KINDS
+    assert {EVAL, HUMAN, AIDANBENCH, IDEAS, FRAMEWORK} <= set(kinds()) and CHAINS not in kinds()
     assert section_for(EVAL) is section_for(HUMAN)  # model runs and human baselines are drawn together
     with pytest.raises(NeocoderError, match="'chains'"):
         section_for(CHAINS)

@@ -21,8 +21,8 @@ from checkout import CHECKOUT
 from suite_model import SuiteModel
 from suite_runs import liveideabench_dir
 
-from neocoder.suite.config import BENCHMARKS as NAMES
-from neocoder.suite.registry import BENCHMARKS, COMPOSITE, CONVERGENT, DIVERGENT
+from neocoder.benchmarks.descriptor import COMPOSITE, CONVERGENT, DIVERGENT
+from neocoder.suite.registry import names, suite_benchmarks
 
 THREE = ("eval", "aidanbench", "ideas")  # the benchmarks this test scripts answers for
 
@@ -50,12 +50,13 @@ def wait_for(predicate, proc: subprocess.Popen, what: str, limit: float = 600) -
 
 
 def test_every_measure_is_convergent_divergent_or_a_benchmarks_own_composite():
-    assert [b.name for b in BENCHMARKS] == list(NAMES)  # one registry entry per benchmark name
-    assert NAMES[:3] == THREE
-    kinds = {(b.name, m.key): m.kind for b in BENCHMARKS for m in b.measures}
+    benches = suite_benchmarks()
+    assert [b.name for b in benches] == names() and len(set(names())) == len(benches)  # one entry per name
+    assert tuple(names()[:3]) == THREE
+    kinds = {(b.name, m.key): m.kind for b in benches for m in b.measures}
     assert set(kinds.values()) == {CONVERGENT, DIVERGENT, COMPOSITE}
     assert [k for k, kind in kinds.items() if kind == COMPOSITE] == [("eval", "neogauge_cum_t5")]
-    for b in BENCHMARKS:
+    for b in benches:
         assert {m.kind for m in b.measures} & {CONVERGENT, DIVERGENT}, b.name
 
 

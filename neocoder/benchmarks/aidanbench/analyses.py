@@ -8,9 +8,9 @@ scoring.py (gated novelty, MMR_AB) and neocoder/entropy.py (semantic entropy).
 
 from __future__ import annotations
 
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.scoring import gated_novelty, mmr_ab
 from neocoder.metrics.entropy import discrete_entropy, rao_blackwell_entropy
-from neocoder.records import Answer, QuestionResult
 
 
 def question_result(model: str, index: int, question: str, answers: list[Answer], kept: int, stop: str,

@@ -30,13 +30,13 @@ import numpy as np
 
 from neocoder.benchmarks.aidanbench.analyses import question_result
 from neocoder.benchmarks.aidanbench.config import AidanConfig
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.scoring import coherence_range, novelty, parse_score, parse_verdict, stop_reason
 from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
 from neocoder.models.base import EndpointError
-from neocoder.records import Answer, QuestionResult
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
 

@@ -36,9 +36,9 @@ from pathlib import Path
 from neocoder.benchmarks.aidanbench.analyses import question_result
 from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, COHERENCE_STOP_10, NOVELTY_STOP
 from neocoder.benchmarks.aidanbench.loop import total_intervals, totals
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.scoring import stop_reason
 from neocoder.errors import NeocoderError
-from neocoder.records import Answer, QuestionResult
 from neocoder.store import RunFolder
 
 OUT_OF_ANSWERS = "out of answers"

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neocoder.benchmarks import AIDANBENCH, AIDANBENCH_RESCORE
 from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
+from neocoder.benchmarks.aidanbench.descriptor import AIDANBENCH, AIDANBENCH_RESCORE
 from neocoder.benchmarks.aidanbench.loop import PROMPT_FILES
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.errors import NeocoderError
-from neocoder.records import Answer, QuestionResult
 from neocoder.runner import Run, Task
 from neocoder.store import RunFolder
 

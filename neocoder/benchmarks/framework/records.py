@@ -1,4 +1,6 @@
-"""The framework's typed, versioned records (the run folder's ``records.jsonl`` lines):
+"""The creativity framework's typed, versioned records (the run folder's ``records.jsonl``
+lines), declared in its descriptor (descriptor.py) so any run folder reads back with no
+import first:
 
 - ``FrameworkStep``: one step of one solution: its candidates, their meaning classes,
   log-probabilities and STOP votes, the step's semantic entropy and the chosen candidate;
@@ -6,14 +8,96 @@
   min, max of the step entropies), the verdicts per criterion of each judge with every
   call's tokens, and (code domain) the sandbox's verdict;
 - ``JudgedPair``: one annotated solution judged by ``neocoder framework validate``.
-
-They are defined in the shared ``neocoder/records.py`` beside every benchmark's records
-(the bottom layer, which imports no benchmark) and listed in its ``RECORD_TYPES``, so any
-run folder reads back with no other import; this module names them for the framework.
 """
 
 from __future__ import annotations
 
-from neocoder.records import FrameworkSolution, FrameworkStep, JudgedPair  # noqa: F401  (kept in the shared module)
+from dataclasses import dataclass, field
+
+from neocoder.records import Record
+
+
+@dataclass
+class FrameworkStep(Record):
+    """One step of the step-wise loop (creativity-framework Sec. 3.2, App. C)."""
+
+    TYPE = "framework_step"
+
+    domain: str
+    problem_id: str
+    step: int  # 1-based
+    candidates: list  # the n sampled next steps (texts, as the model wrote them)
+    stops: list  # per candidate: it said STOP
+    logprobs: list  # per candidate: length-normalised log-probability (nats per token), None where not reported
+    classes: list  # per candidate: meaning class (0, 1, ... in order of first appearance)
+    entropy: float  # the step's semantic entropy, nats (Eq. 3)
+    estimator: str  # "rao-blackwell" (class probabilities from log-probabilities, App. C) or "discrete" (counts)
+    chosen: int | None  # index of the candidate appended (greedy: the highest mean log-probability); None at STOP
+    stopped: bool  # at least half of the candidates said STOP: the solution ended before this step
+    entailment: str  # the backend that made the classes ("nli:<model>", "llm:<model>", "embedding:<model>")
+    tokens: dict = field(default_factory=dict)  # {"prompt", "completion", "entailment_calls"}
+
+    @property
+    def key(self) -> tuple:
+        return (self.domain, self.problem_id, self.step)
+
+
+@dataclass
+class FrameworkSolution(Record):
+    """One problem's solution with its divergent and convergent scores."""
+
+    TYPE = "framework_solution"
+
+    domain: str
+    problem_id: str
+    model: str
+    steps: list  # the chosen steps, in order
+    entropies: list  # the semantic entropy of every step sampled (nats)
+    divergent: float | None  # mean of ``entropies`` (the paper's divergent creativity); None with no step
+    divergent_min: float | None  # the ablations of App. C.7.2
+    divergent_max: float | None
+    stop_reason: str  # "stop" (majority said STOP), "cap" (max_steps), "repeat" (identical consecutive steps)
+    repeated: bool = False  # two consecutive chosen steps identical (BookMIA's filter, App. F)
+    verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {"verdict", "confidence", ...}}
+    judge_cost: dict = field(default_factory=dict)  # judge name -> {"calls", "prompt_tokens", "completion_tokens"}
+    discussion: dict = field(default_factory=dict)  # judge name -> its transcript (calls, fragments, rounds)
+    program: str | None = None  # code domain: the program written from the plan
+    sandbox_correct: bool | None = None  # code domain: all tests passed in the sandbox
+    sandbox_verdicts: list = field(default_factory=list)  # code domain: per test verdict
+    error: str | None = None  # a model failure: the problem is retried on resume
+
+    @property
+    def key(self) -> tuple:
+        return (self.domain, self.problem_id)
+
+    @property
+    def finished(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class JudgedPair(Record):
+    """One (problem, solution) with a known ground truth, judged (``framework validate``)."""
+
+    TYPE = "framework_judged"
+
+    against: str  # "macgyver" (human annotation) or "code" (sandbox verdict)
+    pair_id: str
+    problem: str
+    solution: str
+    truth: bool  # correct_* (MacGyver) or all tests passed (code)
+    label: str  # the annotation or the sandbox's verdicts
+    verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {...}}
+    judge_cost: dict = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.against, self.pair_id)
+
+    @property
+    def finished(self) -> bool:
+        return self.error is None
+
 
 FRAMEWORK_RECORDS = (FrameworkStep, FrameworkSolution, JudgedPair)

@@ -18,6 +18,7 @@ from typing import Any
 
 from neocoder.benchmarks.framework.calls import Meter
 from neocoder.benchmarks.framework.config import FrameworkConfig
+from neocoder.benchmarks.framework.descriptor import FRAMEWORK
 from neocoder.benchmarks.framework.domains import DatasetError, Problem, load_problems
 from neocoder.benchmarks.framework.judge import JudgeSettings
 from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
@@ -26,7 +27,7 @@ from neocoder.models import ModelError
 from neocoder.models.openai_compat import EndpointError
 from neocoder.runner import Run, Task
 
-NAME = "framework"
+NAME = FRAMEWORK  # the task and the manifest kind (descriptor.py)
 PROMPT_FILES = ("framework_step.txt", "framework_task_macgyver.txt", "framework_task_hypogen.txt",
                 "framework_task_bookmia.txt", "framework_task_code.txt", "framework_entail.txt",
                 "framework_analyst_init.txt", "framework_analyst_discuss.txt", "framework_confidence.txt",

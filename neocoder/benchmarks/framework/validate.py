@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neocoder.benchmarks.framework.config import ValidateConfig
+from neocoder.benchmarks.framework.descriptor import FRAMEWORK_VALIDATE
 from neocoder.benchmarks.framework.domains import CRITERIA, macgyver_annotations, macgyver_problems
 from neocoder.benchmarks.framework.records import JudgedPair
 from neocoder.benchmarks.framework.scores import auarc_interval, mean_interval, token_ratio
@@ -34,7 +35,7 @@ from neocoder.models import ModelError, Reply
 from neocoder.models.openai_compat import EndpointError
 from neocoder.runner import Run, Task
 
-NAME = "framework-validate"
+NAME = FRAMEWORK_VALIDATE  # the task and the manifest kind (descriptor.py)
 GPT4 = "gpt-4-1106-preview"
 
 

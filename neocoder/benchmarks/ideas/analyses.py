@@ -38,9 +38,9 @@ import numpy as np
 from scipy import stats
 
 from neocoder.benchmarks.ideas.official import CLASSIFICATIONS_CSV, LEADERBOARD_CSV, LIVEBENCH_CSV, clone_dir
+from neocoder.benchmarks.ideas.records import Idea, IdeaJudgement
 from neocoder.benchmarks.ideas.scoring import CRITERIA
 from neocoder.errors import NeocoderError, RecordError
-from neocoder.records import Idea, IdeaJudgement
 from neocoder.store import RunFolder
 
 Z95 = 1.959963984540054

@@ -37,12 +37,12 @@ from dataclasses import replace
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.panel import draw_fluency_judge, draw_judges
 from neocoder.benchmarks.ideas.protocol import PROMPT_FILES, OursProtocol, fluency_prompt, idea_prompt, judge_prompt  # noqa: F401 (re-exported)
+from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.benchmarks.ideas.scoring import fluency_points, word_count
 from neocoder.benchmarks.ideas.sources import Keyword
 from neocoder.models import Model, ModelError, NoRecordedReply, Reply
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import EndpointError
-from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.store import RunFolder
 
 OURS = OursProtocol()

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from neocoder.benchmarks.ideas.records import Idea
 from neocoder.benchmarks.ideas.sources import Keyword
 from neocoder.errors import NeocoderError, RecordError
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, Reply
-from neocoder.records import Idea, Manifest
+from neocoder.records import Manifest
 from neocoder.store import RunFolder, jsonl_lines
 
 MAIN, FALLBACK = 0, 1  # ReplayKey.sample of the idea prompt and of the fallback prompt

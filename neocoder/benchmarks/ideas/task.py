@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
-from neocoder.benchmarks import IDEAS
 from neocoder.benchmarks.ideas.config import IdeasConfig
+from neocoder.benchmarks.ideas.descriptor import IDEAS
 from neocoder.benchmarks.ideas.loop import PROMPT_FILES
 from neocoder.errors import NeocoderError
 from neocoder.models import ModelError
@@ -158,7 +158,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return [{"name": n, "spec": s} for n, s in self.seat_specs]
 
     def score(self, run: Run) -> dict:
-        from neocoder.benchmarks.ideas import summarize_model
+        from neocoder.benchmarks.ideas.summary import summarize_model
         from neocoder.metrics.bootstrap import bootstrap_info
         config, s = self.config, run.inputs
         summaries = {w.name: summarize_model(run.folder, w.name, s.allowed[w.name], config, s.keywords)
@@ -168,5 +168,5 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
                 "calls": run.cache.stats()}
 
     def result(self, run: Run, metrics: dict):
-        from neocoder.benchmarks.ideas import IdeasResult
+        from neocoder.benchmarks.ideas.summary import IdeasResult
         return IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())

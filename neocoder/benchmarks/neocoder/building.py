@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neocoder.benchmarks import DATASET
 from neocoder.benchmarks.neocoder.config import DatasetConfig
+from neocoder.benchmarks.neocoder.descriptor import DATASET
 from neocoder.dataset import BuildReport, build_from_release, first_problems, load_release_problems, shipped
 from neocoder.records import ProblemState
 from neocoder.runner import Run, Task

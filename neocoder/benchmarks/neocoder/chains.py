@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from neocoder.benchmarks import CHAINS
 from neocoder.benchmarks.neocoder.building import DatasetResult
 from neocoder.benchmarks.neocoder.config import ChainConfig
+from neocoder.benchmarks.neocoder.descriptor import CHAINS
 from neocoder.records import ProblemState
 from neocoder.runner import Run, Task
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neocoder.benchmarks import EVAL, HUMAN
 from neocoder.benchmarks.neocoder.config import EvalConfig
+from neocoder.benchmarks.neocoder.descriptor import EVAL
 from neocoder.benchmarks.neocoder.shards import part
 from neocoder.config import RAY
 from neocoder.dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
@@ -28,7 +28,7 @@ from neocoder.metrics.diversity.humans import human_programs
 from neocoder.metrics.diversity.run import human_diversity, run_diversity
 from neocoder.options import parse_problems, shard_of
 from neocoder.paths import fingerprint
-from neocoder.records import ProblemState, Sample
+from neocoder.records import HUMAN, ProblemState, Sample
 from neocoder.runner import Run, Task
 from neocoder.store import RunFolder
 
@@ -228,6 +228,11 @@ class HumanInputs:
 
 class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
     """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
+
+    @classmethod
+    def for_config(cls, config) -> type[Task]:
+        """``HumanTask`` for ``--model human`` (the human baselines), this task otherwise."""
+        return HumanTask if config.model.spec == HUMAN else cls
 
     def check(self) -> None:
         """Refuse what spans options (the runner has checked each against its

@@ -2,13 +2,13 @@
 
 Why: a leaderboard ranks models, but runs come as folders: a suite run holds several
 benchmarks of one model, an AidanBench or LiveIdeaBench run may hold several models, and
-one model may have been run more than once.  ``collect`` reads every folder given (a run
-folder of kind ``suite``, ``eval``, ``human``, ``aidanbench`` or ``ideas``, or a folder
-of such run folders), and makes one ``Row`` per model with each benchmark's headline
-measures (neocoder/suite/registry.py) from that model's latest run of the benchmark.
-``published_rows`` adds the figures the papers published, labelled as published: the
-NeoCoder paper's Table 4 (GPT-4; neocoder/report/published.py) and the LiveIdeaBench
-leaderboard of December 2024 (neocoder/ideas/sources.py ``load_leaderboard``).
+one model may have been run more than once.  ``collect`` reads every folder given (a suite
+run folder, a run folder of any registered benchmark, or a folder of such run folders),
+and makes one ``Row`` per model with each benchmark's headline measures (its descriptor's
+``measures``, neocoder/benchmarks/descriptor.py) from that model's latest run of the
+benchmark.  ``published_rows`` adds the figures the papers published, labelled as
+published: each benchmark's ``published`` rows (the NeoCoder paper's Table 4, the
+LiveIdeaBench leaderboard of December 2024, ...).
 """
 
 from __future__ import annotations
@@ -17,14 +17,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from neocoder.benchmarks import SUITE, benchmark_of_kind, benchmarks
+from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
 from neocoder.report.runs import display_name
 from neocoder.store import RunFolder
 from neocoder.suite.profile import measures_of, read_metrics
-from neocoder.suite.registry import LAST_STATE
-
-BENCH_KINDS = ("eval", "human", "aidanbench", "ideas")  # run kinds that are one benchmark
-SUITE = "suite"
 
 
 @dataclass
@@ -96,14 +94,11 @@ def _sources(folder: Path) -> list[tuple[str, Source]]:
                 sub = folder / step.folder
                 out.append((model, Source(step.benchmark, sub, step.model, manifest.started, folder)))
         return out
-    if manifest.kind not in BENCH_KINDS:
-        return []
-    bench = "eval" if manifest.kind == "human" else manifest.kind
-    if bench == "eval":
-        model = manifest.config.get("model", {}).get("spec", folder.name)
-        return [(model, Source(bench, folder, model, manifest.started))]
+    bench = benchmark_of_kind(manifest.kind)
+    if bench is None or manifest.kind not in bench.kinds or not bench.measures:
+        return []  # a build or validation run: no headline measures
     metrics = read_metrics(folder)
-    return [(name, Source(bench, folder, name, manifest.started)) for name in metrics.get("models", {})]
+    return [(name, Source(bench.name, folder, name, manifest.started)) for name in bench.models(manifest.config, metrics)]
 
 
 def collect(paths: list[Path]) -> list[Row]:
@@ -130,32 +125,15 @@ def collect(paths: list[Path]) -> list[Row]:
 
 
 def published_rows() -> list[Row]:
-    """The published figures as rows: GPT-4 in the NeoCoder paper's Table 4 (pass@1 at t=0,
-    convergent and divergent at t=5, NeoGauge summed over t<=5) and each model of the
-    LiveIdeaBench December 2024 leaderboard (originality, feasibility, fluency,
-    flexibility on 1-10; the leaderboard has no clarity).  A table that cannot be read
-    here (the LiveIdeaBench file is not shipped: $LIVEIDEABENCH_DIR) is left out."""
-    from neocoder.report import published
+    """The published figures as rows, each benchmark's (``Benchmark.published``: dicts with
+    ``id``, ``model``, ``origin`` and ``values`` by ``bench.key``), labelled as published.
+    A benchmark whose published table cannot be read here gives none (its function says
+    why it left it out)."""
     rows = []
-    t4 = published.table4_states()
-    row = Row(id="published-neocoder-gpt-4", model="gpt-4-1106-preview", published=True,
-              origin="NeoCoder paper (Lu et al., NAACL 2025), Table 4")
-    last = t4.get(str(LAST_STATE), {})
-    row.values = {"eval.pass@1_t0": {"value": t4.get("0", {}).get("pass@1")},
-                  "eval.convergent_t5": {"value": last.get("convergent")},
-                  "eval.divergent_t5": {"value": last.get("divergent")},
-                  "eval.neogauge_cum_t5": {"value": round(sum(t4.get(str(t), {}).get("neogauge") or 0.0
-                                                              for t in range(LAST_STATE + 1)), 6)}}
-    rows.append(row)
-    try:
-        from neocoder.benchmarks.ideas.sources import load_leaderboard
-        board = load_leaderboard()
-    except NeocoderError:
-        board = []
-    for entry in board:
-        row = Row(id="published-liveideabench-" + slug(entry["model"]), model=entry["model"], published=True,
-                  origin="LiveIdeaBench leaderboard, December 2024")
-        row.values = {f"ideas.{k.lower()}": {"value": entry[k]} for k in ("Originality", "Feasibility", "Fluency",
-                                                                           "Flexibility")}
-        rows.append(row)
+    for bench in benchmarks():
+        if bench.published is None:
+            continue
+        for entry in resolve(bench.published)():
+            rows.append(Row(id=entry["id"], model=entry["model"], published=True, origin=entry["origin"],
+                            values=dict(entry["values"])))
     return rows

@@ -17,11 +17,11 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from neocoder.benchmarks import SUITE, benchmarks
 from neocoder.errors import NeocoderError
 from neocoder.report.leaderboard.collect import Row, collect, published_rows, slug
 from neocoder.report.leaderboard.ties import ties
 from neocoder.suite.profile import write_figure
-from neocoder.suite.registry import BENCHMARKS
 
 STATIC = ("leaderboard.js", "leaderboard.css")
 ENV = Environment(loader=PackageLoader("neocoder.report.leaderboard", "templates"), autoescape=True,
@@ -29,11 +29,12 @@ ENV = Environment(loader=PackageLoader("neocoder.report.leaderboard", "templates
 
 
 def columns() -> list[dict]:
-    """The benchmarks and their measure columns, in the registry's order:
-    ``[{"name", "title", "columns": [{"id", "label", "kind", "scale", "source"}]}]``."""
+    """The registered benchmarks that declare measures and their measure columns, in the
+    registry's order: ``[{"name", "title", "columns": [{"id", "label", "kind", "scale",
+    "source"}]}]``."""
     return [{"name": b.name, "title": b.title, "columns": [
         {"id": f"{b.name}.{m.key}", "label": m.label, "kind": m.kind, "scale": m.scale, "source": m.source}
-        for m in b.measures]} for b in BENCHMARKS]
+        for m in b.measures]} for b in benchmarks() if b.measures]
 
 
 def fmt_value(value, scale: str) -> str:
@@ -116,12 +117,12 @@ def _run_files(run: Path, out: Path, reports: bool) -> dict:
     from neocoder.store import RunFolder
     name = slug(run.resolve().name)
     manifest = RunFolder(run, create=False).read_manifest()
-    folders = [run / b.name for b in BENCHMARKS if (run / b.name / "metrics.json").is_file()] \
-        if manifest.kind == "suite" else [run]
+    folders = [run / b.name for b in benchmarks() if (run / b.name / "metrics.json").is_file()] \
+        if manifest.kind == SUITE else [run]
     downloads, benches = [], []
     (out / "data").mkdir(exist_ok=True)
     for folder in folders:
-        bench = folder.name if manifest.kind == "suite" else manifest.kind
+        bench = folder.name if manifest.kind == SUITE else manifest.kind
         benches.append(bench)
         target = out / "data" / f"{name}-{bench}.parquet"
         write_parquet(folder, target)

@@ -5,7 +5,7 @@ measure, every row (ours, not the published ones, which have no intervals) is co
 with the column's best row:
 
 - when both rows' runs share items of the benchmark (the same problems for NeoCoder, the
-  same questions for AidanBench), by a paired bootstrap of the difference over the shared
+  same questions for AidanBench: the measure's ``per_item``), by a paired bootstrap of the difference over the shared
   items (neocoder/bootstrap.py ``paired_difference``: one set of resampling weights for
   both, Efron & Tibshirani 1993 Ch. 13), a tie when its 95% interval holds 0;
 - otherwise (different items, or LiveIdeaBench, whose keyword-cluster scores have no
@@ -17,46 +17,31 @@ the rows tied with its best (the best included) and how each tie was decided.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
+from neocoder.benchmarks import benchmark
 from neocoder.metrics.bootstrap import Ratio, paired_difference
-from neocoder.records import QuestionResult, Sample
 from neocoder.report.leaderboard.collect import Row
-from neocoder.store import RunFolder
-from neocoder.suite.registry import LAST_STATE
-
-# measure -> (state t, rates summed): the eval measures as per-problem Ratios (metrics.sample_ratios)
-EVAL_RATIOS = {"pass@1_t0": [(0, "pass@1")], "convergent_t5": [(LAST_STATE, "convergent")],
-               "divergent_t5": [(LAST_STATE, "divergent")],
-               "neogauge_cum_t5": [(t, "neogauge") for t in range(LAST_STATE + 1)]}
 
 
-@lru_cache(maxsize=64)
-def _eval_ratios(folder: Path) -> dict:
-    from neocoder.metrics.rates import sample_ratios
-    return sample_ratios(RunFolder(folder, create=False).read(Sample))
-
-
-@lru_cache(maxsize=64)
-def _questions(folder: Path, model: str) -> tuple:
-    return tuple(q for q in RunFolder(folder, create=False).read(QuestionResult) if q.model == model and q.finished)
+def measure_of(column: str):
+    """The ``Measure`` of a column ``bench.key`` (None: no registered benchmark has it)."""
+    bench, key = column.split(".", 1)
+    try:
+        return benchmark(bench).measure(key)
+    except KeyError:
+        return None
 
 
 def unit_ratios(row: Row, bench: str, key: str) -> list[Ratio] | None:
-    """The measure ``bench.key`` of ``row`` as per-item Ratios (summed when several), or
-    None where it has none (published rows, LiveIdeaBench, humans)."""
+    """The measure ``bench.key`` of ``row`` as per-item Ratios (summed when several: the
+    measure's ``per_item``), or None where it has none (published rows, LiveIdeaBench,
+    humans)."""
     source = row.sources.get(bench)
-    if source is None:
+    measure = measure_of(f"{bench}.{key}")
+    if source is None or measure is None or measure.per_item is None:
         return None
-    if bench == "eval" and key in EVAL_RATIOS:
-        ratios = _eval_ratios(Path(source.folder))
-        if not ratios:
-            return None
-        return [ratios.get(t, {}).get(rate) or Ratio({}) for t, rate in EVAL_RATIOS[key]]
-    if bench == "aidanbench" and key in ("answers", "novelty_sum"):
-        return [Ratio({q.question: float(getattr(q, key)) for q in _questions(Path(source.folder), source.model)})]
-    return None
+    return measure.per_item(Path(source.folder), source.model) or None
 
 
 def _units(ratios: list[Ratio]) -> set:
@@ -90,7 +75,9 @@ def ties(rows: list[Row], columns: list[str]) -> dict[str, dict]:
         ours = [r for r in rows if not r.published and r.values.get(column, {}).get("value") is not None]
         if len(ours) < 2:
             continue
-        best = max(ours, key=lambda r: r.values[column]["value"])
+        measure = measure_of(column)
+        sign = 1 if measure is None or measure.higher_is_better else -1
+        best = max(ours, key=lambda r: sign * r.values[column]["value"])
         marks = {best.id: "best"}
         for row in ours:
             if row is best:

@@ -1,37 +1,57 @@
 """The report's sections, one per benchmark, found by the run's manifest ``kind``.
 
-Why: the report builder never asks which benchmark a run is: ``SECTIONS`` maps each task
-name (``neocoder.benchmarks``) to the section that reads and shows its runs; each section names
-its kinds (``Section.kinds``).  A new task's report is one new section module (a
-``Section``, ``base.py``) and one entry in ``_ORDER`` here.
+Why: the report builder never asks which benchmark a run is: each registered benchmark
+names its section in its descriptor (``Benchmark.section``, neocoder/benchmarks/descriptor.py),
+and the section names the manifest kinds it shows (``Section.kinds``; by default the
+benchmark's result kinds).  A new benchmark's report is one new section module and the
+reference in its descriptor; nothing here changes.
 """
 
 from __future__ import annotations
 
+from neocoder.benchmarks import benchmarks
+from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
-from neocoder.report.sections.aidanbench import AidanBenchSection
 from neocoder.report.sections.base import Section
-from neocoder.report.sections.framework import FrameworkSection
-from neocoder.report.sections.liveideabench import LiveIdeaBenchSection
-from neocoder.report.sections.neocoder import NeoCoderSection
 
-_ORDER = (NeoCoderSection(), AidanBenchSection(), LiveIdeaBenchSection(), FrameworkSection())  # as the index shows them
+_made: dict[int, Section] = {}  # id(descriptor) -> its section, made once
 
-# manifest kind (a task name: neocoder.benchmarks EVAL, HUMAN, AIDANBENCH, IDEAS) -> the section showing it
-SECTIONS: dict[str, Section] = {kind: section for section in _ORDER for kind in section.kinds}
-KINDS = tuple(SECTIONS)
+
+def ordered_sections() -> list[Section]:
+    """Every registered benchmark's section once, in the registry's order (as the index
+    shows them)."""
+    out = []
+    for bench in benchmarks():
+        if bench.section is None:
+            continue
+        if id(bench) not in _made:
+            found = resolve(bench.section)
+            section = found() if isinstance(found, type) else found
+            if not section.kinds:
+                section.kinds = bench.kinds
+            if not section.name:
+                section.name = bench.name
+            _made[id(bench)] = section
+        out.append(_made[id(bench)])
+    return out
+
+
+def sections() -> dict[str, Section]:
+    """Manifest kind (a task name) -> the section showing its runs."""
+    return {kind: section for section in ordered_sections() for kind in section.kinds}
 
 
 def section_for(kind: str) -> Section:
     """The section that shows runs of manifest kind ``kind``.  Raises NeocoderError for a
     kind no section shows."""
+    found = sections()
     try:
-        return SECTIONS[kind]
+        return found[kind]
     except KeyError:
         raise NeocoderError(f"no report section for runs of kind {kind!r}; the report covers "
-                            f"{', '.join(KINDS)} runs") from None
+                            f"{', '.join(found)} runs") from None
 
 
-def ordered_sections() -> list[Section]:
-    """Every section once, in the index's order."""
-    return list(_ORDER)
+def kinds() -> tuple[str, ...]:
+    """Every manifest kind the report shows."""
+    return tuple(sections())

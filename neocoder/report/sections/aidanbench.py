@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from neocoder.benchmarks import AIDANBENCH
 from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, COHERENCE_STOP_10
-from neocoder.records import Answer, QuestionResult
+from neocoder.benchmarks.aidanbench.descriptor import AIDANBENCH
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.report import plots
 from neocoder.report.render import render
 from neocoder.report.runs import Run, model_names
@@ -33,18 +33,18 @@ class AidanBenchSection(Section):
     kinds = (AIDANBENCH,)
 
     def read(self, run: Run, folder) -> None:
-        run.answers = sorted(folder.read(Answer), key=lambda a: (a.model, a.question_index, a.answer_num))
-        run.questions = sorted(folder.read(QuestionResult), key=lambda q: (q.model, q.question_index))
+        run.parts["answers"] = sorted(folder.read(Answer), key=lambda a: (a.model, a.question_index, a.answer_num))
+        run.parts["questions"] = sorted(folder.read(QuestionResult), key=lambda q: (q.model, q.question_index))
         run.label = run.model_label()
 
     def size(self, run: Run) -> str:
-        return f"{len(run.questions)} question results, {len(run.answers)} answers"
+        return f"{len(run.parts['questions'])} question results, {len(run.parts['answers'])} answers"
 
     def index_html(self, runs: list[Run]) -> str:
         groups: dict[tuple, list[Run]] = {}
         for r in runs:
-            texts = {q.question_index: q.question for q in r.questions}
-            texts.update({a.question_index: a.question for a in r.answers})
+            texts = {q.question_index: q.question for q in r.parts["questions"]}
+            texts.update({a.question_index: a.question for a in r.parts["answers"]})
             groups.setdefault(tuple(texts[i] for i in sorted(texts)), []).append(r)
         return render("aidanbench.html", runs=runs,
                       groups=[group_view(list(questions), members) for questions, members in groups.items()])
@@ -59,10 +59,10 @@ def group_view(questions: list[str], runs: list[Run]) -> dict:
     per_q: dict[str, dict[int, QuestionResult]] = {shown: {} for shown in totals}
     curves: dict[str, dict[int, list]] = {shown: {} for shown in totals}
     for r in runs:
-        for q in r.questions:
+        for q in r.parts["questions"]:
             if (r.path, q.model) in names:
                 per_q[names[(r.path, q.model)]][q.question_index] = q
-        for a in r.answers:
+        for a in r.parts["answers"]:
             if (r.path, a.model) in names:
                 curves[names[(r.path, a.model)]].setdefault(a.question_index, []).append(
                     (a.answer_num, a.novelty, a.coherence, a.stop))

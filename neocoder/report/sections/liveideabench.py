@@ -16,9 +16,9 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from neocoder.benchmarks import IDEAS
+from neocoder.benchmarks.ideas.descriptor import IDEAS
+from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.errors import NeocoderError
-from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.report import plots
 from neocoder.report.ideas import LEADERBOARD_COLUMNS, comparison_rows, leaderboard_svg
 from neocoder.report.render import render, write_page
@@ -41,14 +41,14 @@ class LiveIdeaBenchSection(Section):
 
     def read(self, run: Run, folder) -> None:
         records = folder.read()
-        run.ideas = sorted((r for r in records if isinstance(r, Idea)),
+        run.parts["ideas"] = sorted((r for r in records if isinstance(r, Idea)),
                            key=lambda i: (i.model, i.keyword_index, i.idea_num))
-        run.judgements = [r for r in records if isinstance(r, IdeaJudgement)]
-        run.grades = [r for r in records if isinstance(r, FluencyGrade)]
+        run.parts["judgements"] = [r for r in records if isinstance(r, IdeaJudgement)]
+        run.parts["grades"] = [r for r in records if isinstance(r, FluencyGrade)]
         run.label = run.model_label()
 
     def size(self, run: Run) -> str:
-        return f"{len(run.ideas)} ideas, {len(run.judgements)} judgements, {len(run.grades)} fluency grades"
+        return f"{len(run.parts['ideas'])} ideas, {len(run.parts['judgements'])} judgements, {len(run.parts['grades'])} fluency grades"
 
     def index_html(self, runs: list[Run]) -> str:
         names = model_names(runs)
@@ -95,7 +95,7 @@ def analyses_view(runs: list[Run], names: dict) -> dict:
         return {"error": "no LiveIdeaBench clone found (give --liveideabench to the runs, or set "
                          "LIVEIDEABENCH_REPO)"}
     data = [RunData(r.path, protocol_of(r), {names[(r.path, m)]: s for m, s in r.metrics.get("models", {}).items()},
-                    r.ideas, r.judgements) for r in runs]
+                    r.parts["ideas"], r.parts["judgements"]) for r in runs]
     try:
         result = analyse_runs(data, clone, published=True)
     except NeocoderError as exc:
@@ -127,13 +127,13 @@ def ideas_page(run: Run) -> dict:
     """What the drill-down page of an ideas run shows: per (model, keyword) its ideas, each
     with its badge and its judges' rows, and the keyword's fluency grade as text."""
     judged: dict[tuple, list[IdeaJudgement]] = {}
-    for j in run.judgements:
+    for j in run.parts["judgements"]:
         judged.setdefault((j.model, j.keyword_index, j.idea_num), []).append(j)
-    grades = {(g.model, g.keyword_index): g for g in run.grades}
+    grades = {(g.model, g.keyword_index): g for g in run.parts["grades"]}
     by_keyword: dict[tuple, list[Idea]] = {}
-    for idea in run.ideas:
+    for idea in run.parts["ideas"]:
         by_keyword.setdefault((idea.model, idea.keyword_index), []).append(idea)
-    several = len({i.model for i in run.ideas}) > 1
+    several = len({i.model for i in run.parts["ideas"]}) > 1
     keywords = []
     for (model, index), ideas in by_keyword.items():
         keywords.append({"first": ideas[0], "fluency": fluency_text(grades.get((model, index))),
@@ -152,3 +152,21 @@ def fluency_text(grade: FluencyGrade | None) -> str:
     if grade.grade is None:
         return f"error ({grade.error or ''})"
     return f"{grade.grade} = {grade.score:.0f} by {grade.judge} on ideas {', '.join(map(str, grade.idea_nums))}"
+
+
+def published_rows() -> list[dict]:
+    """The leaderboard's published LiveIdeaBench rows (``Benchmark.published``): each model
+    of its December 2024 leaderboard with originality, feasibility, fluency and
+    flexibility on 1-10 (the leaderboard has no clarity); none when the leaderboard file
+    cannot be read here (it is not shipped: $LIVEIDEABENCH_DIR)."""
+    from neocoder.benchmarks.ideas.sources import load_leaderboard
+    from neocoder.report.leaderboard.collect import slug
+    try:
+        board = load_leaderboard()
+    except NeocoderError:
+        return []
+    return [{"id": "published-liveideabench-" + slug(entry["model"]), "model": entry["model"],
+             "origin": "LiveIdeaBench leaderboard, December 2024",
+             "values": {f"{IDEAS}.{k.lower()}": {"value": entry[k]}
+                        for k in ("Originality", "Feasibility", "Fluency", "Flexibility")}}
+            for entry in board]

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from neocoder.benchmarks import EVAL, HUMAN
+from neocoder.benchmarks.neocoder.descriptor import EVAL, LAST_STATE
 from neocoder.dataset import shipped
 from neocoder.errors import NeocoderError
-from neocoder.records import Sample
+from neocoder.records import HUMAN, Sample
 from neocoder.report import plots
 from neocoder.report.render import render
 from neocoder.report.runs import Run
@@ -148,3 +148,18 @@ class NeoCoderSection(Section):
     def write_pages(self, runs: list[Run], out: Path) -> None:
         write_drilldowns([r for r in runs if r.kind == EVAL], out)
 
+
+def published_rows() -> list[dict]:
+    """The leaderboard's published NeoCoder row (``Benchmark.published``): GPT-4 in the
+    NeoCoder paper's Table 4, pass@1 at t=0, convergent and divergent at t=5 and NeoGauge
+    summed over t<=5 (Eq. 4), as fractions."""
+    from neocoder.report import published
+    t4 = published.table4_states()
+    last = t4.get(str(LAST_STATE), {})
+    cumulative = round(sum(t4.get(str(t), {}).get("neogauge") or 0.0 for t in range(LAST_STATE + 1)), 6)
+    return [{"id": "published-neocoder-gpt-4", "model": "gpt-4-1106-preview",
+             "origin": "NeoCoder paper (Lu et al., NAACL 2025), Table 4",
+             "values": {f"{EVAL}.pass@1_t0": {"value": t4.get("0", {}).get("pass@1")},
+                        f"{EVAL}.convergent_t5": {"value": last.get("convergent")},
+                        f"{EVAL}.divergent_t5": {"value": last.get("divergent")},
+                        f"{EVAL}.neogauge_cum_t5": {"value": cumulative}}}]

@@ -1,7 +1,8 @@
 """The HTTP API's routes, one module-level ``APIRouter`` per concern: judging programs
 (judge.py), the callers' archives of scored programs (archives.py), the dataset's problems
-(problems.py), eval jobs (evals.py), jobs of any
-registered task (runs.py) and the service itself (service.py).  Each route takes what it
+(problems.py), jobs of any registered task (runs.py) and the service itself (service.py);
+a benchmark's own routes (NeoCoder's eval jobs, evals.py) are named in its descriptor
+(``Benchmark.routes``) and included with the others.  Each route takes what it
 needs through the dependencies of deps.py; ``create_app`` (app.py) includes them all."""
 
 from fastapi import Depends

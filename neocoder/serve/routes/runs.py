@@ -5,25 +5,31 @@ The body names the task and gives its config; the config is validated against th
 request model derived from the task's ``config_type`` (serve/derive.py: every declared
 option, with its bounds; a 422 names ``body.config.<field>``).  The job runs through
 ``runner.run`` into its own run folder on the server, with the same job store, job
-threads, auth and limits as the eval jobs; GET gives its status, progress and metrics.
+threads, auth and limits for every task; GET gives its status, progress and metrics, and
+once it has succeeded its HTML report.  A benchmark's alias routes (``/v1/evals``,
+serve/routes/evals.py) reuse these handlers.
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Response
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import SecretStr, ValidationError
 
 from neocoder.benchmarks import get_task
 from neocoder.errors import NeocoderError
 from neocoder.serve.deps import caller, job_slot, owned_job, services
 from neocoder.serve.derive import unsendable
+from neocoder.serve.judging import NotFound
 from neocoder.serve.routes import SECURED
-from neocoder.serve.schemas import EvalJob, EvalList, TaskRunRequest, config_request
+from neocoder.serve.schemas import JOB_ID, EvalJob, EvalList, ResumeRequest, TaskRunRequest, config_request
 from neocoder.serve.services import Services
 from neocoder.serve.store import Job
 
 router = APIRouter(tags=["runs"], **SECURED)
+REPORT_FILE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$"  # a file of a built report: no path separators
 
 
 def stored_request(body: TaskRunRequest) -> tuple[dict, str | None]:
@@ -96,3 +102,26 @@ def cancel_run(job: Job = Depends(owned_job), s: Services = Depends(services)):
     """Cancel a queued or running run (a running one after its items in flight); 409 once it has ended."""
     s.runner.cancel(job.id)
     return s.view(s.store.get(job.id))
+
+
+@router.post("/v1/runs/{job_id}/resume", response_model=EvalJob, status_code=202)
+def resume_run(body: ResumeRequest, job: Job = Depends(owned_job), s: Services = Depends(services)):
+    """Queue a paused, failed or cancelled job again; it resumes its run folder."""
+    s.runner.resume(job.id, body.api_key.get_secret_value() if body.api_key else None)
+    return s.view(s.store.get(job.id))
+
+
+@router.get("/v1/runs/{job_id}/report", response_class=HTMLResponse)
+def report(job: Job = Depends(owned_job), s: Services = Depends(services)):
+    """The job's HTML report (`neocoder report`); its other pages are under report/."""
+    return FileResponse(s.report(job) / "index.html", media_type="text/html")
+
+
+@router.get("/v1/runs/{job_id}/report/{name}")
+def report_file(job_id: str = PathParam(pattern=JOB_ID), name: str = PathParam(pattern=REPORT_FILE),
+                job: Job = Depends(owned_job), s: Services = Depends(services)):
+    """A file of the job's report: a sample page, report.css or filter.js."""  # job_id: listed first
+    path = s.report(job) / name
+    if not path.is_file():
+        raise NotFound("name", f"the report has no file {name}")
+    return FileResponse(path)

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from neocoder.serve.auth import token_id
 from neocoder.serve.deps import job_slot, services
-from neocoder.serve.schemas import JOB_ID, EvalRequest, TaskRunRequest
+from neocoder.serve.schemas import JOB_ID, TaskRunRequest
 from neocoder.serve.services import Services
 from neocoder.serve.store import CANCELLED, FAILED, PAUSED, SUCCEEDED, Job
 from neocoder.serve.web.sessions import LOGIN_COOKIE, LOGIN_SECONDS, SESSION_COOKIE, Session, same
@@ -193,13 +193,13 @@ async def submit(request: Request, s: Services = Depends(services)):
     job_slot(got.caller, s)  # 429 past the job limits, 503 while draining (the API's answers)
     model = {"spec": form.get("model", "").strip()}
     try:
+        from neocoder.serve.routes.runs import stored_request
         if form.get("kind") == "suite":
-            from neocoder.serve.routes.runs import stored_request
             stored, key = stored_request(TaskRunRequest(task="suite", config={
                 "model": model, "preset": form.get("preset") or "quick"}))
         else:
-            body = EvalRequest.model_validate({"model": model, "limit": int(form.get("limit") or 3)})
-            stored, key = body.public(), None
+            stored, key = stored_request(TaskRunRequest(task="eval", config={
+                "model": model, "limit": int(form.get("limit") or 3)}))
         s.check_models(stored)
     except (RequestValidationError, ValidationError, ValueError) as exc:
         return refuse(request, 422, "Not submitted", _problems(exc))

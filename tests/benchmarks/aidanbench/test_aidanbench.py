@@ -15,6 +15,7 @@ from loopback import ScriptedServer
 
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
+from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.scoring import (
     gated_novelty,
     mmr_ab,
@@ -31,7 +32,7 @@ from neocoder.models import Model, get_model
 from neocoder.models.cache import request_key
 from neocoder.models.embedders import Embedder, get_embedder
 from neocoder.models.openai_compat import OpenAICompatModel
-from neocoder.records import Answer, Manifest, QuestionResult
+from neocoder.records import Manifest
 from neocoder.runner import Run, run_items
 from neocoder.store import RunFolder
 

@@ -15,11 +15,12 @@ from loopback import RespondingServer
 
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.domains import macgyver_problems
+from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
+from neocoder.benchmarks.framework.tables import STEP_COLUMNS, problem_columns
 from neocoder.cli import main
 from neocoder.errors import NeocoderError
-from neocoder.export import STEP_COLUMNS, export_run, problem_columns
-from neocoder.inspect_tasks import framework
-from neocoder.records import FrameworkSolution, FrameworkStep
+from neocoder.export import export_run
+from neocoder.inspect_tasks.framework_task import framework
 from neocoder.store import RunFolder
 
 # step 1: seed 0 and seed 1 propose different steps (two classes); step 2: both say STOP
@@ -215,9 +216,9 @@ def test_export_refuses_a_benchmark_it_has_no_tables_for(tmp_path):
 
 
 def test_documented_framework_columns_are_the_written_ones():
-    from test_export import documented
+    from records_doc import documented
 
-    from neocoder.export import COST_PARTS, PROBLEM_COLUMNS, VERDICT_JUDGES
+    from neocoder.benchmarks.framework.tables import COST_PARTS, PROBLEM_COLUMNS, VERDICT_JUDGES
     assert documented("Columns of steps.") == list(STEP_COLUMNS)
     assert documented("Columns of problems.") == list(PROBLEM_COLUMNS)
     columns = list(problem_columns("hypogen"))

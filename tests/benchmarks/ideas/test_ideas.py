@@ -20,6 +20,7 @@ from neocoder.api import run_ideas
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.loop import grade_fluency
 from neocoder.benchmarks.ideas.panel import Seat, draw_fluency_judge, draw_judges, eligible, parse_judges
+from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.benchmarks.ideas.scoring import (
     FLUENCY_POINTS,
     extract_idea,
@@ -34,7 +35,6 @@ from neocoder.benchmarks.ideas.sources import load_keywords, load_leaderboard
 from neocoder.cli import main
 from neocoder.errors import NeocoderError, RecordError
 from neocoder.models.openai_compat import OpenAICompatModel
-from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.report.html import build_report
 from neocoder.store import RunFolder
 

@@ -25,11 +25,11 @@ from neocoder.benchmarks.ideas.analyses import analyse, correlation, pareto_fron
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.official import critic_models, load_official
 from neocoder.benchmarks.ideas.panel_file import PanelWarning, load_panel, rule_breaks
+from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.benchmarks.ideas.scoring import parse_reply, strip_reasoning
 from neocoder.cli import main
 from neocoder.config import ModelConfig
 from neocoder.errors import NeocoderError, RecordError
-from neocoder.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.store import RunFolder
 
 CLONE = SHARED / "liveideabench" / "official"  # standing in for a user's clone of the authors' repository

@@ -1,0 +1,199 @@
+"""What a benchmark declares about itself, in one place: the ``Benchmark`` descriptor.
+
+Why: the surfaces (the command line, the Python API, the server's jobs, the report,
+``export``, ``suite``, ``leaderboard``, the inspect tasks) and the shared machinery below
+them must serve every benchmark without naming any.  Each benchmark package declares one
+``Benchmark`` (in its ``descriptor.py``) and the registry (``neocoder/benchmarks/__init__.py``)
+lists it; every surface loops over the registered descriptors.  After inspect_ai, whose
+own evals register exactly as a plugin's do, and lm-eval, whose tasks are declarations
+its harness reads.
+
+A descriptor names code by reference (``"module:attribute"``, imported on first use), so
+listing the benchmarks imports none of them, and a layer may name code above it (a
+benchmark's report section lives beside the report) without importing it.
+
+A descriptor holds:
+
+- ``tasks``: its tasks by name (the first is the benchmark's main task, the one the suite
+  runs) and ``records``: its record types by ``type`` tag, so a run folder reads back with
+  no benchmark imported first (records.py asks the registry for a tag it does not hold);
+- ``measures``: its headline measures (``Measure``: name, direction, convergent, divergent
+  or its own composite, scale, how to read them from ``metrics.json``, and where they
+  have them the per-item values a paired comparison needs);
+- ``presets``: the task options each suite size sets, and how the suite builds its config;
+- the surfaces' extensions: its report section, its own command-line modules (none: a
+  generic command built from its config), its inspect tasks, its export tables, the
+  published figures the leaderboard shows beside ours, and its extra server routes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Callable, Mapping
+
+from neocoder.errors import NeocoderError
+
+CONVERGENT, DIVERGENT, COMPOSITE = "convergent", "divergent", "composite"  # a measure's kind
+QUICK, FULL = "quick", "full"  # the suite's sizes: minutes on a hosted model, and the papers' sizes
+SIZES = (QUICK, FULL)
+# the column types an exported table may declare (``Benchmark.tables``; neocoder/export.py writes them)
+STRINGS, BOOLS, INTS, DOUBLES = "list<string>", "list<bool>", "list<int64>", "list<double>"
+COLUMN_TYPES = ("string", "int64", "double", "bool", STRINGS, BOOLS, INTS, DOUBLES)
+
+
+def resolve(ref: Any) -> Any:
+    """The object ``ref`` names: ``"package.module:attribute"`` imported now (dots in the
+    attribute walk into it), or ``ref`` itself when it is not such a string; None stays
+    None.  Raises NeocoderError naming the reference when it cannot be imported."""
+    if not isinstance(ref, str) or ":" not in ref:
+        return ref
+    module, _, attribute = ref.partition(":")
+    try:
+        found: Any = import_module(module)
+        for part in attribute.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as exc:
+        raise NeocoderError(f"{ref}: cannot be loaded ({exc})") from exc
+    return found
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One headline measure of a benchmark.
+
+    ``key`` is its name in the benchmark (the leaderboard's column is ``<benchmark>.<key>``),
+    ``label`` what the pages show, ``kind`` CONVERGENT, DIVERGENT or COMPOSITE (the
+    benchmark's own composite of the two, e.g. NeoGauge), ``scale`` its unit ("fraction",
+    "count", "1-10", "nats"), ``source`` the paper and equation it follows.
+    ``pick(metrics, model) -> (value, {"low", "high"} | None)`` reads it and its 95%
+    interval from a run's ``metrics.json`` (``model``: the model's name in the run).
+    ``higher_is_better`` is its direction.  ``per_item(folder, model)``, where given, gives
+    the measure as per-item ``metrics.bootstrap.Ratio``s (summed when several), so two runs
+    on shared items are compared by a paired bootstrap (report/leaderboard/ties.py)."""
+
+    key: str
+    label: str
+    kind: str
+    scale: str
+    pick: Callable[[dict, str], tuple]
+    source: str
+    higher_is_better: bool = True
+    per_item: Callable | None = None
+
+
+def _always(_spec: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark's declaration (see the module).  References may be objects or
+    ``"module:attribute"`` strings (``resolve``)."""
+
+    name: str  # the suite's sub-folder, the leaderboard's column prefix, the generic command's name
+    title: str  # one line, as the pages show it
+    tasks: Mapping[str, Any]  # task name -> Task class (or its reference); the first is the main task
+    records: Mapping[str, Any] = field(default_factory=dict)  # record ``type`` tag -> Record class (or reference)
+    result_kinds: tuple[str, ...] = ()  # manifest kinds whose runs carry the measures (default: the main task)
+    unit: str = "item"  # what its bootstrap resamples: the unit runs are paired on
+    measures: tuple[Measure, ...] = ()
+    presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # size -> the main task's options
+    suite_config: Any = None  # (SuiteConfig, ModelConfig, out, options) -> config; None: built by field names
+    answers: Callable[[str], bool] = _always  # can a model of this spec answer it (a replay holds some only)?
+    needs_judges: bool = False  # the suite runs it only with judges other than the model
+    section: Any = None  # the report's section for its runs (report/sections/base.py Section)
+    commands: tuple[str, ...] = ()  # modules adding its own commands to the CLI; () : one generic command
+    inspect: tuple[str, ...] = ()  # modules registering its inspect_ai tasks
+    tables: Any = None  # export: folder -> [(table name, rows, {column: type})]; None: no tables
+    published: Any = None  # the leaderboard: () -> [{"id", "model", "origin", "values"}] from its papers
+    routes: tuple[str, ...] = ()  # references to extra FastAPI routers of the server (``module:router``)
+    models_of: Callable[[dict, dict], list] | None = None  # (manifest config, metrics) -> the run's models
+
+    def __post_init__(self):
+        if not self.tasks:
+            raise NeocoderError(f"benchmark {self.name!r} declares no task")
+        for m in self.measures:
+            if m.kind not in (CONVERGENT, DIVERGENT, COMPOSITE):
+                raise NeocoderError(f"benchmark {self.name!r}, measure {m.key!r}: kind {m.kind!r} is not one of "
+                                    f"{CONVERGENT}, {DIVERGENT}, {COMPOSITE}")
+        unknown = set(self.presets) - set(SIZES)
+        if unknown:
+            raise NeocoderError(f"benchmark {self.name!r}: presets {sorted(unknown)} are not suite sizes {SIZES}")
+
+    @property
+    def main_task(self) -> str:
+        """The name of the task the suite runs and whose runs carry the measures."""
+        return next(iter(self.tasks))
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The manifest kinds whose runs carry this benchmark's measures."""
+        return self.result_kinds or (self.main_task,)
+
+    @property
+    def in_suite(self) -> bool:
+        """Whether ``neocoder suite`` runs it (it declares presets)."""
+        return bool(self.presets)
+
+    def measure(self, key: str) -> Measure:
+        """The measure ``key``.  Raises KeyError for another key."""
+        for m in self.measures:
+            if m.key == key:
+                return m
+        raise KeyError(key)
+
+    def models(self, config: dict, metrics: dict) -> list[str]:
+        """The models a run of this benchmark holds: ``models_of`` where declared, else the
+        names under ``metrics["models"]`` when there are any, else the manifest's model."""
+        if self.models_of is not None:
+            return list(self.models_of(config, metrics))
+        if metrics.get("models"):
+            return list(metrics["models"])
+        return [(config.get("model") or {}).get("spec", "?")]
+
+
+def answers_text(spec: str) -> bool:
+    """Whether a model of ``spec`` can answer a benchmark of text prompts (``Benchmark.answers``):
+    every model but a replay of NeoCoder's recorded codes (models/replay.py ``RECORDED_MODELS``),
+    which holds programs only."""
+    from neocoder.models.replay import RECORDED_MODELS
+    return not (spec.startswith("replay/") and spec[len("replay/"):] in RECORDED_MODELS)
+
+
+def state_value(key: str, t: int) -> Callable[[dict, str], tuple]:
+    """A ``Measure.pick`` for a per-state rate of ``metrics["states"][t]`` (NeoCoder's layout)."""
+    def pick(metrics: dict, _model: str) -> tuple:
+        state = metrics.get("states", {}).get(str(t), {})
+        return state.get(key), state.get("intervals", {}).get(key)
+    return pick
+
+
+def model_summary(metrics: dict, model: str) -> dict:
+    """The summary of ``model`` in a run's ``metrics["models"]`` (the only one when the
+    run has one model, whatever its name there); {} when it is missing."""
+    models = metrics.get("models", {})
+    if model in models:
+        return models[model]
+    return next(iter(models.values())) if len(models) == 1 else {}
+
+
+def model_value(key: str, interval_key: str | None = None, where: str | None = None) -> Callable:
+    """A ``Measure.pick`` for a per-model total of ``metrics["models"][model]`` (under
+    ``where`` when given), its interval under ``intervals[interval_key or key]``."""
+    def pick(metrics: dict, model: str) -> tuple:
+        summary = model_summary(metrics, model)
+        value = (summary.get(where) or {}).get(key) if where else summary.get(key)
+        return value, summary.get("intervals", {}).get(interval_key or key)
+    return pick
+
+
+def interval_value(*path: str) -> Callable:
+    """A ``Measure.pick`` for an interval ``{"value", "low", "high"}`` found at ``path``
+    in ``metrics.json``."""
+    def pick(metrics: dict, _model: str) -> tuple:
+        node = metrics
+        for key in path:
+            node = (node or {}).get(key) or {}
+        return node.get("value"), ({"low": node["low"], "high": node["high"]} if "low" in node else None)
+    return pick

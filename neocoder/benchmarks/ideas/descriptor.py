@@ -1,0 +1,61 @@
+"""LiveIdeaBench's declaration (neocoder/benchmarks/descriptor.py): its task, records,
+headline measures, suite sizes and the surfaces' extensions.
+
+LiveIdeaBench (Ruan et al. 2024) counts originality, fluency and flexibility as divergent
+thinking and feasibility and clarity as convergent, each on the judges' 1-10 scale.  Its
+scores are per keyword cluster, with no per-item ratio here, so runs are compared by
+their intervals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neocoder.benchmarks.descriptor import (
+    CONVERGENT,
+    DIVERGENT,
+    FULL,
+    QUICK,
+    Benchmark,
+    Measure,
+    answers_text,
+    model_value,
+)
+
+IDEAS = "ideas"  # ideas from keywords, judged by a panel (task.py)
+SOURCE = "LiveIdeaBench (Ruan et al. 2024)"
+
+
+def suite_config(suite, model, out: Path, options: dict):
+    """The IdeasConfig the suite runs: the panel is every suite judge (never the idea model
+    itself: up to three eligible judges per idea), seats named judge1, judge2, ..."""
+    from neocoder.benchmarks.ideas.config import IdeasConfig
+    eligible = [j for j in suite.judges if j.spec != model.spec]
+    return IdeasConfig(model=model, judges=list(suite.judges), out=out,
+                       judges_per_idea=max(1, min(3, len(eligible))), bootstrap=suite.bootstrap,
+                       bootstrap_seed=suite.bootstrap_seed, progress=suite.progress,
+                       judge_names=[f"judge{i + 1}" for i in range(len(suite.judges))], **options)
+
+
+BENCHMARK = Benchmark(
+    name=IDEAS, title="LiveIdeaBench: ideas from keywords",
+    tasks={IDEAS: "neocoder.benchmarks.ideas.task:IdeasTask"},
+    records={"idea": "neocoder.benchmarks.ideas.records:Idea",
+             "idea_judgement": "neocoder.benchmarks.ideas.records:IdeaJudgement",
+             "idea_fluency": "neocoder.benchmarks.ideas.records:FluencyGrade"},
+    unit="keyword",
+    measures=(
+        Measure("originality", "originality", DIVERGENT, "1-10", model_value("originality"), SOURCE),
+        Measure("fluency", "fluency", DIVERGENT, "1-10", model_value("fluency"), SOURCE),
+        Measure("flexibility", "flexibility", DIVERGENT, "1-10",
+                model_value("flexibility", "leaderboard.flexibility", where="leaderboard"), SOURCE),
+        Measure("feasibility", "feasibility", CONVERGENT, "1-10", model_value("feasibility"), SOURCE),
+        Measure("clarity", "clarity", CONVERGENT, "1-10", model_value("clarity"), SOURCE),
+    ),
+    presets={QUICK: {"limit": 10, "ideas_per_keyword": 2}, FULL: {}},
+    suite_config=suite_config, answers=answers_text, needs_judges=True,
+    section="neocoder.report.sections.liveideabench:LiveIdeaBenchSection",
+    commands=("neocoder.cli.ideas",),
+    inspect=("neocoder.inspect_tasks.ideas_task",),
+    published="neocoder.report.sections.liveideabench:published_rows",
+)
