@@ -29,12 +29,28 @@ THRESHOLD = Option(0.5, "T: the discussion stops when the mean confidence exceed
 ROUNDS = Option(2, "Discussion rounds at most.", ge=1, cap=10)
 WORDS = Option(150, "Words per analyst reply at most (asked in the prompt).", ge=10, cap=1000)
 CHATEVAL_ROUNDS = Option(2, "ChatEval: rounds of one-by-one discussion.", ge=1, cap=10)
+
+
+@dataclass(kw_only=True)
+class JudgeOptions:
+    """The judges' settings (App. D.2) as config fields, for the run and its validation alike
+    (keyword-only, so they may follow a config's required fields)."""
+
+    discuss_k: int = DISCUSS_K.field()
+    score_j: int = SCORE_J.field()
+    verdict_l: int = VERDICT_L.field()
+    threshold: float = THRESHOLD.field()
+    rounds: int = ROUNDS.field()
+    words: int = WORDS.field()
+    chateval_rounds: int = CHATEVAL_ROUNDS.field()
+
+
 # the analysts (and ChatEval's agents) answer in about 150 words, greedily; a reasoning judge gets room to think
 JUDGE_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=256, reasoning_max_tokens=4096)
 
 
 @dataclass
-class FrameworkConfig(Config):
+class FrameworkConfig(Config, JudgeOptions):
     """``neocoder framework``: ``model`` solves each problem of ``domain`` step by step
     (``candidates`` samples per step, classes by bidirectional entailment, semantic
     entropy per step, the greedy candidate appended, STOP by majority); ``judge`` then
@@ -76,13 +92,6 @@ class FrameworkConfig(Config):
                            "fragment index.")
     judges: str = option("retrieval", "Which judge runs: the retrieval-based multi-agent judge, ChatEval "
                          "one-by-one, both (the token comparison), or none.", choices=JUDGES)
-    discuss_k: int = DISCUSS_K.field()
-    score_j: int = SCORE_J.field()
-    verdict_l: int = VERDICT_L.field()
-    threshold: float = THRESHOLD.field()
-    rounds: int = ROUNDS.field()
-    words: int = WORDS.field()
-    chateval_rounds: int = CHATEVAL_ROUNDS.field()
     concurrency: int = option(1, "Problems in flight at once.", ge=1, cap=32)
     bootstrap: int = BOOTSTRAP.field()
     bootstrap_seed: int = BOOTSTRAP_SEED.field()
@@ -90,7 +99,7 @@ class FrameworkConfig(Config):
 
 
 @dataclass
-class ValidateConfig(Config):
+class ValidateConfig(Config, JudgeOptions):
     """``neocoder framework validate``: the judge against ground truth (MacGyver's human
     annotations, or sandbox verdicts of the shipped GPT-4 programs on the code domain),
     accuracy and AUARC with bootstrap intervals; with ``run``, the entropy of a framework
@@ -108,13 +117,6 @@ class ValidateConfig(Config):
     judges: str = option("retrieval", "Which judge is validated.", choices=("retrieval", "chateval", "both"))
     embedder: str = option("local/all-MiniLM-L6-v2", "Embeddings of the judge's fragment index and of the "
                            "diversity baselines.")
-    discuss_k: int = DISCUSS_K.field()
-    score_j: int = SCORE_J.field()
-    verdict_l: int = VERDICT_L.field()
-    threshold: float = THRESHOLD.field()
-    rounds: int = ROUNDS.field()
-    words: int = WORDS.field()
-    chateval_rounds: int = CHATEVAL_ROUNDS.field()
     concurrency: int = option(1, "Solutions in flight at once.", ge=1, cap=32)
     bootstrap: int = BOOTSTRAP.field()
     bootstrap_seed: int = BOOTSTRAP_SEED.field()
