@@ -23,7 +23,8 @@ from servers import TOKEN, Served
 
 import neocoder
 from neocoder.benchmarks import benchmark_names, register_benchmark, task_names, unregister_benchmark
-from neocoder.benchmarks.descriptor import DIVERGENT, FULL, QUICK, Benchmark, Measure, model_value
+from neocoder.benchmarks.descriptor import DIVERGENT, FULL, QUICK, Benchmark, Measure
+from neocoder.benchmarks.measures import model_value
 from neocoder.cli import main
 from neocoder.client import Client
 from neocoder.config import PROGRESS, Config, ModelConfig

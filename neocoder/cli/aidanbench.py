@@ -11,7 +11,7 @@ from neocoder import api
 from neocoder.benchmarks.aidanbench.config import AidanConfig, RescoreConfig
 from neocoder.cli import main
 from neocoder.cli.declared import declared_options
-from neocoder.cli.options import model_options, quiet_option, role_model, role_options, run_dir
+from neocoder.cli.options import model_options, role_model, run_dir, run_options
 from neocoder.report import text as report
 
 
@@ -23,11 +23,7 @@ from neocoder.report import text as report
               help="Coherence judge (PROVIDER/NAME), or 'none' to score novelty only; it shares the model options "
                    "(--base-url ...) but for its own --judge-temperature and --judge-max-tokens.  Required with "
                    "--model.")
-@role_options(AidanConfig, "judge")
-@declared_options(AidanConfig, "declared")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run folder (default: runs/aidanbench/<model>); an existing one is resumed.")
-@quiet_option
+@run_options(AidanConfig, "judge", "runs/aidanbench/<model>")
 @click.pass_context
 def aidanbench_command(ctx, model, judge_spec, judge_generation, declared, out, quiet):
     """AidanBench: answers until incoherent or repetitive; counts and novelty per question,

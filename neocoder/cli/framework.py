@@ -12,8 +12,7 @@ import click
 from neocoder.api import run as run_task
 from neocoder.benchmarks.framework.config import FrameworkConfig, ValidateConfig
 from neocoder.cli import main
-from neocoder.cli.declared import declared_options
-from neocoder.cli.options import model_options, quiet_option, role_model, role_options, run_dir, sandbox_options
+from neocoder.cli.options import model_options, role_model, run_dir, run_options
 from neocoder.config import ModelConfig
 
 
@@ -41,12 +40,7 @@ def _ratio(ratio: dict) -> str:
                model_help="Generator (PROVIDER/NAME).  Required unless a subcommand is given.")
 @click.option("--judge", "judge_spec", default=None, help="The judge model (PROVIDER/NAME; default: --model); it "
               "shares the model options but for its own --judge-temperature, --judge-max-tokens, ...")
-@role_options(FrameworkConfig, "judge")
-@declared_options(FrameworkConfig, "declared")
-@sandbox_options
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run folder (default: runs/framework/<domain>/<model>); an existing one is resumed.")
-@quiet_option
+@run_options(FrameworkConfig, "judge", "runs/framework/<domain>/<model>", sandbox=True)
 @click.pass_context
 def framework_command(ctx, model, judge_spec, judge_generation, declared, sandbox, out, quiet):
     """Step-wise semantic entropy (divergent) and the retrieval-based multi-agent judge
@@ -77,12 +71,7 @@ def framework_command(ctx, model, judge_spec, judge_generation, declared, sandbo
 
 @framework_command.command("validate")
 @click.option("--judge", "judge_spec", required=True, help="The judge model (PROVIDER/NAME).")
-@role_options(ValidateConfig, "judge")
-@declared_options(ValidateConfig, "declared")
-@sandbox_options
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run folder (default: runs/framework-validate/<against>/<judge>).")
-@quiet_option
+@run_options(ValidateConfig, "judge", "runs/framework-validate/<against>/<judge>", sandbox=True)
 def validate_command(judge_spec, judge_generation, declared, sandbox, out, quiet):
     """The judge against MacGyver's human annotations or the sandbox's verdicts: accuracy
     and AUARC with 95% intervals (docs/framework.md)."""

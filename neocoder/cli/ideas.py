@@ -11,8 +11,7 @@ import click
 from neocoder import api
 from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.cli import main
-from neocoder.cli.declared import declared_options
-from neocoder.cli.options import model_options, quiet_option, role_model, role_options, run_dir
+from neocoder.cli.options import model_options, role_model, run_dir, run_options
 from neocoder.errors import NeocoderError
 
 
@@ -51,11 +50,7 @@ def _panel(model, judges_text, judge_generation, declared):
                    "seats (a=local/gemma-3-270m,b=local/gemma-3-270m). A seat of the idea model's spec never "
                    "judges. Judges share the model options (--base-url ...) but for their own --judge-temperature, "
                    "--judge-max-tokens, --judge-reasoning. Or a panel file: --panel.")
-@role_options(IdeasConfig, "judges")
-@declared_options(IdeasConfig, "declared")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run folder (default: runs/ideas/<model>); an existing one is resumed.")
-@quiet_option
+@run_options(IdeasConfig, "judges", "runs/ideas/<model>")
 def ideas_command(model, judges_text, judge_generation, declared, out, quiet):
     """LiveIdeaBench: ideas from keywords, scored by a judge panel; fluency and flexibility."""
     from neocoder.report.ideas import ideas_table, leaderboard_comparison

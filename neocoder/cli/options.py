@@ -101,6 +101,22 @@ def release_option(name: str = "--release"):
 quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")
 
 
+def out_option(default: str):
+    """``--out``: the run folder, ``default`` saying where it goes when not given."""
+    return click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help=f"Run folder (default: {default}); an existing one is resumed.")
+
+
+def run_options(config_type, role: str, out_default: str, sandbox: bool = False):
+    """What a benchmark's command takes after ``--model`` and its role's spec (``--judge``):
+    the role's own generation options (``role_options``), the config's declared options
+    (handed over as ``declared``), the sandbox options where it judges programs, ``--out``
+    (``out_option``) and ``--quiet``, in that order."""
+    options = [role_options(config_type, role), declared_options(config_type, "declared"),
+               *([sandbox_options] if sandbox else []), out_option(out_default), quiet_option]
+    return lambda f: _apply(options, f)
+
+
 def bootstrap_options(unit: str):
     """``--bootstrap N --seed S``: the resamples and seed of the intervals (neocoder/bootstrap.py)."""
     return lambda f: _apply([

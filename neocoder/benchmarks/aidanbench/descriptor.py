@@ -11,7 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from neocoder.benchmarks.descriptor import DIVERGENT, FULL, QUICK, Benchmark, Measure, answers_text, model_value
+from neocoder.benchmarks.descriptor import DIVERGENT, FULL, QUICK, Benchmark, Measure
+from neocoder.benchmarks.measures import answers_text, model_value
 
 AIDANBENCH = "aidanbench"  # answers until incoherent or repetitive (task.py)
 AIDANBENCH_RESCORE = "aidanbench-rescore"  # the same run re-scored at other thresholds, no model call (task.py)

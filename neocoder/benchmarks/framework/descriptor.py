@@ -8,16 +8,8 @@ retrieval-based multi-agent judge found feasible, and effective (MacGyver's crit
 
 from __future__ import annotations
 
-from neocoder.benchmarks.descriptor import (
-    CONVERGENT,
-    DIVERGENT,
-    FULL,
-    QUICK,
-    Benchmark,
-    Measure,
-    answers_text,
-    interval_value,
-)
+from neocoder.benchmarks.descriptor import CONVERGENT, DIVERGENT, FULL, QUICK, Benchmark, Measure
+from neocoder.benchmarks.measures import answers_text, interval_value
 
 FRAMEWORK = "framework"  # the step-wise loop and the judges (task.py)
 FRAMEWORK_VALIDATE = "framework-validate"  # the judges against ground truth (validate.py)

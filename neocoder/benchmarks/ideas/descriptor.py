@@ -11,16 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocoder.benchmarks.descriptor import (
-    CONVERGENT,
-    DIVERGENT,
-    FULL,
-    QUICK,
-    Benchmark,
-    Measure,
-    answers_text,
-    model_value,
-)
+from neocoder.benchmarks.descriptor import CONVERGENT, DIVERGENT, FULL, QUICK, Benchmark, Measure
+from neocoder.benchmarks.measures import answers_text, model_value
 
 IDEAS = "ideas"  # ideas from keywords, judged by a panel (task.py)
 SOURCE = "LiveIdeaBench (Ruan et al. 2024)"

@@ -12,16 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from neocoder.benchmarks.descriptor import (
-    COMPOSITE,
-    CONVERGENT,
-    DIVERGENT,
-    FULL,
-    QUICK,
-    Benchmark,
-    Measure,
-    state_value,
-)
+from neocoder.benchmarks.descriptor import COMPOSITE, CONVERGENT, DIVERGENT, FULL, QUICK, Benchmark, Measure
+from neocoder.benchmarks.measures import state_value
 from neocoder.records import HUMAN
 
 EVAL = "eval"  # a model on Denial Prompting problem states (evaluation.py)
