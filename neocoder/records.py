@@ -283,10 +283,7 @@ def record_type(tag: str | None) -> type[Record] | None:
         return RECORD_TYPES[tag]
     if not isinstance(tag, str):
         return None
-    found = import_module("neocoder.benchmarks").record_class(tag)
-    if found is not None:
-        RECORD_TYPES.setdefault(tag, found)
-    return found
+    return import_module("neocoder.benchmarks").record_class(tag)
 
 
 def known_tags() -> set[str]:
