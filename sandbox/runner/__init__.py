@@ -30,18 +30,10 @@ On the host the package is ``neocoder.sandbox_recipe.runner`` and is imported no
 (tests, benchmarks); the names below are the ones host code uses.
 """
 
-from sandbox.runner import child
-from sandbox.runner.contract import SOURCE_LIMIT_BYTES, Prepared, prepare
-from sandbox.runner.forkserver import CHILD
-from sandbox.runner.limits import (
-           NEAR_LIMIT_BYTES,
-           UNLIMITED_BYTES,
-           Limits,
-           classify,
-           cpu_backstop,
-           limits_of,
-           signal_name,
-)
+from . import child
+from .contract import SOURCE_LIMIT_BYTES, Prepared, prepare
+from .forkserver import CHILD
+from .limits import NEAR_LIMIT_BYTES, UNLIMITED_BYTES, Limits, classify, cpu_backstop, limits_of, signal_name
 
 __all__ = ["CHILD", "Limits", "NEAR_LIMIT_BYTES", "Prepared", "SOURCE_LIMIT_BYTES", "UNLIMITED_BYTES", "child",
            "classify", "cpu_backstop", "limits_of", "prepare", "signal_name"]

@@ -6,6 +6,6 @@ image, a private copy in the process backend); see ``judge.main``.
 
 import sys
 
-from sandbox.runner.judge import main
+from .judge import main
 
 sys.exit(main(sys.argv[1:]))

@@ -22,8 +22,8 @@ import socket
 import subprocess
 import sys
 
-from sandbox.runner import child
-from sandbox.runner.privileges import SETID_CAPABILITIES
+from . import child
+from .privileges import SETID_CAPABILITIES
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
 

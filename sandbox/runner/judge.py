@@ -19,14 +19,14 @@ import subprocess
 import sys
 import time
 
-from sandbox.runner import child
-from sandbox.runner.contract import SOURCE_LIMIT_BYTES, prepare
-from sandbox.runner.forkserver import CHILD, ExecTest, ForkedTest, ForkServer, memfd
-from sandbox.runner.limits import Cgroup, classify, cpu_backstop, limits_of, self_cpu, signal_name
-from sandbox.runner.privileges import become_runner, enter_process_sandbox, set_non_dumpable
-from sandbox.runner.scratch import leftovers, program_processes, reap, wipe_scratch
-from sandbox.runner.watch import watch
-from sandbox.runner.wire import HostInput, emit
+from . import child
+from .contract import SOURCE_LIMIT_BYTES, prepare
+from .forkserver import CHILD, ExecTest, ForkedTest, ForkServer, memfd
+from .limits import Cgroup, classify, cpu_backstop, limits_of, self_cpu, signal_name
+from .privileges import become_runner, enter_process_sandbox, set_non_dumpable
+from .scratch import leftovers, program_processes, reap, wipe_scratch
+from .watch import watch
+from .wire import HostInput, emit
 
 STDERR_TAIL_BYTES = 2048
 

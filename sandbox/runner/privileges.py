@@ -13,8 +13,8 @@ Process backend (no Docker): the runner is PID 1 of fresh namespaces
 import ctypes
 import os
 
-from sandbox.runner import child
-from sandbox.runner.scratch import SCRATCH_ROOTS
+from . import child
+from .scratch import SCRATCH_ROOTS
 
 KEPT_CAPABILITIES = (1 << child.CAP_KILL) | (1 << child.CAP_SETGID) | (1 << child.CAP_SETUID)
 SETID_CAPABILITIES = (1 << child.CAP_SETGID) | (1 << child.CAP_SETUID)

@@ -15,7 +15,7 @@ import signal
 import stat
 import time
 
-from sandbox.runner import child
+from . import child
 
 SCRATCH_ROOTS = ("/tmp", "/dev/shm", "/dev/mqueue")  # where a program can leave files (POSIX queues too)
 SYSV_IPC = ("shm", "sem", "msg")  # /proc/sysvipc/*: objects that outlive their process

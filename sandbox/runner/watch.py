@@ -13,7 +13,7 @@ import os
 import selectors
 import time
 
-from sandbox.runner.limits import self_cpu
+from .limits import self_cpu
 
 POLL_SECONDS = 0.005
 EXIT_GRACE_SECONDS = 1.0  # after the wall backstop, stop waiting for a pipe or a status
