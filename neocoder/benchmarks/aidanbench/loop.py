@@ -9,11 +9,11 @@ answer with coherence <= the stop (15, or 3 on the 1-10 scale) or novelty <= 0.1
 (optionally also judge-rated similarity, ``llm_similarity``), at ``max_answers``, or at
 an error.  With ``entailment`` each answer also gets a meaning class (bidirectional
 entailment asked of the judge, or embedding similarity), for the semantic entropy of
-the question's answers.  Formulas: scoring.py, analyses.py, neocoder/entropy.py.
+the question's answers.  Formulas: scoring.py, analyses.py, neocoder/metrics/entropy.py.
 
 Results go to the run folder's ``records.jsonl`` as they happen: one ``Answer`` record
 per answer and one ``QuestionResult`` when a question ends (records.py), appended by the
-runner as ``run_question`` yields them (the aidanbench task, neocoder/tasks/aidanbench.py).
+runner as ``run_question`` yields them (the aidanbench task, neocoder/benchmarks/aidanbench/task.py).
 A rerun with the same folder skips ended questions and continues unfinished ones after
 their last answer.  The settings are the run's ``AidanConfig`` (config.py).
 """
@@ -139,7 +139,7 @@ class Unclassified(Exception):
 
 
 def meaning_classes(settings: AidanConfig, judge: Model | None, question: str, tokens: dict) -> GreedyClasses | None:
-    """The greedy meaning classes of one question's answers (neocoder/entropy.py) for
+    """The greedy meaning classes of one question's answers (neocoder/metrics/entropy.py) for
     ``settings.entailment``: "judge" asks ``judge`` both directions of entailment
     (a class's first answer -> the new one, then back); "embedding" joins a class whose
     first answer has cosine similarity >= ``settings.entailment_threshold`` (an
@@ -395,7 +395,7 @@ def total_intervals(results: list[QuestionResult], resamples: int = DEFAULT_RESA
                     seed: int = DEFAULT_SEED) -> dict:
     """Intervals of a model's totals (``answers``, ``novelty_sum``, and where present the
     gated novelty, MMR_AB and the mean semantic entropies) from a bootstrap that
-    resamples questions (neocoder/bootstrap.py): total -> {"low", "high", "se"}."""
+    resamples questions (neocoder/metrics/bootstrap.py): total -> {"low", "high", "se"}."""
     units = [str(q.question_index) for q in results]
     if not units:
         return {}

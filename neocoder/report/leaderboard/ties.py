@@ -6,7 +6,7 @@ with the column's best row:
 
 - when both rows' runs share items of the benchmark (the same problems for NeoCoder, the
   same questions for AidanBench), by a paired bootstrap of the difference over the shared
-  items (neocoder/bootstrap.py ``paired_difference``: one set of resampling weights for
+  items (neocoder/metrics/bootstrap.py ``paired_difference``: one set of resampling weights for
   both, Efron & Tibshirani 1993 Ch. 13), a tie when its 95% interval holds 0;
 - otherwise (different items, or LiveIdeaBench, whose keyword-cluster scores have no
   per-item ratio here), a tie when the two rows' own 95% intervals overlap.
