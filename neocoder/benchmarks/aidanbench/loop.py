@@ -34,7 +34,7 @@ from neocoder.benchmarks.aidanbench.scoring import coherence_range, novelty, par
 from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
-from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
+from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from neocoder.models.base import EndpointError
 from neocoder.records import Answer, QuestionResult
 from neocoder.resources import prompt_text as load_prompt
@@ -203,6 +203,7 @@ class Judged:
     error: str | None = None
 
     def add_tokens(self, used: dict) -> None:
+        """Add a judge call's token counts (``used``) to ``tokens``."""
         self.tokens = {k: self.tokens.get(k, 0) + used.get(k, 0) for k in {**self.tokens, **used}}
 
 
@@ -295,15 +296,8 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             reason = "max answers"
             break
         t0 = time.monotonic()
-        try:
-            reply = generator.generate(answer_prompt(question, texts, settings.cot, 1 if classes else None))
-        except NoRecordedReply:
-            reason = "max answers"  # a replayed source has no more answers for this question
-            break
-        except EndpointError:
-            raise
-        except ModelError as exc:
-            reason, error = "error", f"generator: {exc}"
+        reply, reason, error = next_reply(generator, question, texts, settings, classes is not None)
+        if reply is None:
             break
         text, reasoning = split_reasoning(reply.text) if settings.cot else (reply.text.strip(), None)
         t1 = time.monotonic()
@@ -328,6 +322,24 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
                           reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
                           coherence_scale=settings.coherence_scale, judged=judge is not None,
                           entailment=classes is not None)
+
+
+def next_reply(generator: Model, question: str, texts: list[str], settings: AidanConfig,
+               entailment: bool) -> tuple[Reply | None, str | None, str | None]:
+    """The generator's next answer to ``question`` after the kept answers ``texts``, or why
+    there is none, as (reply, stop reason, error): (reply, None, None); (None, "max answers",
+    None) when a replayed source has no more answers for this question; (None, "error",
+    message) when the generator fails.  An endpoint that cannot be reached or refuses the
+    request (EndpointError) stops the run instead.  With ``entailment`` (meaning classes
+    kept) the request asks for the tokens' log-probabilities as well."""
+    try:
+        return generator.generate(answer_prompt(question, texts, settings.cot, 1 if entailment else None)), None, None
+    except NoRecordedReply:
+        return None, "max answers", None
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        return None, "error", f"generator: {exc}"
 
 
 def answer_record(model: str, index: int, question: str, number: int, text: str, reasoning: str | None, reply,
