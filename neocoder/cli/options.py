@@ -118,7 +118,7 @@ def run_options(config_type, role: str, out_default: str, sandbox: bool = False)
 
 
 def bootstrap_options(unit: str):
-    """``--bootstrap N --seed S``: the resamples and seed of the intervals (neocoder/bootstrap.py)."""
+    """``--bootstrap N --seed S``: the resamples and seed of the intervals (neocoder/metrics/bootstrap.py)."""
     return lambda f: _apply([
         click.option("--bootstrap", type=click.IntRange(min=2), default=2000, show_default=True,
                      help=f"Bootstrap resamples of {unit}s for the 95% intervals."),

@@ -27,7 +27,7 @@ class SandboxPool:
     judged at once (the pool's concurrency).  Created by RaySandbox with ``ray.remote``
     on a node that declares RESOURCE; never raises for sandbox trouble (``info()``
     reports ``unavailable``).  A subclass may judge elsewhere by overriding ``make_box``
-    (benchmarks/executor_overhead.py's scale mode judges nothing, to time the driver)."""
+    (perf/executor_overhead.py's scale mode judges nothing, to time the driver)."""
 
     def __init__(self, kind: str, slots: int, fresh: bool, runtime: str | None):
         import ray

@@ -16,7 +16,7 @@ Notation, per state t: a problem p has samples s (solutions), each with
 - Best-of-k NeoGauge (Sec. 5.3 "Sampling"): per problem, the convergent x divergent
   product of the best of k samples, as the expected maximum over k-subsets of its n
   samples (``best_of_k``), averaged over problems.
-- Semantic entropy (the creativity-evaluation framework, Sec. 3.1; neocoder/entropy.py):
+- Semantic entropy (the creativity-evaluation framework, Sec. 3.1; neocoder/metrics/entropy.py):
   per problem, the entropy of its samples' behaviour classes (programs with identical
   outputs or verdicts on every test are one class), averaged over problems; with
   log-probabilities also the Rao-Blackwellised estimate; and the entropy of the

@@ -4,14 +4,14 @@
 states and how their intervals were made, and for a model run the strategy, the call
 cache's counts, the test tiers and the dataset.  ``StateMetrics`` is one state of a
 model run, ``HumanStateMetrics`` one state of the human baselines; every rate in them
-is computed once, by ``neocoder/metrics.py``, as the value of a per-problem ratio whose
-bootstrap gives its interval (``neocoder/bootstrap.py``).
+is computed once, by ``neocoder/metrics/rates.py``, as the value of a per-problem ratio whose
+bootstrap gives its interval (``neocoder/metrics/bootstrap.py``).
 
 ``to_dict()`` gives exactly the layout metrics.json has always had, key order included,
 so its readers (report/, compare, the CLI) read it as plain dicts unchanged: a field
 ``pass_at_1`` is the key ``pass@1`` (``_at_`` is written ``@``), an optional rate is
 left out where it is None, and a state with no kept sample has the short layout it
-always had.  Formulas and their sources: ``neocoder/metrics.py`` and docs/metrics.md.
+always had.  Formulas and their sources: ``neocoder/metrics/rates.py`` and docs/metrics.md.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ congestion window):
   from an endpoint that takes 4 calls at once brings 32 down to 1 in one round, instead
   of sending the refused calls back all at once to be refused again; the limit then
   climbs back and probes the endpoint's capacity about once per dozen calls answered
-  (measured in benchmarks/max_connections.py: 1% of calls refused twice);
+  (measured in perf/max_connections.py: 1% of calls refused twice);
 - a ``Retry-After`` the endpoint gives pauses every call of the model (not only the
   refused one) until it has passed.
 

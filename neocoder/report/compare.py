@@ -4,7 +4,7 @@
 and for every state t and metric gives each run's value with its 95% interval (from its
 metrics.json), and for every run after the first the *paired* difference against the
 first over the problems both runs scored at that state, with a bootstrap interval that
-resamples those shared problems with one set of weights for both (neocoder/bootstrap.py).
+resamples those shared problems with one set of weights for both (neocoder/metrics/bootstrap.py).
 A difference whose interval excludes 0 is marked ``*``.
 
 Published figures are reference columns, shown as published with their source and never

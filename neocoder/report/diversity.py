@@ -1,4 +1,4 @@
-"""Diversity beside each run in ``neocoder compare`` (neocoder/diversity/run.py computes it).
+"""Diversity beside each run in ``neocoder compare`` (neocoder/metrics/diversity/run.py computes it).
 
 For every measured run: the chain's algorithm classes among its correct programs, the
 classes as many humans give, and the share of its classes the humans also produced; the

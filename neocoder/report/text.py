@@ -73,7 +73,7 @@ def mean_text(got: dict | None, digits: int = 2) -> str:
 
 
 def diversity_lines(diversity: dict | None) -> list[str]:
-    """The ``diversity`` block of a metrics.json (neocoder/diversity/run.py) as lines:
+    """The ``diversity`` block of a metrics.json (neocoder/metrics/diversity/run.py) as lines:
     per state the k-sample measures, the chain's classes against k humans, or (human
     baselines) the classes among each problem's solutions; means over problems."""
     if not diversity:

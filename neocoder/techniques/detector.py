@@ -47,8 +47,9 @@ def _language(name: str):
 def guess_language(source: str) -> str:
     """Return "python" (parses as Python 3), "cpp" (C or C++ markers), or "unknown"."""
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # the program's own text: "invalid decimal literal", "invalid escape"
             warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.11's category for an invalid escape
             ast.parse(source)
         return "python"
     except (SyntaxError, ValueError):

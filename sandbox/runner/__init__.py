@@ -22,12 +22,13 @@ One job per module:
 - ``forkserver``: starting a test (fork server or a new interpreter);
 - ``watch``: watching one test until it ends or crosses a limit;
 - ``wire``: the host's messages in, the runner's messages out;
-- ``judge``: the loop over submissions and tests; ``__main__`` starts it;
+- ``session``: one runner's session, the loop over submissions and tests; ``__main__``
+  starts it;
 - ``child``: the test process itself (run as a script, ``child.py --test`` or
   ``--fork-server``, and imported for its set-up).
 
 On the host the package is ``neocoder.sandbox_recipe.runner`` and is imported normally
-(tests, benchmarks); the names below are the ones host code uses.
+(tests, the speed scripts in perf/); the names below are the ones host code uses.
 """
 
 from . import child

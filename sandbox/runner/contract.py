@@ -5,7 +5,7 @@ read stdin, print to stdout).
 ``solve()`` once per test, runs the program as written, or first removes a test harness
 the model left in; the rule that applied is reported as ``entry_rule``.  Pure (ast
 only, no side effects), so the host imports it too (``neocoder.sandbox_recipe.runner.
-contract``: tests, benchmarks) and gets the very decision the sandbox makes.
+contract``: tests, the speed scripts) and gets the very decision the sandbox makes.
 """
 
 import ast
@@ -127,7 +127,8 @@ def _drop_dead_harness(tree, constants):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name == "solve":
                 continue
             used = any(node.name in names[id(n)] for n in tree.body if n is not node)
-            if not used and (_harness_markers(node, constants) or any(isinstance(n, ast.Assert) for n in ast.walk(node))):
+            asserts = any(isinstance(n, ast.Assert) for n in ast.walk(node))
+            if not used and (_harness_markers(node, constants) or asserts):
                 tree.body.remove(node)
                 changed = True
     used = _loaded_names(tree)

@@ -6,7 +6,7 @@ eval`'s task against a real paced HTTP endpoint on loopback (loopback.PacedServe
 judge in the real Docker sandbox.  The one timed assertion is the issue's bound, with a
 wide margin on both sides: 40 states at 1 s per call take at least 20 s with the old
 runner (2 samples in flight, one per sandbox worker) and about 5 s with 32 connections;
-the bound is 12 s.  Speed ratios are benchmarks/max_connections.py's.
+the bound is 12 s.  Speed ratios are perf/max_connections.py's.
 """
 
 import threading

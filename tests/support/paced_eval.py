@@ -1,5 +1,5 @@
 """A NeoCoder eval against a paced loopback endpoint (loopback.PacedServer), judged in the
-real Docker sandbox: what tests/models/test_connections.py asserts and benchmarks/max_connections.py
+real Docker sandbox: what tests/models/test_connections.py asserts and perf/max_connections.py
 measures, written once for both."""
 
 import hashlib

@@ -3,7 +3,7 @@ novelty sum, coherence-gated novelty, MMR_AB and the semantic entropy of the ans
 
 One function builds every ``QuestionResult``, so the loop (loop.py) and a re-score from
 stored scores (rescore.py) compute the same numbers the same way.  The formulas are in
-scoring.py (gated novelty, MMR_AB) and neocoder/entropy.py (semantic entropy).
+scoring.py (gated novelty, MMR_AB) and neocoder/metrics/entropy.py (semantic entropy).
 """
 
 from __future__ import annotations

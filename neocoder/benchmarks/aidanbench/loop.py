@@ -9,11 +9,11 @@ answer with coherence <= the stop (15, or 3 on the 1-10 scale) or novelty <= 0.1
 (optionally also judge-rated similarity, ``llm_similarity``), at ``max_answers``, or at
 an error.  With ``entailment`` each answer also gets a meaning class (bidirectional
 entailment asked of the judge, or embedding similarity), for the semantic entropy of
-the question's answers.  Formulas: scoring.py, analyses.py, neocoder/entropy.py.
+the question's answers.  Formulas: scoring.py, analyses.py, neocoder/metrics/entropy.py.
 
 Results go to the run folder's ``records.jsonl`` as they happen: one ``Answer`` record
 per answer and one ``QuestionResult`` when a question ends (records.py), appended by the
-runner as ``run_question`` yields them (the aidanbench task, neocoder/tasks/aidanbench.py).
+runner as ``run_question`` yields them (the aidanbench task, neocoder/benchmarks/aidanbench/task.py).
 A rerun with the same folder skips ended questions and continues unfinished ones after
 their last answer.  The settings are the run's ``AidanConfig`` (config.py).
 """
@@ -35,7 +35,7 @@ from neocoder.benchmarks.aidanbench.scoring import coherence_range, novelty, par
 from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
-from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey
+from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from neocoder.models.base import EndpointError
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
@@ -139,7 +139,7 @@ class Unclassified(Exception):
 
 
 def meaning_classes(settings: AidanConfig, judge: Model | None, question: str, tokens: dict) -> GreedyClasses | None:
-    """The greedy meaning classes of one question's answers (neocoder/entropy.py) for
+    """The greedy meaning classes of one question's answers (neocoder/metrics/entropy.py) for
     ``settings.entailment``: "judge" asks ``judge`` both directions of entailment
     (a class's first answer -> the new one, then back); "embedding" joins a class whose
     first answer has cosine similarity >= ``settings.entailment_threshold`` (an
@@ -203,6 +203,7 @@ class Judged:
     error: str | None = None
 
     def add_tokens(self, used: dict) -> None:
+        """Add a judge call's token counts (``used``) to ``tokens``."""
         self.tokens = {k: self.tokens.get(k, 0) + used.get(k, 0) for k in {**self.tokens, **used}}
 
 
@@ -295,15 +296,8 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             reason = "max answers"
             break
         t0 = time.monotonic()
-        try:
-            reply = generator.generate(answer_prompt(question, texts, settings.cot, 1 if classes else None))
-        except NoRecordedReply:
-            reason = "max answers"  # a replayed source has no more answers for this question
-            break
-        except EndpointError:
-            raise
-        except ModelError as exc:
-            reason, error = "error", f"generator: {exc}"
+        reply, reason, error = next_reply(generator, question, texts, settings, classes is not None)
+        if reply is None:
             break
         text, reasoning = split_reasoning(reply.text) if settings.cot else (reply.text.strip(), None)
         t1 = time.monotonic()
@@ -328,6 +322,24 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
                           reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
                           coherence_scale=settings.coherence_scale, judged=judge is not None,
                           entailment=classes is not None)
+
+
+def next_reply(generator: Model, question: str, texts: list[str], settings: AidanConfig,
+               entailment: bool) -> tuple[Reply | None, str | None, str | None]:
+    """The generator's next answer to ``question`` after the kept answers ``texts``, or why
+    there is none, as (reply, stop reason, error): (reply, None, None); (None, "max answers",
+    None) when a replayed source has no more answers for this question; (None, "error",
+    message) when the generator fails.  An endpoint that cannot be reached or refuses the
+    request (EndpointError) stops the run instead.  With ``entailment`` (meaning classes
+    kept) the request asks for the tokens' log-probabilities as well."""
+    try:
+        return generator.generate(answer_prompt(question, texts, settings.cot, 1 if entailment else None)), None, None
+    except NoRecordedReply:
+        return None, "max answers", None
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        return None, "error", f"generator: {exc}"
 
 
 def answer_record(model: str, index: int, question: str, number: int, text: str, reasoning: str | None, reply,
@@ -395,7 +407,7 @@ def total_intervals(results: list[QuestionResult], resamples: int = DEFAULT_RESA
                     seed: int = DEFAULT_SEED) -> dict:
     """Intervals of a model's totals (``answers``, ``novelty_sum``, and where present the
     gated novelty, MMR_AB and the mean semantic entropies) from a bootstrap that
-    resamples questions (neocoder/bootstrap.py): total -> {"low", "high", "se"}."""
+    resamples questions (neocoder/metrics/bootstrap.py): total -> {"low", "high", "se"}."""
     units = [str(q.question_index) for q in results]
     if not units:
         return {}

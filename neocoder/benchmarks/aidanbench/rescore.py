@@ -1,6 +1,6 @@
 """Re-scoring an AidanBench run at other thresholds from its stored scores, with no
 model call: ``neocoder aidanbench rescore RUN --coherence-stop X --novelty-stop Y`` (the
-``aidanbench-rescore`` task in neocoder/tasks/aidanbench.py; the pieces are here).
+``aidanbench-rescore`` task in neocoder/benchmarks/aidanbench/task.py; the pieces are here).
 
 Every answer a run recorded keeps its judge score (coherence, on the run's scale), its
 novelty, its judge-rated novelty (``--llm-similarity``), its log-probability and its

@@ -1,5 +1,5 @@
 """AidanBench as a task: each generator answers each question until an answer is
-incoherent or repetitive (neocoder/aidanbench/).
+incoherent or repetitive (neocoder/benchmarks/aidanbench/).
 
 An item is one (generator, question); solving it is ``aidanbench.loop.run_question``,
 which yields each ``Answer`` as it is judged and the ``QuestionResult`` last.  A recorded
@@ -156,7 +156,7 @@ class RescoreInputs:
 
 class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit="question"):
     """AidanBench re-scored at new thresholds from a run's stored judge scores and
-    novelties, with no model call (neocoder/aidanbench/rescore.py has the method).  An
+    novelties, with no model call (neocoder/benchmarks/aidanbench/rescore.py has the method).  An
     item is one question the run ended; the new folder's manifest has the run's kind and
     config with the new thresholds, so every reader treats it as an AidanBench run."""
 

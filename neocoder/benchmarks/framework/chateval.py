@@ -7,7 +7,7 @@ seeing the whole discussion so far (every reply is appended to the history at on
 paper's modification of the one-by-one order); then each gives a final [[YES]]/[[NO]]
 with a probability from the whole history, and the majority of the readable verdicts is
 the verdict (a tie, or none readable: None).  Every call is counted, so the token cost
-set against the retrieval judge's (judge.py) is measured on the same items.
+set against the retrieval judge's (retrieval.py) is measured on the same items.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from neocoder.benchmarks.framework.calls import Meter, fill
-from neocoder.benchmarks.framework.judge import ANALYSTS, JudgeResult, JudgeSettings, parse_verdict
+from neocoder.benchmarks.framework.retrieval import ANALYSTS, JudgeResult, JudgeSettings, parse_verdict
 
 
 def parse_probability(reply: str) -> float | None:

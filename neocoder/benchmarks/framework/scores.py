@@ -1,4 +1,4 @@
-"""The framework's numbers with bootstrap intervals over problems (neocoder/bootstrap.py),
+"""The framework's numbers with bootstrap intervals over problems (neocoder/metrics/bootstrap.py),
 and the judge-validation measures.
 
 - ``mean_interval``: a per-problem value's mean and its 95% percentile interval;

@@ -3,7 +3,7 @@
 An item is one problem of the domain; solving it (``solve_problem``, the per-problem loop
 the inspect task ``neocoder/framework`` runs too) runs the step-wise loop (stepwise.py),
 yielding each ``FrameworkStep`` as it is made, then (code domain) writes the program from
-the plan and judges it in the sandbox, then runs the judges (judge.py, chateval.py) on
+the plan and judges it in the sandbox, then runs the judges (retrieval.py, chateval.py) on
 the solution and yields the ``FrameworkSolution``.  A rerun resumes: finished problems
 are skipped, an unfinished one continues after its recorded steps, and the run's call
 cache answers every call made before.  The runner (neocoder/runner.py) owns the rest.
@@ -20,8 +20,8 @@ from neocoder.benchmarks.framework.calls import Meter
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.descriptor import FRAMEWORK
 from neocoder.benchmarks.framework.domains import DatasetError, Problem, load_problems
-from neocoder.benchmarks.framework.judge import JudgeSettings
 from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
+from neocoder.benchmarks.framework.retrieval import JudgeSettings
 from neocoder.benchmarks.framework.stepwise import StepSettings, run_steps, summarise
 from neocoder.models import ModelError
 from neocoder.models.openai_compat import EndpointError
@@ -43,7 +43,7 @@ def judge_settings(config) -> JudgeSettings:
 def open_judges(config, model, embedder) -> list:
     """The judges ``config.judges`` names ("retrieval", "chateval", "both", "none")."""
     from neocoder.benchmarks.framework.chateval import ChatEvalJudge
-    from neocoder.benchmarks.framework.judge import RetrievalJudge
+    from neocoder.benchmarks.framework.retrieval import RetrievalJudge
     settings = judge_settings(config)
     out = []
     if config.judges in ("retrieval", "both"):

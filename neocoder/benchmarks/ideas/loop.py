@@ -22,7 +22,7 @@ cut, the refusal rule and the fluency pair are LiveIdeaBench's own (protocol.py,
 official.py): the loop asks its protocol object and is otherwise the same.
 
 Every record is appended as it is made (records.py), by the runner as ``run_keyword``
-yields it (the ideas task, neocoder/tasks/ideas.py).  A rerun with the same folder keeps
+yields it (the ideas task, neocoder/benchmarks/ideas/task.py).  A rerun with the same folder keeps
 finished records and redoes the rest: ideas whose call failed, judgements that ended in
 an error (from the call cache, so at no cost when the replies were merely unparseable),
 and a fluency grade whose kept ideas changed.  A model endpoint that cannot be reached

@@ -301,7 +301,7 @@ def model_scores(rows: list[dict], resamples: int = DEFAULT_RESAMPLES, seed: int
     "flexibility", "average"}, "intervals": {name: {"low", "high", "se"}}}``, scores on the
     1-10 scale (None where undefined).  Interval names are the five scores and
     ``leaderboard.flexibility`` and ``leaderboard.average``; they come from a bootstrap
-    that resamples keywords (``resamples`` replicates, ``seed``; neocoder/bootstrap.py's
+    that resamples keywords (``resamples`` replicates, ``seed``; neocoder/metrics/bootstrap.py's
     ``weights`` and percentile ``summarize``): every score of a replicate is computed as
     above from the keyword rows weighted by how often each keyword was drawn, so an
     idea's judges and a keyword's ideas move together (a cluster bootstrap).

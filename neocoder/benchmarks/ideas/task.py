@@ -1,4 +1,4 @@
-"""LiveIdeaBench as a task: research ideas per keyword, judged by a panel (neocoder/ideas/).
+"""LiveIdeaBench as a task: research ideas per keyword, judged by a panel (neocoder/benchmarks/ideas/).
 
 An item is one (idea model, keyword); solving it is ``ideas.loop.run_keyword``, which
 yields the ``Idea``, ``IdeaJudgement`` and ``FluencyGrade`` records as they are made and

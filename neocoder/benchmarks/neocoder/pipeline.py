@@ -3,7 +3,7 @@
 ``judge_sample`` takes one sample of one problem state through the strategy (the model),
 the sandbox, the detector and Eq. 2-3 and returns its ``Sample`` record; ``judge_reply``
 is the part after the model, for a reply from anywhere.  The eval task
-(neocoder/tasks/evaluation.py) calls ``judge_sample`` once per item; the runner
+(neocoder/benchmarks/neocoder/evaluation.py) calls ``judge_sample`` once per item; the runner
 (neocoder/runner.py) does the rest (resume, concurrency, the run folder).
 """
 

@@ -7,7 +7,7 @@ bool`` that says whether the output answers every test case of the input (and
 (neocoder/oracle.py) sets ``{"kind": "special", "special": problem_id}`` for every
 problem registered here.  The modules group the problems by the kind of answer; their
 shared readers and registry are in ``base``.  Each checker's docstring names its problem
-and states what it checks; tests/test_special.py runs every one on real human outputs
+and states what it checks; tests/judge/test_special.py runs every one on real human outputs
 and on mutants of them.
 """
 

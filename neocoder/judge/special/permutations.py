@@ -3,7 +3,7 @@ of 1..n) with a property, often the best value some function of it can take.
 
 Where the statement asks for the best value, the checker computes that value from the
 input: from a bound the statement's definitions give (stated in the docstring), or,
-for 1712B, from the construction that reaches it; tests/test_special.py compares every
+for 1712B, from the construction that reaches it; tests/judge/test_special.py compares every
 such optimum with a brute force over all permutations of small n.
 """
 

@@ -36,6 +36,7 @@ arithmetic.  A program that does not parse as Python is returned unchanged.
 from __future__ import annotations
 
 import ast
+import warnings
 
 READERS = {"input", "open", "readline", "readlines", "read", "stdin"}
 PARSERS = {"int", "map", "list", "tuple", "split", "strip", "rstrip", "lstrip", "str", "iter", "float",
@@ -45,6 +46,17 @@ _FORMAT = {"join", "str", "map", "format"}
 _READ_NODES = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant, ast.ListComp,
                ast.GeneratorExp, ast.comprehension, ast.Starred, ast.List, ast.Tuple, ast.Load, ast.Store,
                ast.UnaryOp, ast.USub, ast.BinOp, ast.Mult, ast.keyword, ast.Set, ast.SetComp)
+
+
+def parse_program(source: str) -> ast.Module:
+    """``ast.parse(source)`` with the compiler's warnings about the text silenced
+    (``1if x else 2``: "invalid decimal literal"; ``"\\d"``: "invalid escape sequence"): the
+    text is a model's or a person's program, whose style is not ours to warn about, as in
+    the technique detector.  Raises SyntaxError or ValueError as ``ast.parse`` does."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(source)
 
 
 def _callee(call: ast.Call) -> str:
@@ -149,7 +161,7 @@ def _exec_text(stmt: ast.stmt) -> list[ast.stmt] | None:
     if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
         return None
     try:
-        body = ast.parse(arg.value).body
+        body = parse_program(arg.value).body
     except SyntaxError:
         return None
     if times is None:
@@ -262,7 +274,7 @@ def normalise(source: str) -> str:
     """``source`` with its style removed (module docstring, rewrites 1-6), as Python
     source.  Returns ``source`` unchanged when it does not parse as Python."""
     try:
-        tree = ast.parse(source)
+        tree = parse_program(source)
     except (SyntaxError, ValueError):
         return source
     tree.body = _inline(tree.body)

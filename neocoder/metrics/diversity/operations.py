@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from neocoder.metrics.diversity.normalise import normalise
+from neocoder.metrics.diversity.normalise import normalise, parse_program
 
 PLUMBING = {"READ", "WRITE", "int", "str", "list", "tuple", "map", "range", "len", "enumerate", "zip", "iter",
             "next", "float", "bool", "append", "join", "split", "strip", "format", "print", "extend", "add",
@@ -102,7 +102,7 @@ def operations(source: str) -> Operations:
     """The operation set of a Python program (module docstring).  A program that does not
     parse has the empty set (every such program is one class with the others like it)."""
     try:
-        tree = ast.parse(normalise(source))
+        tree = parse_program(normalise(source))
     except (SyntaxError, ValueError):
         return Operations(frozenset())
     ops: set[str] = set()

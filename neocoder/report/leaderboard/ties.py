@@ -5,9 +5,10 @@ measure, every row (ours, not the published ones, which have no intervals) is co
 with the column's best row:
 
 - when both rows' runs share items of the benchmark (the same problems for NeoCoder, the
-  same questions for AidanBench: the measure's ``per_item``), by a paired bootstrap of the difference over the shared
-  items (neocoder/bootstrap.py ``paired_difference``: one set of resampling weights for
-  both, Efron & Tibshirani 1993 Ch. 13), a tie when its 95% interval holds 0;
+  same questions for AidanBench: the measure's ``per_item``), by a paired bootstrap of the
+  difference over the shared items (neocoder/metrics/bootstrap.py ``paired_difference``: one
+  set of resampling weights for both, Efron & Tibshirani 1993 Ch. 13), a tie when its 95%
+  interval holds 0;
 - otherwise (different items, or LiveIdeaBench, whose keyword-cluster scores have no
   per-item ratio here), a tie when the two rows' own 95% intervals overlap.
 

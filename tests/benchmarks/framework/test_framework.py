@@ -22,14 +22,14 @@ from neocoder.benchmarks.framework.calls import Meter
 from neocoder.benchmarks.framework.chateval import ChatEvalJudge, majority
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.entailment import EmbeddingEntailment, LLMEntailment, NLIEntailment
-from neocoder.benchmarks.framework.judge import (
+from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
+from neocoder.benchmarks.framework.retrieval import (
     FragmentIndex,
     JudgeSettings,
     RetrievalJudge,
     parse_confidence,
     parse_verdict,
 )
-from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
 from neocoder.benchmarks.framework.scores import auarc
 from neocoder.benchmarks.framework.stepwise import StepSettings, run_steps, summarise
 from neocoder.config import ModelConfig

@@ -11,7 +11,7 @@ The baseline is run up to --baseline-max answers (default 100: at 1000 it would 
 500500 texts, about an hour here); above that its text count is exact and its time is
 extrapolated from its measured rate, and marked so.
 
-    .venv/bin/python benchmarks/aidanbench_novelty.py
+    .venv/bin/python perf/aidanbench_novelty.py
 """
 
 from __future__ import annotations

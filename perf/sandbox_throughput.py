@@ -23,7 +23,7 @@ together), so the second table is what the judge itself costs.  The line before 
 prints that floor: the CPU limits of the time-limited tests over the cores, the
 least time any judge that enforces the limits can take for all programs.
 
-    .venv/bin/python benchmarks/sandbox_throughput.py [--concurrency N] [--rounds N] [--docker-tests N]
+    .venv/bin/python perf/sandbox_throughput.py [--concurrency N] [--rounds N] [--docker-tests N]
 """
 
 from __future__ import annotations
@@ -165,7 +165,8 @@ def floor(subs, results, concurrency):
         print("no test ran into its time limit")
         return
     least = sum(limited) / concurrency
-    print(f"time-limited tests: {len(limited)} of {n_tests} in {sum(any(t.verdict == 'TLE' for t in r.tests) for r in results)} "
+    n_programs = sum(any(t.verdict == 'TLE' for t in r.tests) for r in results)
+    print(f"time-limited tests: {len(limited)} of {n_tests} in {n_programs} "
           f"programs; their CPU limits add up to {sum(limited):.2f} s, so any judge that enforces the limits needs "
           f">= {least:.2f} s on {concurrency} cores for all {n_tests} tests: at most {n_tests / least:.1f} tests/s")
 

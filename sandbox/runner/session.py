@@ -1,4 +1,4 @@
-"""The judge loop: one runner's state, and the submissions it judges one after another.
+"""One runner's session: its state, and the submissions it judges one after another.
 
 ``Judge.serve`` resets the worker, says "ready", then judges "run" messages until
 "exit" or end of input: per submission the program contract decides how it runs

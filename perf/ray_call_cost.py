@@ -14,7 +14,7 @@ process (from /proc, every thread).  ``in-process`` minus ``local`` is what our 
 code costs; the actor's CPU through Ray minus ``in-process`` is Ray's own handling of a
 call.  Ratios are against ``local`` in the same run (docs/scale-out.md).
 
-    .venv/bin/python benchmarks/ray_call_cost.py [--rounds 2]
+    .venv/bin/python perf/ray_call_cost.py [--rounds 2]
 """
 
 from __future__ import annotations

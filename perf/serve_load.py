@@ -18,7 +18,7 @@ run has the warm pass's verdicts.  An answer with an INFRA verdict (the sandbox 
 which a run never counts against a program) is counted apart and left out of the
 comparison.  Exits 1 when a check fails.
 
-    .venv/bin/python benchmarks/serve_load.py [--seconds 60] [--clients 16] [--workers N] [--problems N]
+    .venv/bin/python perf/serve_load.py [--seconds 60] [--clients 16] [--workers N] [--problems N]
 """
 
 from __future__ import annotations
@@ -130,8 +130,9 @@ def start_server(data: Path, token: str, workers: int, clients: int, extra: tupl
     log = (data / "server.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "neocoder.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--data-dir", str(data / "serve"), "--tokens-file", str(data / "tokens"),
-                             "--workers", str(workers), "--per-token-concurrency", str(clients), "--queue", str(clients),
-                             "--log-level", "warning", *extra], stdout=log, stderr=subprocess.STDOUT)
+                             "--workers", str(workers), "--per-token-concurrency", str(clients),
+                             "--queue", str(clients), "--log-level", "warning", *extra],
+                            stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:

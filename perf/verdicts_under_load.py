@@ -4,7 +4,7 @@ Judges the recorded GPT-4 state-0 solutions of the NeoCoder release twice: on an
 idle machine, then with N busy processes spinning on the host (default 6, on 2
 cores).  Prints how many verdicts differ and lists them.
 
-    .venv/bin/python benchmarks/verdicts_under_load.py [--busy 6] [--limit N]
+    .venv/bin/python perf/verdicts_under_load.py [--busy 6] [--limit N]
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def main():
         idle, loaded, s_idle, s_loaded = compare(box, subs, args.busy, args.concurrency)
     diff = [pid for pid in idle if idle[pid] != loaded[pid]]
     n_tests = sum(len(v) for v in idle.values())
-    print(f"{len(subs)} programs, {n_tests} tests; idle {s_idle:.1f}s, under {args.busy} busy processes {s_loaded:.1f}s")
+    print(f"{len(subs)} programs, {n_tests} tests; idle {s_idle:.1f}s, "
+          f"under {args.busy} busy processes {s_loaded:.1f}s")
     print(f"accepted idle {sum(all(v == 'AC' for v in vs) for vs in idle.values())}, "
           f"loaded {sum(all(v == 'AC' for v in vs) for vs in loaded.values())}")
     print(f"verdicts that differ: {len(diff)}")

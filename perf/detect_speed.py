@@ -3,7 +3,7 @@
 Baseline in the same run: only parsing the same solutions with tree-sitter (no
 queries, no call graph), so the ratio shows what detection adds to parsing.
 
-    .venv/bin/python benchmarks/detect_speed.py
+    .venv/bin/python perf/detect_speed.py
 """
 
 from __future__ import annotations

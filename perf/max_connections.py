@@ -17,7 +17,7 @@ held at once, the ratio to N=1, whether the metrics equal N=1's, and for the rat
 run the 429s sent and the calls retried more than once.  The issue's bounds (200 states,
 1 s latency): N=32 within 15 s with at most 2 containers.
 
-    .venv/bin/python benchmarks/max_connections.py [--states 200] [--latency 1.0] [--workers 2] [--capacity 4]
+    .venv/bin/python perf/max_connections.py [--states 200] [--latency 1.0] [--workers 2] [--capacity 4]
 """
 
 from __future__ import annotations

@@ -95,6 +95,7 @@ class FragmentIndex:
         self.vectors: np.ndarray | None = None
 
     def add(self, texts: list[str], author: str) -> None:
+        """Embed the non-blank ``texts`` and store them as fragments written by ``author``."""
         texts = [t for t in texts if t.strip()]
         if not texts:
             return
@@ -114,6 +115,7 @@ class FragmentIndex:
         return order[:n]
 
     def show(self, ids: list[int]) -> str:
+        """The fragments ``ids`` as a list for a prompt, each with its author."""
         return "\n".join(f"- ({self.authors[i]}) {self.texts[i]}" for i in ids) or "(nothing yet)"
 
 

@@ -34,8 +34,8 @@ one-node throughput and the driver's CPU per job of the scale mode:
                     dispatcher and Ray's own threads in the driver, not the actors) is
                     what one driver core costs per job with no judging in the way
 
-    .venv/bin/python benchmarks/executor_overhead.py [--limit N] [--rounds 2] [--callers 4] [--slots 2]
-    .venv/bin/python benchmarks/executor_overhead.py --scale-only [--scale-nodes 8] [--scale-jobs 20000]
+    .venv/bin/python perf/executor_overhead.py [--limit N] [--rounds 2] [--callers 4] [--slots 2]
+    .venv/bin/python perf/executor_overhead.py --scale-only [--scale-nodes 8] [--scale-jobs 20000]
 """
 
 from __future__ import annotations
@@ -351,7 +351,7 @@ def judged(args, items, folder):
 def main():
     args = parse_args()
     if importlib.util.find_spec("ray") is None:
-        sys.exit("this benchmark needs Ray: pip install 'neocoder[ray]'")
+        sys.exit("this speed script needs Ray: pip install 'neocoder[ray]'")
     items = jobs(args.release, args.limit)
     folder = tempfile.mkdtemp(prefix="nc-bench-", dir="/tmp")
     try:

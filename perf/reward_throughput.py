@@ -33,7 +33,7 @@ programs; every request answered; the issue's targets: at the largest batch (64)
 workers the server reaches >= 0.8x the in-process throughput, and at half the saturating load
 p99 latency <= 3x p50.
 
-    .venv/bin/python benchmarks/reward_throughput.py [--workers 1,2] [--batches 1,8,32,64]
+    .venv/bin/python perf/reward_throughput.py [--workers 1,2] [--batches 1,8,32,64]
         [--programs 64] [--loads 0.25,0.5,0.75] [--requests 60] [--all-tests]
 """
 
@@ -50,7 +50,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from serve_load import start_server, stop_server  # benchmarks/ is this script's folder, on sys.path
+from serve_load import start_server, stop_server  # perf/ is this script's folder, on sys.path
 
 from neocoder.config import SandboxConfig
 from neocoder.dataset import shipped
