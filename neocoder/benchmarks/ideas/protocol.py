@@ -32,6 +32,7 @@ from neocoder.benchmarks.ideas.config import (  # the protocols are named once, 
     OFFICIAL,
     OURS,
 )
+from neocoder.benchmarks.ideas.official import OfficialFiles, load_official, refusal_phrases
 from neocoder.benchmarks.ideas.replay import FALLBACK, MAIN
 from neocoder.benchmarks.ideas.scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning
 from neocoder.models import Prompt, ReplayKey
@@ -145,7 +146,7 @@ class OursProtocol:
 class OfficialProtocol:
     """LiveIdeaBench's protocol read from a clone (official.py ``load_official``)."""
 
-    source: "OfficialFiles"
+    source: OfficialFiles
     phrases: tuple[str, ...] = ()
     name: str = OFFICIAL
     prompt_files: tuple = field(default=())  # none of ours is used
@@ -217,6 +218,5 @@ def make_protocol(name: str, clone: Path | None = None, phrases_file: Path | Non
     ``clone`` (official.py ``load_official``; NeocoderError when it is missing or damaged)."""
     if name == OURS:
         return OursProtocol()
-    from neocoder.benchmarks.ideas.official import load_official, refusal_phrases
     source = load_official(clone)
     return OfficialProtocol(source, refusal_phrases(phrases_file))
