@@ -110,12 +110,15 @@ class OursProtocol:
     prompt_files = PROMPT_FILES  # recorded in the manifest by the runner (text and SHA-256)
 
     def idea_prompt(self, keyword: str, idea_num: int, fallback: bool = False) -> Prompt:
+        """Our idea prompt for ``keyword`` (module ``idea_prompt``: system + user, or the completion shape)."""
         return idea_prompt(keyword, idea_num, fallback)
 
     def judge_prompt(self, keyword: str, idea: str, attempt: int = 0, retries: int = 2) -> Prompt:
+        """Our judge prompt for one idea (module ``judge_prompt``), with the reminder on a retry."""
         return judge_prompt(keyword, idea, attempt, retries)
 
     def fluency_prompt(self, keyword: str, ideas: list[str], attempt: int = 0, retries: int = 2) -> Prompt:
+        """Our fluency prompt with every kept idea, numbered (module ``fluency_prompt``)."""
         return fluency_prompt(keyword, ideas, attempt, retries)
 
     def extract_idea(self, reply: str) -> str:
@@ -131,9 +134,11 @@ class OursProtocol:
         return list(kept)
 
     def parse_reply(self, reply: str) -> tuple[dict | None, str | None]:
+        """(scores or None, the analysis or None) of a judge reply in either format (``scoring.parse_reply``)."""
         return parse_reply(reply)
 
     def parse_grade(self, reply: str) -> str | None:
+        """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
         return parse_grade(strip_reasoning(reply))
 
     def manifest(self) -> dict:
@@ -201,9 +206,11 @@ class OfficialProtocol:
         return list(kept[:2])
 
     def parse_reply(self, reply: str) -> tuple[dict | None, str | None]:
+        """(scores or None, the analysis or None) of a critic reply in either format (``scoring.parse_reply``)."""
         return parse_reply(reply)
 
     def parse_grade(self, reply: str) -> str | None:
+        """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
         return parse_grade(strip_reasoning(reply))
 
     def manifest(self) -> dict:
