@@ -47,6 +47,7 @@ class Worker:
         return RunnerEnd()
 
     def destroy(self) -> None:  # pragma: no cover - interface
+        """Stop the worker and free what it holds (its channel, its container or process), for good."""
         raise NotImplementedError
 
 

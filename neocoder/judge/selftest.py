@@ -195,6 +195,9 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
+        """Whether the case went as expected: skipped (the backend cannot run it), or a verdict
+        in ``expect`` with a healthy canary after, the follow-up AC (if any), within
+        ``max_seconds`` (if set) and with ``detail`` in the verdict's detail (if set)."""
         case = self.case
         return self.skipped is not None or (
             self.verdict in case.expect and self.healthy

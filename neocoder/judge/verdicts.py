@@ -53,6 +53,7 @@ class TestVerdict:
         return self.stdout_sha256 or self.verdict
 
     def to_dict(self) -> dict:
+        """The test as a JSON object, without ``stdout`` and ``stdout_sha256`` when they are None."""
         d = asdict(self)
         for optional in ("stdout", "stdout_sha256"):
             if d[optional] is None:
@@ -94,6 +95,7 @@ class SubmissionResult:
 
     @property
     def verdicts(self) -> list[str]:
+        """Each test's verdict, in test order."""
         return [t.verdict for t in self.tests]
 
     @property
@@ -112,6 +114,9 @@ class SubmissionResult:
         return any(v == INFRA for v in self.verdicts)
 
     def to_dict(self) -> dict:
+        """The submission as a JSON object: entry, entry rule, ``calls_solve``, compile error,
+        seconds (rounded to 0.1 ms), skipped count and each test's ``to_dict``; not
+        ``reset_problem`` nor ``worker``."""
         return {"entry": self.entry, "entry_rule": self.entry_rule, "calls_solve": self.calls_solve,
                 "compile_error": self.compile_error, "seconds": round(self.seconds, 4), "skipped": self.skipped,
                 "tests": [t.to_dict() for t in self.tests]}
