@@ -204,6 +204,7 @@ class OpenAICompatModel(Model):
         return resp, resp.choices[0].text or "", prompt.code_prefix, logprobs
 
     def close(self) -> None:
+        """Close the openai client and its connections."""
         self.client.close()
 
 
