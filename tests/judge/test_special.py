@@ -305,7 +305,8 @@ def test_1764a_best_segment():
         n = rng.randint(1, 6)
         a = [rng.randint(1, n) for _ in range(n)]
         exactly_the_best("1764A", one_case(n, joined(a)),
-                         {f"{l} {r}": r - l - len(set(a[l - 1:r])) for l in range(1, n + 1) for r in range(l, n + 1)})
+                         {f"{left} {right}": right - left - len(set(a[left - 1:right]))
+                          for left in range(1, n + 1) for right in range(left, n + 1)})
 
 
 def test_1898a_fewest_operations():
