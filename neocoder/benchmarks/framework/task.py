@@ -133,7 +133,8 @@ def solve_problem(config, inputs: "FrameworkInputs", problem_id: str):
                                 divergent_max=None, stop_reason="error", error=str(exc))
 
 
-def finish_solution(config, inputs: "FrameworkInputs", problem: Problem, steps: list[FrameworkStep]) -> FrameworkSolution:
+def finish_solution(config, inputs: "FrameworkInputs", problem: Problem,
+                    steps: list[FrameworkStep]) -> FrameworkSolution:
     """The solution record of ``problem`` from its ``steps``: scores (``summarise``),
     (code) the program written from the plan and its sandbox verdict, and each judge's
     verdicts per criterion with their calls and tokens.  Raises what the models raise."""

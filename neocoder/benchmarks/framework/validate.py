@@ -7,9 +7,9 @@ Ground truths:
   problems (data/macgyver): an annotation starting ``correct_`` (correct_efficient,
   correct_inefficient, correct_unsolvable) is a correct solution, one starting ``wrong_``
   (wrong_entire_wrong_solution, wrong_fail_solvability_status, wrong_partial_correct) a
-  wrong one.  ``pairs`` of them are drawn with ``sample_seed`` (a larger sample extends a smaller one).  The judge's verdict on a
-  solution is "correct" when every criterion (feasibility, safety, effectiveness) gets
-  YES; an unreadable verdict counts as NO.
+  wrong one.  ``pairs`` of them are drawn with ``sample_seed`` (a larger sample extends a
+  smaller one).  The judge's verdict on a solution is "correct" when every criterion
+  (feasibility, safety, effectiveness) gets YES; an unreadable verdict counts as NO.
 - ``code``: the release's recorded GPT-4 programs shipped with neocoder, each run in the
   sandbox on its problem state's tests (all AC: correct); the judge's verdict is its
   "correctness" criterion.

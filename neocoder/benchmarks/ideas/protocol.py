@@ -28,10 +28,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neocoder.benchmarks.ideas.config import (  # the protocols are named once, on the config (with their judges' budgets)
-    OFFICIAL,
-    OURS,
-)
+# the protocols are named once, on the config (with their judges' budgets)
+from neocoder.benchmarks.ideas.config import OFFICIAL, OURS
 from neocoder.benchmarks.ideas.official import OfficialFiles, load_official, refusal_phrases
 from neocoder.benchmarks.ideas.replay import FALLBACK, MAIN
 from neocoder.benchmarks.ideas.scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning

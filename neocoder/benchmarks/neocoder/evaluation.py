@@ -46,7 +46,8 @@ class EvalResult:
 
 def select_states(config: EvalConfig) -> list[ProblemState]:
     """The problem states an eval covers: the problems ``config.problems`` names (all
-    when None), of those the first ``limit``, states in ``config.states``, from ``config.dataset``: None for the shipped validated dataset
+    when None), of those the first ``limit``, states in ``config.states``, from
+    ``config.dataset``: None for the shipped validated dataset
     (neocoder/dataset/shipped.py: no release needed), "release" for the release's
     statement examples with plain checkers, or a path (a build-dataset run folder or a
     problem-states JSONL file).  Raises NeocoderError when no state is left."""
@@ -262,7 +263,8 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         problems = list(dict.fromkeys(s.problem_id for s in states))
         dataset = describe_dataset(config)
         before = _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
-        run.stack.enter_context(part(run.folder.path, config.shard, before, config.public()))  # --shard: this driver's part
+        # --shard: this driver's part
+        run.stack.enter_context(part(run.folder.path, config.shard, before, config.public()))
         release = own_release(config)
         solutions = human_solution_sets(set(problems), release)
         human = paper_human_sets(technique_union(solutions), config.paper, config.release_dir)
