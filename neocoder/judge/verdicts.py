@@ -30,8 +30,9 @@ class TestVerdict:
     Times are seconds (CPU: user + system of the whole process tree where the backend
     has a cgroup, else of the test process), ``max_rss_kb`` is the test process's
     peak resident memory in KiB, ``peak_cgroup_kb`` the container's peak memory
-    charge sampled every 5 ms (Docker backend; includes the runner and tmpfs files); ``detail`` names the exception, signal or sandbox
-    failure; ``stdout_head`` is the first 200 characters of output, for reading;
+    charge sampled every 5 ms (Docker backend; includes the runner and tmpfs files);
+    ``detail`` names the exception, signal or sandbox failure; ``stdout_head`` is the
+    first 200 characters of output, for reading;
     ``stdout_sha256`` identifies the whole output up to whitespace (what the checkers
     compare), so two programs' outputs can be compared without storing them.
     """

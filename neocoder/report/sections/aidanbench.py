@@ -98,7 +98,8 @@ def totals_row(model: str, t: dict) -> dict:
             cells.append(None)
             continue
         iv = ivs.get(key)
-        cells.append((form.format(t.get(key, 0)), f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""))
+        interval = f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""
+        cells.append((form.format(t.get(key, 0)), interval))
     return {"model": model, "questions": t.get("questions", ""), "cells": cells, "errors": t.get("errors", 0),
             "stops": ", ".join(f"{k}: {v}" for k, v in (t.get("stop_reasons") or {}).items())}
 

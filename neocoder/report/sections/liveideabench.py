@@ -51,7 +51,8 @@ class LiveIdeaBenchSection(Section):
 
     def size(self, run: Run) -> str:
         """The counts of ideas, judgements and fluency grades."""
-        return f"{len(run.parts['ideas'])} ideas, {len(run.parts['judgements'])} judgements, {len(run.parts['grades'])} fluency grades"
+        return (f"{len(run.parts['ideas'])} ideas, {len(run.parts['judgements'])} judgements, "
+                f"{len(run.parts['grades'])} fluency grades")
 
     def index_html(self, runs: list[Run]) -> str:
         """``ideas.html``: the five scores per model with their intervals and protocols, the

@@ -150,7 +150,8 @@ class NeoCoderSection(Section):
             figures={k: Markup(v) for k, v in figures.items()}, counts=counts, papers=[v for _, v in papers],
             techniques=[(r.label, technique_table(r.samples, human_sets)) for r in models],
             verdicts=[v for v in plots.VERDICT_COLORS if any(v in c for _, per in counts for c in per.values())],
-            has_plus=any(m.get("pass@1_plus") is not None for r in models for m in r.metrics.get("states", {}).values()))
+            has_plus=any(m.get("pass@1_plus") is not None
+                         for r in models for m in r.metrics.get("states", {}).values()))
 
     def write_pages(self, runs: list[Run], out: Path) -> None:
         """Write the samples page of every eval run (``write_drilldowns``)."""
