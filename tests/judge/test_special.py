@@ -53,7 +53,8 @@ def joined(values) -> str:
 
 def test_every_several_answers_problem_has_a_checker(release_states):
     records, _ = release_states
-    several = {r["problem_id"] for r in records if r["state"] == 0 and choose_checker(r["statement"])["kind"] == "consensus"}
+    several = {r["problem_id"] for r in records
+               if r["state"] == 0 and choose_checker(r["statement"])["kind"] == "consensus"}
     assert several <= set(SPECIAL), f"no checker for {sorted(several - set(SPECIAL))}"
     assert set(SPECIAL) == several | EVIDENCE_ONLY | {"1758A"}
     for pid, checker in SPECIAL.items():
