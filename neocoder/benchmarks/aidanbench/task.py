@@ -77,8 +77,8 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
     def open(self, run: Run) -> AidanInputs:
         """Open the generator model (one generator per model of a recorded source), the judge (the
         generator's own model at the judge's temperature when both name the same spec), the
-        embedder, and read the questions (the recorded source's own when no ``--questions``),
-        cut to ``--limit``."""
+        embedder, and read the questions (``--questions``, else the recorded source's own, else
+        the 65 shipped ones), cut to ``--limit``."""
         from neocoder.models.embedders import get_embedder
         config = self.config
         raw = run.open_model(config.model)
