@@ -66,7 +66,8 @@ class GenerateDefaults:
     reasoning_max_tokens: int | None = None  # a reasoning model's budget (its thinking counts); None: max_tokens
 
 
-CHAT_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=1024, reasoning_max_tokens=16384)  # a model called outside any benchmark
+# a model called outside any benchmark
+CHAT_DEFAULTS = GenerateDefaults(temperature=0.0, max_tokens=1024, reasoning_max_tokens=16384)
 
 
 def _plain(value):

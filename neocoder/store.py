@@ -90,6 +90,7 @@ class JsonlStore:
                 self.entries[row["key"]] = row[field]
 
     def get(self, key: str):
+        """The value stored for ``key`` (None when there is none), counted in ``hits`` when found."""
         with self.lock:
             got = self.entries.get(key)
             if got is not None:
@@ -97,6 +98,7 @@ class JsonlStore:
             return got
 
     def put(self, key: str, value) -> None:
+        """Store ``value`` for ``key`` and append its line to the file, flushed."""
         with self.lock:
             self.entries[key] = value
             append_jsonl(self.path, {"key": key, self.field: value})
@@ -166,6 +168,7 @@ class RunFolder:
         tmp.replace(self.records_path)
 
     def write_manifest(self, manifest: Manifest) -> None:
+        """Write ``manifest.json`` atomically (a temp file, then rename)."""
         self._write_json(self.MANIFEST, manifest.to_dict())
 
     def read_manifest(self) -> Manifest:
@@ -176,9 +179,11 @@ class RunFolder:
         return Manifest.from_dict(json.loads(path.read_text(encoding="utf-8")), path)
 
     def write_metrics(self, metrics: dict) -> None:
+        """Write ``metrics.json`` atomically, with the format version first."""
         self._write_json(self.METRICS, {"format_version": FORMAT_VERSION, **metrics})
 
     def read_metrics(self) -> dict:
+        """The content of ``metrics.json``.  Raises NeocoderError when it is missing (the run has not ended)."""
         path = self.path / self.METRICS
         if not path.is_file():
             raise NeocoderError(f"{path}: not found (the run has not ended yet?)")

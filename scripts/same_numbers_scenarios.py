@@ -39,7 +39,8 @@ ANSWERS = {  # recorded AidanBench answers: the first question repeats itself at
                                             "Sell misshapen vegetables cheaply.", "Teach children to cook leftovers.",
                                             "Let restaurants serve smaller portions.", "Run a shared fridge."],
 }
-KEYWORDS = "keyword,category\nmeteorology,Earth science\nperiodic table,Chemistry\nsoil,Biology\nglaciers,Earth science\n"
+KEYWORDS = ("keyword,category\nmeteorology,Earth science\nperiodic table,Chemistry\nsoil,Biology\n"
+            "glaciers,Earth science\n")
 JUDGES = "openai/j1,openai/j2,openai/j3,openai/j4"
 
 
@@ -100,7 +101,8 @@ def aidanbench_rescore(ctx: Context) -> Folders:
     with ScriptedServer(aidan_judge) as server:
         ctx.run("aidanbench", "--model", f"replay/{answers}", "--judge", "openai/judge", "--base-url", server.url,
                 "--api-key", "k", "--max-retries", "0", "--bootstrap", "500", "--out", str(run), "--quiet")
-    ctx.run("aidanbench", "rescore", str(run), "--coherence-stop", "40", "--novelty-stop", "0.3", "--out", str(rescored))
+    ctx.run("aidanbench", "rescore", str(run), "--coherence-stop", "40", "--novelty-stop", "0.3",
+            "--out", str(rescored))
     return {"run": (run, None), "rescore": (rescored, None)}
 
 

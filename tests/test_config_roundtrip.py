@@ -33,9 +33,9 @@ SECRET = "sk-roundtrip-0123456789abcdef"
 VALUES = {
     "base_url": None,  # the scripted endpoint's URL, filled in below
     "api_key": SECRET, "api": "chat", "temperature": "0.5", "top_p": "0.9", "max_tokens": "300", "timeout": "30",
-    "max_retries": "1", "max_connections": "7", "dataset": "release", "states": "1", "limit": "1", "samples": "2", "cpu_scale": "2.5",
-    "bootstrap": "50", "bootstrap_seed": "7", "judge_all_tests": None, "strategy": "self-correct", "rounds": "1",
-    "rollouts": "5", "top_k": "2", "best_of": "2", "logprobs": None, "paper": "exact,gpt4_labels",
+    "max_retries": "1", "max_connections": "7", "dataset": "release", "states": "1", "limit": "1", "samples": "2",
+    "cpu_scale": "2.5", "bootstrap": "50", "bootstrap_seed": "7", "judge_all_tests": None, "strategy": "self-correct",
+    "rounds": "1", "rollouts": "5", "top_k": "2", "best_of": "2", "logprobs": None, "paper": "exact,gpt4_labels",
     "reasoning": None, "reasoning_effort": "high", "problems": "1899A",
 }
 SERVER_OWNED = {"out", "sandbox"}  # where and how the server runs a job is its own

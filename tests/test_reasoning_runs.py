@@ -202,7 +202,8 @@ def ideas_judge(body: dict):
 def test_ideas_with_reasoning_judges_through_the_python_api_and_the_command(tmp_path):
     def respond(body):  # one endpoint serves the writer (a chat model) and the reasoning judges, as OpenAI does
         if body["model"] == "writer":
-            return f"Idea: measure soil moisture with method {body.get('seed')} and compare it with a control plot.", None
+            return (f"Idea: measure soil moisture with method {body.get('seed')} and compare it with a control "
+                    "plot."), None
         return ideas_judge(body)
     judge = writer = ReasoningServer(respond, reasoning_models={"j1", "j2", "o3-mini"})
     keywords = tmp_path / "keywords.txt"

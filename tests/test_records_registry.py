@@ -47,8 +47,9 @@ def test_an_ideas_run_folder_reads_back_in_a_fresh_process(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    assert got == {"types": here, "ideas_imported": ["neocoder.benchmarks.ideas", "neocoder.benchmarks.ideas.descriptor",
-                                                     "neocoder.benchmarks.ideas.records"]}
+    assert got == {"types": here,
+                   "ideas_imported": ["neocoder.benchmarks.ideas", "neocoder.benchmarks.ideas.descriptor",
+                                      "neocoder.benchmarks.ideas.records"]}
 
 
 def _record_classes(cls) -> set[type]:

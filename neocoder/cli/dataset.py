@@ -20,8 +20,9 @@ from neocoder.report import text as report
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/dataset"),
               show_default=True, help="Run folder for the dataset (records.jsonl holds the problem states).")
 @declared_options(DatasetConfig, "building")
-@model_options(ChainConfig, required=False, model_help="Build constraint chains by Denial Prompting with this augmentation "
-               "model (PROVIDER/NAME) instead of converting the release.")
+@model_options(ChainConfig, required=False,
+               model_help="Build constraint chains by Denial Prompting with this augmentation model (PROVIDER/NAME) "
+               "instead of converting the release.")
 @declared_options(ChainConfig, "chains", exclude=("limit", "seed"))  # shared with the release's build
 @quiet_option
 @sandbox_options
@@ -36,7 +37,8 @@ def build_dataset(release, out, building, model, chains, quiet, sandbox):
     click.echo(f"wrote {len(result.states)} problem states of {len({s.problem_id for s in result.states})} "
                f"problems to {result.run}")
     click.echo(report.states_per_t(result.states))
-    click.echo("tests taken from: " + ", ".join(f"{k}: {v} states" for k, v in sorted(result.report.tests_from.items())))
+    click.echo("tests taken from: "
+               + ", ".join(f"{k}: {v} states" for k, v in sorted(result.report.tests_from.items())))
     for skip in result.report.skips:
         click.echo(f"skipped {skip}", err=True)
 

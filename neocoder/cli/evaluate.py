@@ -19,7 +19,8 @@ from neocoder.report import text as report
 @model_options(EvalConfig, model_help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/gpt-4-1106-preview, "
                "replay/<run folder>; or 'human' for the human baselines (Eq. 5, 6).")
 @declared_options(EvalConfig, "declared")
-@declared_options(EvalConfig, "local_declared", only=["execution_classes", "shard"])  # this machine's work, not a server's
+# this machine's work, not a server's
+@declared_options(EvalConfig, "local_declared", only=["execution_classes", "shard"])
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run folder (default: runs/<model>); an existing one is resumed.")
 @release_option()

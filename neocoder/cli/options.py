@@ -92,6 +92,8 @@ def sandbox_options(f):
 
 
 def release_option(name: str = "--release"):
+    """``--release`` (or the option ``name``): the NeoCoder release folder, handed to the
+    command as ``release`` (a Path; default ``$NEOCODER_RELEASE``, else ``../shared/neocoder``)."""
     return click.option(name, "release", type=click.Path(file_okay=False, path_type=Path),
                         envvar="NEOCODER_RELEASE", default=default_release_dir, show_default=False,
                         help="NeoCoder release folder or repository clone, needed only to rebuild the dataset or for "

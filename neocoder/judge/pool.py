@@ -47,6 +47,7 @@ class Worker:
         return RunnerEnd()
 
     def destroy(self) -> None:  # pragma: no cover - interface
+        """Stop the worker and free what it holds (its channel, its container or process), for good."""
         raise NotImplementedError
 
 
@@ -57,10 +58,11 @@ class PooledSandbox:
     ``fresh=True`` replaces a worker after every submission instead of resetting
     it.  ``spawn`` is how the runner starts each test: "fork" (from its fork server,
     where the backend has one; the default) or "exec" (a new interpreter, the old path;
-    the default with ``fresh``, where a worker judges one submission only).  Workers are keyed by the limits fixed at their start (memory, pids, tmpfs):
-    idle workers of several keys are kept, up to ``idle_per_slot`` per concurrency
-    slot, so problems with different memory limits do not make containers churn;
-    past that the least recently used idle worker is replaced.  ``unavailable`` is
+    the default with ``fresh``, where a worker judges one submission only).  Workers are
+    keyed by the limits fixed at their start (memory, pids, tmpfs): idle workers of
+    several keys are kept, up to ``idle_per_slot`` per concurrency slot, so problems with
+    different memory limits do not make containers churn; past that the least recently
+    used idle worker is replaced.  ``unavailable`` is
     a message saying what to do when the backend cannot run at all; ``run`` then
     returns INFRA verdicts.
     """

@@ -81,17 +81,21 @@ CASES = [
     Case("infinite loop", "def solve():\n    while True:\n        pass\n", {"TLE"}),
     Case("sleep forever", "import time\ndef solve():\n    time.sleep(10**6)\n", {"TLE"}),
     Case("block reading stdin",
-         "import os, sys\ndef solve():\n    sys.stdin.buffer.read()\n    print('ok' if os.read(0, 10) == b'' else 'data')\n",
+         "import os, sys\ndef solve():\n    sys.stdin.buffer.read()\n"
+         "    print('ok' if os.read(0, 10) == b'' else 'data')\n",
          {"AC"}),
     Case("SIGTERM ignored",
-         "import signal\ndef solve():\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    while True:\n        pass\n",
+         "import signal\ndef solve():\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+         "    while True:\n        pass\n",
          {"TLE"}),
     Case("8 busy threads",
          "import threading\ndef spin():\n    while True:\n        pass\n"
-         "def solve():\n    for _ in range(8):\n        threading.Thread(target=spin, daemon=True).start()\n    spin()\n",
+         "def solve():\n    for _ in range(8):\n        threading.Thread(target=spin, daemon=True).start()\n"
+         "    spin()\n",
          {"TLE"}, needs=frozenset({"memory cgroup"})),
     Case("8 busy processes",
-         "import os\ndef solve():\n    for _ in range(7):\n        if os.fork() == 0:\n            break\n    while True:\n        pass\n",
+         "import os\ndef solve():\n    for _ in range(7):\n        if os.fork() == 0:\n            break\n"
+         "    while True:\n        pass\n",
          {"TLE"}),
     # Memory attacks get a 5 s CPU limit: which limit a program hits first is a race,
     # and page faulting can be slow on a cold or busy machine (seen in CI: 1 s of CPU
@@ -107,7 +111,8 @@ CASES = [
          needs=frozenset({"memory cgroup"})),
     Case("fork bomb", "import os\ndef solve():\n    while True:\n        os.fork()\n", {"RE", "TLE"}),
     Case("thread bomb",
-         "import threading, time\ndef solve():\n    while True:\n        threading.Thread(target=time.sleep, args=(100,)).start()\n",
+         "import threading, time\ndef solve():\n    while True:\n"
+         "        threading.Thread(target=time.sleep, args=(100,)).start()\n",
          {"RE"}),
     Case("double-forked daemon",
          "import os\ndef solve():\n    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
@@ -125,19 +130,22 @@ CASES = [
          SIGNAL_EVERYTHING + "def solve():\n    signal_everything(signal.SIGSTOP)\n    print('ok')\n",
          {"AC"}, same_worker=True, follow_up=LEFTOVERS, max_seconds=LIMITS.wall_seconds + 1),
     Case("SIGSTOP to every process, then to itself",
-         SIGNAL_EVERYTHING + "def solve():\n    signal_everything(signal.SIGSTOP)\n    os.kill(os.getpid(), signal.SIGSTOP)\n",
+         SIGNAL_EVERYTHING + "def solve():\n    signal_everything(signal.SIGSTOP)\n"
+         "    os.kill(os.getpid(), signal.SIGSTOP)\n",
          {"TLE"}, same_worker=True, max_seconds=LIMITS.wall_seconds + 1),
     Case("an 18 MB program", "x = 1\n" * (3 << 20), {RE}, max_seconds=5.0, detail="source is 18.0 MB, limit 64 KB"),
     Case("stdout flood", "def solve():\n    while True:\n        print('x' * 65536)\n", {"OLE"}),
-    Case("stderr flood", "import sys\ndef solve():\n    for _ in range(300):\n        sys.stderr.write('e' * 65536)\n    print('ok')\n",
+    Case("stderr flood",
+         "import sys\ndef solve():\n    for _ in range(300):\n        sys.stderr.write('e' * 65536)\n    print('ok')\n",
          {"AC"}),
     Case("64 KiB + 1 byte of output", "import sys\ndef solve():\n    sys.stdout.write('x' * 65536 + '\\n')\n", {"AC"},
          output="x" * 65536 + "\n"),
     Case("binary and invalid UTF-8 output",
          "import sys\ndef solve():\n    sys.stdout.buffer.write(b'\\xff\\xfe\\x00ok\\xc3\\x28\\r\\n')\n", {"WA"}),
     Case("filling /tmp",
-         "def solve():\n    try:\n        with open('/tmp/fill', 'wb') as f:\n            while True:\n                f.write(b'x' * (1 << 20))\n"
-         "    except OSError:\n        print('ok')\n", {"AC"}, follow_up=LEFTOVERS),
+         "def solve():\n    try:\n        with open('/tmp/fill', 'wb') as f:\n            while True:\n"
+         "                f.write(b'x' * (1 << 20))\n    except OSError:\n        print('ok')\n",
+         {"AC"}, follow_up=LEFTOVERS),
     Case("writing to /, /etc and the interpreter",
          "import sys\ndef solve():\n    out = []\n    for p in ('/x', '/etc/passwd', sys.executable):\n        try:\n"
          "            open(p, 'a').write('x')\n            out.append('written')\n        except OSError:\n"
@@ -149,34 +157,45 @@ CASES = [
     Case("sockets to outside and to the host gateway",
          "import socket\ndef solve():\n    out = []\n    for host in ('192.0.2.1', '172.17.0.1'):\n        try:\n"
          "            socket.create_connection((host, 80), timeout=1)\n            out.append('open')\n"
-         "        except OSError:\n            out.append('blocked')\n    print('ok' if out == ['blocked'] * 2 else out)\n",
+         "        except OSError:\n            out.append('blocked')\n"
+         "    print('ok' if out == ['blocked'] * 2 else out)\n",
          {"AC"}),
     Case("reading /proc/1/environ and the runner's environ",
-         "import os\ndef solve():\n    out = []\n    for p in ('/proc/1/environ', f'/proc/{os.getppid()}/environ'):\n        try:\n"
-         "            data = open(p, 'rb').read()\n            out.append('secret' if b'NEOCODER_SELFTEST_SECRET' in data else 'nothing')\n"
+         "import os\ndef solve():\n    out = []\n"
+         "    for p in ('/proc/1/environ', f'/proc/{os.getppid()}/environ'):\n        try:\n"
+         "            data = open(p, 'rb').read()\n"
+         "            out.append('secret' if b'NEOCODER_SELFTEST_SECRET' in data else 'nothing')\n"
          "        except OSError:\n            out.append('denied')\n"
-         "    print('ok' if all(x != 'secret' for x in out) and 'NEOCODER_SELFTEST_SECRET' not in os.environ else out)\n",
+         "    print('ok' if all(x != 'secret' for x in out) and 'NEOCODER_SELFTEST_SECRET' not in os.environ "
+         "else out)\n",
          {"AC"}),
     # known-good programs: all must be AC
-    Case("fractions", "from fractions import Fraction\ndef solve():\n    print('ok' if Fraction(1, 3) * 3 == 1 else 'no')\n", {"AC"}, kind="good"),
+    Case("fractions",
+         "from fractions import Fraction\ndef solve():\n    print('ok' if Fraction(1, 3) * 3 == 1 else 'no')\n",
+         {"AC"}, kind="good"),
     Case("decimal", "from decimal import Decimal, getcontext\ndef solve():\n    getcontext().prec = 50\n"
          "    print('ok' if str(Decimal(1) / Decimal(7))[:10] == '0.14285714' else 'no')\n", {"AC"}, kind="good"),
-    Case("heapq", "import heapq\ndef solve():\n    h = [5, 1, 4]\n    heapq.heapify(h)\n    print('ok' if heapq.heappop(h) == 1 else 'no')\n",
+    Case("heapq", "import heapq\ndef solve():\n    h = [5, 1, 4]\n    heapq.heapify(h)\n"
+         "    print('ok' if heapq.heappop(h) == 1 else 'no')\n", {"AC"}, kind="good"),
+    Case("bisect", "import bisect\ndef solve():\n    print('ok' if bisect.bisect_left([1, 3, 5], 4) == 2 else 'no')\n",
          {"AC"}, kind="good"),
-    Case("bisect", "import bisect\ndef solve():\n    print('ok' if bisect.bisect_left([1, 3, 5], 4) == 2 else 'no')\n", {"AC"}, kind="good"),
     Case("lru_cache deep recursion, raised limit",
          "import sys\nfrom functools import lru_cache\nsys.setrecursionlimit(10**6)\n@lru_cache(None)\n"
-         "def f(n):\n    return 0 if n == 0 else f(n - 1) + 1\ndef solve():\n    print('ok' if f(100000) == 100000 else 'no')\n",
+         "def f(n):\n    return 0 if n == 0 else f(n - 1) + 1\n"
+         "def solve():\n    print('ok' if f(100000) == 100000 else 'no')\n",
          {"AC"}, kind="good"),
     Case("threading.stack_size big stack",
          "import sys, threading\nsys.setrecursionlimit(10**6)\nthreading.stack_size(1 << 27)\n"
          "def f(n):\n    return 0 if n == 0 else f(n - 1) + 1\nres = []\ndef main():\n    res.append(f(200000))\n"
-         "def solve():\n    t = threading.Thread(target=main)\n    t.start()\n    t.join()\n    print('ok' if res == [200000] else res)\n",
+         "def solve():\n    t = threading.Thread(target=main)\n    t.start()\n    t.join()\n"
+         "    print('ok' if res == [200000] else res)\n",
          {"AC"}, kind="good"),
-    Case("sys.stdin.buffer.read()", "import sys\ndef solve():\n    data = sys.stdin.buffer.read().split()\n    print('ok' if data == [b'1'] else data)\n",
+    Case("sys.stdin.buffer.read()",
+         "import sys\ndef solve():\n    data = sys.stdin.buffer.read().split()\n"
+         "    print('ok' if data == [b'1'] else data)\n",
          {"AC"}, kind="good"),
-    Case("printing 2*10^5 numbers", "def solve():\n    print('\\n'.join(map(str, range(200000))))\n", {"AC"}, kind="good",
-         output="\n".join(map(str, range(200000))) + "\n"),
+    Case("printing 2*10^5 numbers", "def solve():\n    print('\\n'.join(map(str, range(200000))))\n", {"AC"},
+         kind="good", output="\n".join(map(str, range(200000))) + "\n"),
 ]
 
 
@@ -195,6 +214,9 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
+        """Whether the case went as expected: skipped (the backend cannot run it), or a verdict
+        in ``expect`` with a healthy canary after, the follow-up AC (if any), within
+        ``max_seconds`` (if set) and with ``detail`` in the verdict's detail (if set)."""
         case = self.case
         return self.skipped is not None or (
             self.verdict in case.expect and self.healthy
@@ -221,7 +243,8 @@ def run_selftest(sandbox: PooledSandbox, cases=CASES, progress=None) -> list[Out
         follow = None
         if case.follow_up:
             fu = sandbox.run(case.follow_up, [{"input": "1\n", "output": "clean\n"}], case.limits)
-            follow = fu.tests[0].verdict if fu.tests[0].verdict != "WA" else f"WA: {fu.tests[0].stdout_head.strip()[:120]}"
+            verdict = fu.tests[0].verdict
+            follow = verdict if verdict != "WA" else f"WA: {fu.tests[0].stdout_head.strip()[:120]}"
         canary = sandbox.run(CANARY, [CANARY_TEST], LIMITS)
         healthy = canary.accepted and (not case.same_worker or sandbox.fresh or canary.worker == res.worker)
         outcomes.append(Outcome(case, test.verdict, test.detail, seconds, follow, healthy))

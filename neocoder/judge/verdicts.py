@@ -30,8 +30,9 @@ class TestVerdict:
     Times are seconds (CPU: user + system of the whole process tree where the backend
     has a cgroup, else of the test process), ``max_rss_kb`` is the test process's
     peak resident memory in KiB, ``peak_cgroup_kb`` the container's peak memory
-    charge sampled every 5 ms (Docker backend; includes the runner and tmpfs files); ``detail`` names the exception, signal or sandbox
-    failure; ``stdout_head`` is the first 200 characters of output, for reading;
+    charge sampled every 5 ms (Docker backend; includes the runner and tmpfs files);
+    ``detail`` names the exception, signal or sandbox failure; ``stdout_head`` is the
+    first 200 characters of output, for reading;
     ``stdout_sha256`` identifies the whole output up to whitespace (what the checkers
     compare), so two programs' outputs can be compared without storing them.
     """
@@ -53,6 +54,7 @@ class TestVerdict:
         return self.stdout_sha256 or self.verdict
 
     def to_dict(self) -> dict:
+        """The test as a JSON object, without ``stdout`` and ``stdout_sha256`` when they are None."""
         d = asdict(self)
         for optional in ("stdout", "stdout_sha256"):
             if d[optional] is None:
@@ -94,6 +96,7 @@ class SubmissionResult:
 
     @property
     def verdicts(self) -> list[str]:
+        """Each test's verdict, in test order."""
         return [t.verdict for t in self.tests]
 
     @property
@@ -112,6 +115,9 @@ class SubmissionResult:
         return any(v == INFRA for v in self.verdicts)
 
     def to_dict(self) -> dict:
+        """The submission as a JSON object: entry, entry rule, ``calls_solve``, compile error,
+        seconds (rounded to 0.1 ms), skipped count and each test's ``to_dict``; not
+        ``reset_problem`` nor ``worker``."""
         return {"entry": self.entry, "entry_rule": self.entry_rule, "calls_solve": self.calls_solve,
                 "compile_error": self.compile_error, "seconds": round(self.seconds, 4), "skipped": self.skipped,
                 "tests": [t.to_dict() for t in self.tests]}

@@ -144,8 +144,9 @@ def cost_per_sample(samples: list[Sample]) -> dict:
     """Mean spend per sample of the strategy that produced ``samples`` (model errors
     included: they cost too): model calls, prompt and completion tokens (reported by the
     endpoint; 0 where it reports none), and a reasoning model's reasoning tokens (counted
-    among the completion tokens, as OpenAI's usage reports them; shown apart where any).  Seconds stay in the records (``Sample.cost``):
-    they vary run to run, and metrics.json is the same for the same samples."""
+    among the completion tokens, as OpenAI's usage reports them; shown apart where any).
+    Seconds stay in the records (``Sample.cost``): they vary run to run, and metrics.json
+    is the same for the same samples."""
     if not samples:
         return {}
     cost = [s.cost or {"calls": 1, "prompt_tokens": (s.tokens or {}).get("prompt") or 0,

@@ -59,5 +59,5 @@ def get_model(config: ModelConfig | str, **options) -> Model:
     return PROVIDERS[provider](name, config.filled(CHAT_DEFAULTS))
 
 
-__all__ = ["EndpointError", "Model", "ModelConfig", "ModelError", "RequestRefused", "NoRecordedReply", "PROVIDERS", "Prompt", "ReplayKey", "Reply",
-           "get_model"]
+__all__ = ["EndpointError", "Model", "ModelConfig", "ModelError", "RequestRefused", "NoRecordedReply", "PROVIDERS",
+           "Prompt", "ReplayKey", "Reply", "get_model"]

@@ -36,16 +36,20 @@ class CallCache:
 
     @property
     def replies(self) -> dict:
+        """The cached replies by request key (the store's entries; a reply is a dict of text, tokens, ...)."""
         return self.store.entries
 
     @property
     def hits(self) -> int:
+        """Calls answered from the cache so far."""
         return self.store.hits
 
     def get(self, key: str) -> dict | None:
+        """The cached reply of request ``key`` (a dict), counted as a hit; None when not cached."""
         return self.store.get(key)
 
     def put(self, key: str, reply: dict) -> None:
+        """Keep ``reply`` (a dict) for ``key`` on disk and count it as a call made, with its tokens."""
         self.store.put(key, reply)
         with self.store.lock:
             self.misses += 1
@@ -71,9 +75,14 @@ class CachedModel(Model):
         self.limiter = inner.limiter  # a cached reply takes no connection: the inner call does
 
     def request(self, prompt: Prompt) -> dict | None:
+        """The wrapped model's request description (the cache key's source); None: not cached."""
         return self.inner.request(prompt)
 
     def generate(self, prompt: Prompt) -> Reply:
+        """The cached reply to ``prompt`` (0 seconds, ``extra["cached"]`` True) when the call was
+        made before; else the wrapped model's reply, kept in the cache first.  Each reply's
+        ``extra["key"]`` is its request key.  A call the model cannot describe goes straight
+        through.  Raises what the wrapped model raises."""
         request = self.inner.request(prompt)
         if request is None:
             return self.inner.generate(prompt)
@@ -94,4 +103,5 @@ class CachedModel(Model):
         return reply
 
     def close(self) -> None:
+        """Close the wrapped model."""
         self.inner.close()

@@ -135,6 +135,8 @@ class InspectAPIModel(Model):
         return ModelError(f"{self.name}: {type(exc).__name__}: {said}")
 
     def close(self) -> None:
+        """Close the provider's client and stop the event loop's thread (waiting up to 10 s); an
+        error while closing is ignored."""
         model = getattr(self, "model", None)
         if model is not None and self._loop.is_running():
             try:

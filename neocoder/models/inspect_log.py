@@ -86,6 +86,7 @@ class InspectLogReplay(Model):
                      extra=dict(got.extra))
 
     def recorded_items(self) -> list[str]:
+        """The problem ids the log holds samples of, in first-seen order."""
         return list(dict.fromkeys(k[0] for k in self.replies))
 
 

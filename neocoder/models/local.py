@@ -142,6 +142,9 @@ class LocalModel(OpenAICompatModel):
         self._one_at_a_time = threading.Lock()
 
     def generate(self, prompt):
+        """The server's reply, one call at a time: each starts from the same KV-cache state (a
+        reset request first), so a prompt gets the same reply in any order.  Raises ModelError
+        when the server does not answer, and as OpenAICompatModel.generate does."""
         with self._one_at_a_time:
             self._reset_server_state()
             return super().generate(prompt)
@@ -156,6 +159,7 @@ class LocalModel(OpenAICompatModel):
             raise ModelError(f"{self.name}: the local server did not answer a reset request: {exc}") from exc
 
     def close(self) -> None:
+        """Close the client and stop the llama.cpp server."""
         super().close()
         self.server.stop()
 

@@ -204,6 +204,7 @@ class OpenAICompatModel(Model):
         return resp, resp.choices[0].text or "", prompt.code_prefix, logprobs
 
     def close(self) -> None:
+        """Close the openai client and its connections."""
         self.client.close()
 
 
@@ -269,7 +270,8 @@ def from_config(name: str, config: ModelConfig) -> OpenAICompatModel:
                              api=config.api or "chat", temperature=config.temperature,
                              max_tokens=config.max_tokens, max_retries=config.max_retries, seed=config.seed,
                              max_connections=config.max_connections or API_CONNECTIONS,
-                             reasoning=config.is_reasoning(), reasoning_effort=config.reasoning_effort, top_p=config.top_p,
+                             reasoning=config.is_reasoning(), reasoning_effort=config.reasoning_effort,
+                             top_p=config.top_p,
                              # a server's endpoint policy (neocoder/netpolicy.py) checks every connection
                              http_client=guarded_http_client(config.timeout) if endpoint_policy() else None,
                              **({"timeout": config.timeout} if config.timeout else {}))

@@ -156,8 +156,8 @@ def analyses_text(result: dict) -> str:
              f"{'included' if result['published'] else 'left out'})", "",
              "1. Average (December 2024 definition) against LiveBench's Global Average (March 2025):"]
     for p in sorted(lv["pairs"], key=lambda q: -q["livebench"]):
-        lines.append(f"  {p['label'][:36]:<36} {p['source']:<9} LiveBench {p['livebench']:6.2f} ({p['livebench_model']})"
-                     f"  Average {p['average']:.2f}")
+        lines.append(f"  {p['label'][:36]:<36} {p['source']:<9} LiveBench {p['livebench']:6.2f} "
+                     f"({p['livebench_model']})  Average {p['average']:.2f}")
     for key, label in (("all", "all matched models"), ("published", "published rows only")):
         c = lv[key]
         lines.append(f"  {label} (n = {c['n']}): Pearson r {_corr(c['pearson'])}; Spearman rho {_corr(c['spearman'])}")

@@ -64,8 +64,8 @@ def length_svg(view: dict, colors: dict[str, str]) -> str | None:
                        color=colors.get(name, "#1f77b4"), label=name)
         bins = view["bins"]
         if bins:
-            ax.plot([b["words"] for b in bins], [b["mean"] for b in bins], color="black", linewidth=1.0, marker="s", markersize=3,
-                    label="mean per length bin")
+            ax.plot([b["words"] for b in bins], [b["mean"] for b in bins], color="black", linewidth=1.0, marker="s",
+                    markersize=3, label="mean per length bin")
         ax.set_xlabel("idea length (words)")
         ax.set_ylabel("idea quality (mean of the 3 criteria)")
         ax.set_ylim(0.5, 10.5)

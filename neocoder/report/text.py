@@ -49,7 +49,8 @@ def eval_table(metrics: dict) -> str:
     if metrics["model"] != HUMAN and empty:
         lines.append(f"headline: cumulative NeoGauge@{last}: {NO_SAMPLES} judged at t={','.join(empty)} (every "
                      "sample excluded; rerun to retry)")
-    elif metrics["model"] != HUMAN and last is not None and metrics["states"][last].get("cumulative_neogauge") is not None:
+    elif (metrics["model"] != HUMAN and last is not None
+          and metrics["states"][last].get("cumulative_neogauge") is not None):
         m = metrics["states"][last]
         lines.append(f"headline: cumulative NeoGauge@{last} = "
                      f"{percent(m['cumulative_neogauge'], m.get('intervals', {}).get('cumulative_neogauge'))} "
@@ -81,8 +82,9 @@ def diversity_lines(diversity: dict | None) -> list[str]:
     lines = []
     if "humans" in diversity:
         for m, got in diversity["humans"].items():
-            lines.append(f"algorithm classes by {m}: {mean_text(got.get('classes'))} among {mean_text(got.get('solutions'), 1)} "
-                         f"solutions per problem; among 6 drawn: {mean_text(got.get('classes@6'))} "
+            lines.append(f"algorithm classes by {m}: {mean_text(got.get('classes'))} among "
+                         f"{mean_text(got.get('solutions'), 1)} solutions per problem; among 6 drawn: "
+                         f"{mean_text(got.get('classes@6'))} "
                          f"({_worth(m, diversity)})")
         return lines
     for t, by_measure in diversity.get("states", {}).items():
@@ -97,8 +99,9 @@ def diversity_lines(diversity: dict | None) -> list[str]:
     for m, g in diversity.get("chain", {}).items():
         human = f", {mean_text(g.get('human_classes'))} for as many humans" if g.get("human_classes") else ""
         shared = f", {percent(g['overlap_humans']['value'])} of them also human" if g.get("overlap_humans") else ""
-        lines.append(f"chain diversity by {m}: {mean_text(g.get('classes'))} classes among {mean_text(g.get('correct'))} "
-                     f"correct programs per problem{human}{shared} ({_worth(m, diversity)})")
+        lines.append(f"chain diversity by {m}: {mean_text(g.get('classes'))} classes among "
+                     f"{mean_text(g.get('correct'))} correct programs per problem{human}{shared} "
+                     f"({_worth(m, diversity)})")
     return lines
 
 

@@ -19,12 +19,12 @@ Written against **verl 0.9.1**.  verl calls a custom reward in one of two ways:
 
 Configure it as ``custom_reward_function.path=pkg://neocoder.rewards.verl`` (or the file's
 path) and ``custom_reward_function.name=compute_score`` (or ``compute_score_batch`` with
-``reward_model.reward_manager=batch``).  In both, ``custom_reward_function.reward_kwargs`` from the config are merged into the call's
-keywords (``verl/trainer/ppo/reward.py``, ``_call_with_kwargs``); the options here come that
-way: ``weights`` (a mapping of ``RewardWeights`` fields), ``archive`` (an archive name),
-``judge_all_tests`` (default False: each test tier stops at its first failure; the same
-rewards, about ten times faster),
-``server`` and ``token`` (a ``neocoder serve`` URL; the token defaults to
+``reward_model.reward_manager=batch``).  In both, ``custom_reward_function.reward_kwargs``
+from the config are merged into the call's keywords (``verl/trainer/ppo/reward.py``,
+``_call_with_kwargs``); the options here come that way: ``weights`` (a mapping of
+``RewardWeights`` fields), ``archive`` (an archive name), ``judge_all_tests`` (default
+False: each test tier stops at its first failure; the same rewards, about ten times
+faster), ``server`` and ``token`` (a ``neocoder serve`` URL; the token defaults to
 ``$NEOCODER_TOKEN``, so it need not sit in a config file).  Without ``server`` the score is
 computed in process by one ``Scorer`` shared by every call of the process (opened on first
 use, closed at exit).

@@ -23,6 +23,8 @@ def is_browser_path(path: str) -> bool:
     """Whether ``path`` is the browser UI's (``/`` and ``/web/...``), which takes no bearer
     token: its pages check their session cookie and CSRF token (serve/web/sessions.py)."""
     return path == "/" or path.startswith(BROWSER_PREFIX)
+
+
 ANONYMOUS = "anonymous"  # the caller's id on a --no-auth server
 
 
@@ -55,6 +57,10 @@ class BearerAuth:
         return found
 
     async def __call__(self, scope, receive, send):
+        """Check an HTTP request's bearer token: answer 401 (with ``WWW-Authenticate``) for a
+        missing or unknown one, except on OPEN_PATHS and the browser UI's paths; else hand the
+        request to the app with the caller's id (None on those paths without a token) in
+        ``scope["state"]["caller"]``.  Other scopes (lifespan, websocket) pass through."""
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         header = dict(scope.get("headers") or []).get(b"authorization")

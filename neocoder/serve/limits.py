@@ -133,6 +133,9 @@ class BodyLimit:
         self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope, receive, send):
+        """Answer 413 for an HTTP request whose declared or received body is over
+        ``max_bytes``; else read the body whole and hand it to the app in one message (a client
+        that disconnects first gets no answer).  Other scopes pass through."""
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")

@@ -59,6 +59,9 @@ class RequestCounter:
         self.app, self.telemetry = app, telemetry
 
     async def __call__(self, scope, receive, send):
+        """Hand the request to the app, counting its answer's status by method and route template
+        (500 when the app fails before answering), and a 401, 413 or 429 among the rejected
+        requests by its reason."""
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         status = {"code": 500}

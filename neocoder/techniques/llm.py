@@ -58,6 +58,8 @@ class LLMDetector:
         self.dropped = 0
 
     def prompt(self, source: str, language: str) -> Prompt:
+        """The detection prompt for ``source`` in ``language`` (prompts/detect_techniques.txt
+        with the taxonomy listed); a completion model continues its first bullet after "-"."""
         text = (load_prompt("detect_techniques.txt")
                 .replace("{language}", language)
                 .replace("{techniques}", "\n".join(f"- {t}" for t in TAXONOMY))

@@ -53,7 +53,8 @@ def test_limits_from_crawled_header():
 
 def test_falls_back_to_annotated_tests_and_records_it(tmp_path, release_dir):
     problems = json.loads((release_dir / "NeoCoder.json").read_text())[:1]
-    problems[0]["problem_statements"] = [s.replace("Example\n", "Exemplary\n") for s in problems[0]["problem_statements"]]
+    problems[0]["problem_statements"] = [s.replace("Example\n", "Exemplary\n")
+                                         for s in problems[0]["problem_statements"]]
     (tmp_path / "NeoCoder.json").write_text(json.dumps(problems))
     (tmp_path / "test_cases_annotated.json").write_text((release_dir / "test_cases_annotated.json").read_text())
     records, report = build_from_release(tmp_path)
@@ -80,7 +81,8 @@ def test_jsonl_round_trip_and_bad_line(tmp_path, release_states):
     assert load_states(path) == states and [s.to_dict() for s in states][3]["checker"] == records[3]["checker"]
     (tmp_path / "plain.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:3]))  # no version
     assert load_states(tmp_path / "plain.jsonl") == states[:3]
-    path.write_text(path.read_text() + '{"problem_id": "X", "state": 0, "constraints": [], "statement": "s", "tests": [{"input": 1}]}\n')
+    path.write_text(path.read_text() + '{"problem_id": "X", "state": 0, "constraints": [], "statement": "s", '
+                    '"tests": [{"input": 1}]}\n')
     with pytest.raises(DatasetError, match=r"line 11.*tests\[0\]"):
         load_states(path)
 

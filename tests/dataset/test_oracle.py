@@ -106,14 +106,16 @@ def test_mutation_values_stay_in_observed_ranges(release_states):
 
 def test_validate_examples_drops_and_collects_consensus():
     tests = [{"input": "1\n", "output": "5\n"}, {"input": "2\n", "output": "7\n"}, {"input": "3\n", "output": "9\n"}]
-    runs = [[["ok", "5\n"], ["ok", "7\n"], ["RE", ""]] for _ in range(9)] + [[["ok", "5\n"], ["ok", "1\n"], ["ok", "9\n"]]]
+    runs = ([[["ok", "5\n"], ["ok", "7\n"], ["RE", ""]] for _ in range(9)]
+            + [[["ok", "5\n"], ["ok", "1\n"], ["ok", "9\n"]]])
     kept, log = validate_examples(tests, TOKENS, runs)
     assert [t["input"] for t in kept] == ["1\n", "2\n"]
     assert kept[0]["human_pass_share"] == 1.0 and kept[1]["human_pass_share"] == 0.9
     assert log == [{"test": 2, "action": "dropped", "share": 0.1}]
     consensus = {"kind": "consensus", "ignore_case": False, "tolerance": None}
     kept, log = validate_examples(tests[:1], consensus, [[["ok", "1 2\n"]], [["ok", "2  1\n"]], [["TLE", ""]]])
-    assert kept[0]["accepted_outputs"] == ["1 2", "2 1"] and kept[0]["human_pass_share"] == pytest.approx(2 / 3, abs=1e-3)
+    assert kept[0]["accepted_outputs"] == ["1 2", "2 1"]
+    assert kept[0]["human_pass_share"] == pytest.approx(2 / 3, abs=1e-3)
 
 
 def test_human_evidence_turns_on_any_case_and_consensus():
@@ -124,7 +126,8 @@ def test_human_evidence_turns_on_any_case_and_consensus():
     checker = _several_answers_evidence(TOKENS, tests, agree)
     assert checker["kind"] == "consensus" and "9 of 10" in checker["consensus_evidence"]
     kept, _ = validate_examples(tests, checker, agree)
-    assert check(checker, b"YES 9", kept[0]) and check(checker, b"YES 8", kept[0]) and not check(checker, b"NO", kept[0])
+    assert check(checker, b"YES 9", kept[0]) and check(checker, b"YES 8", kept[0])
+    assert not check(checker, b"NO", kept[0])
     split = [[["ok", f"YES\n{k}\n"]] for k in range(10)]  # humans disagree: no evidence of anything
     assert _several_answers_evidence(TOKENS, tests, split) == TOKENS
 

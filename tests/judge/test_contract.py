@@ -45,7 +45,8 @@ def test_a_bare_call_a_main_guard_and_a_driver_loop_run_as_written():
 
 def test_a_call_through_another_name_runs_as_written():
     for tail in ("run = solve\nrun()\n", "import threading\nthreading.Thread(target=solve).start()\n",
-                 "class App:\n    def go(self):\n        solve()\nApp().go()\n", "print(*map(lambda _: solve(), [0]))\n"):
+                 "class App:\n    def go(self):\n        solve()\nApp().go()\n",
+                 "print(*map(lambda _: solve(), [0]))\n"):
         assert rule(PER_CASE + tail) == ("script", "program_calls_solve", True), tail
 
 
@@ -117,8 +118,8 @@ ONE = [{"input": "1 2\n", "output": "3\n"}]
 @pytest.mark.docker
 @BOTH_BACKENDS
 def test_a_driver_loop_is_judged_as_written(sandbox):
-    result = sandbox.run(PER_CASE + "for _ in range(int(input())):\n    solve()\n", [{"input": MULTI, "output": "3\n42\n"}],
-                     LIMITS)
+    result = sandbox.run(PER_CASE + "for _ in range(int(input())):\n    solve()\n",
+                         [{"input": MULTI, "output": "3\n42\n"}], LIMITS)
     assert result.verdicts == ["AC"]
     assert (result.entry, result.entry_rule, result.calls_solve) == ("script", "program_calls_solve", True)
 

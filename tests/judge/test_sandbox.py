@@ -236,12 +236,14 @@ def test_fork_and_exec_paths_give_the_same_results():
         "import os\ndef solve():\n    print(3, end='')\n    os._exit(0)\n",  # unflushed output is lost in both
         "import threading\ndef late():\n    print(3)\ndef solve():\n    threading.Timer(0.2, late).start()\n",
         "import atexit\ndef solve():\n    atexit.register(print, 3)\n",
-        "def solve():\n    print(' '.join(sorted({'b', 'a'})), list({'x', 'y', 'z', 'w'}) == list({'x', 'y', 'z', 'w'}))\n",
+        "def solve():\n"
+        "    print(' '.join(sorted({'b', 'a'})), list({'x', 'y', 'z', 'w'}) == list({'x', 'y', 'z', 'w'}))\n",
         "import sys\ndef solve():\n    print(__name__, __file__, sys.argv, repr(sys.stdin.read()))\n",
         "import pickle\nclass P:\n    pass\ndef solve():\n    print(type(pickle.loads(pickle.dumps(P()))).__name__)\n",
         "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n"
         "def solve():\n    print(f(50000))\n",
-        "import sys\ndef solve():\n    print(sys.stdin.encoding, sys.stdin.errors, sys.stdout.errors, sys.flags.hash_randomization,"
+        "import sys\ndef solve():\n"
+        "    print(sys.stdin.encoding, sys.stdin.errors, sys.stdout.errors, sys.flags.hash_randomization,"
         " hash('neocoder'))\n",
         "import multiprocessing as mp\ndef sq(x):\n    return x * x\ndef solve():\n    with mp.Pool(2) as p:\n"
         "        print(sum(p.map(sq, range(10))))\n",

@@ -272,7 +272,8 @@ def test_the_host_sends_stop_at_the_first_test_it_finds_wrong():
     channel = _ScriptedChannel(lines)
     tests = [{"input": "1 2\n", "output": "3\n"}] * 3
     message = {"op": "run", "id": "abc"}
-    reply = channel.exchange(message, 1e18, stop_when=lambda row: protocol.verdict_of(row, tests[row["index"]]).verdict != AC)
+    reply = channel.exchange(message, 1e18,
+                             stop_when=lambda row: protocol.verdict_of(row, tests[row["index"]]).verdict != AC)
     sent = [json.loads(w) for w in channel.written]
     assert sent == [message, {"op": "stop", "id": "abc"}]  # once, after the WA of test 2
     assert len(reply.rows) == 3

@@ -53,7 +53,8 @@ def joined(values) -> str:
 
 def test_every_several_answers_problem_has_a_checker(release_states):
     records, _ = release_states
-    several = {r["problem_id"] for r in records if r["state"] == 0 and choose_checker(r["statement"])["kind"] == "consensus"}
+    several = {r["problem_id"] for r in records
+               if r["state"] == 0 and choose_checker(r["statement"])["kind"] == "consensus"}
     assert several <= set(SPECIAL), f"no checker for {sorted(several - set(SPECIAL))}"
     assert set(SPECIAL) == several | EVIDENCE_ONLY | {"1758A"}
     for pid, checker in SPECIAL.items():
@@ -305,7 +306,8 @@ def test_1764a_best_segment():
         n = rng.randint(1, 6)
         a = [rng.randint(1, n) for _ in range(n)]
         exactly_the_best("1764A", one_case(n, joined(a)),
-                         {f"{l} {r}": r - l - len(set(a[l - 1:r])) for l in range(1, n + 1) for r in range(l, n + 1)})
+                         {f"{left} {right}": right - left - len(set(a[left - 1:right]))
+                          for left in range(1, n + 1) for right in range(left, n + 1)})
 
 
 def test_1898a_fewest_operations():

@@ -14,7 +14,8 @@ from neocoder.models import Prompt, ReplayKey
 
 # what neocoder/models may import: the shared bottom layer and the dataset stage to its left
 ALLOWED = {"config", "errors", "resources", "records", "store", "dataset", "netpolicy"}
-RIGHT_OF_MODELS = ("neocoder.benchmarks.neocoder.solve", "neocoder.benchmarks.neocoder.program", "neocoder.benchmarks.neocoder.strategies", "neocoder.benchmarks.neocoder.pipeline",
+RIGHT_OF_MODELS = ("neocoder.benchmarks.neocoder.solve", "neocoder.benchmarks.neocoder.program",
+                   "neocoder.benchmarks.neocoder.strategies", "neocoder.benchmarks.neocoder.pipeline",
                    "neocoder.judge", "neocoder.techniques", "neocoder.metrics.rates", "neocoder.report", "neocoder.api",
                    "neocoder.benchmarks.aidanbench", "neocoder.benchmarks.ideas", "neocoder.benchmarks.neocoder.denial")
 # config.py (the bottom layer) reads the strategies' option declarations; those modules hold

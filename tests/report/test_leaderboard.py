@@ -73,7 +73,8 @@ def test_static_leaderboard_opens_offline_with_published_rows_beside_ours(site, 
                                   ".map(r => r.dataset.model)")
         assert sorted(ours) == ["openai/other", "replay/gpt-4-1106-preview"]
         assert "gpt-4-1106-preview" in published and len(published) > 10  # Table 4 and LiveIdeaBench's rows
-        requested = [e["params"]["request"]["url"] for e in browser.events if e["method"] == "Network.requestWillBeSent"]
+        requested = [e["params"]["request"]["url"] for e in browser.events
+                     if e["method"] == "Network.requestWillBeSent"]
         assert any(u.endswith("static/leaderboard.js") for u in requested), requested
         assert all(u.startswith("file://") for u in requested), requested  # nothing from a network
         assert page.evaluate("getComputedStyle(document.querySelector('th')).backgroundColor") == "rgb(242, 244, 247)"

@@ -14,7 +14,8 @@ from neocoder.rewards import ArchiveError, ArchiveStore, RewardWeights, reward
 from neocoder.rewards.archive import distance, measure, tokens
 from neocoder.rewards.formula import novelty_value
 
-SUM = "def solve():\n    n = int(input())\n    total = 0\n    for i in range(n):\n        total += i\n    print(total)\n"
+SUM = ("def solve():\n    n = int(input())\n    total = 0\n    for i in range(n):\n        total += i\n"
+       "    print(total)\n")
 RENAMED = ("# the same loop, other names\ndef solve():\n"
            "    k = int(input())\n    acc = 0\n    for j in range(k):\n        acc += j   # add\n    print(acc)\n")
 FORMULA = "def solve():\n    n = int(input())\n    print(n * (n - 1) // 2)\n"

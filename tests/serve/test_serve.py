@@ -26,8 +26,9 @@ def server(tmp_path_factory, release_dir):
     """One server for the endpoint tests: the release's examples, small limits; its
     SIGTERM at the end must be graceful (exit 0, its containers removed)."""
     root = tmp_path_factory.mktemp("serve")
-    srv = ServerProcess(root / "data", release_dir, "--workers", "2", "--dataset", "release", "--max-body-bytes", "200000",
-                 "--max-program-bytes", "20000", "--max-tests", "5", "--allow-endpoint", "127.0.0.1").start()
+    srv = ServerProcess(root / "data", release_dir, "--workers", "2", "--dataset", "release",
+                        "--max-body-bytes", "200000", "--max-program-bytes", "20000", "--max-tests", "5",
+                        "--allow-endpoint", "127.0.0.1").start()
     yield srv
     assert srv.stop(), srv.log.read_text()
     assert srv.containers() == []
@@ -103,7 +104,8 @@ def test_run_verdicts_limits_and_validation(server):
     fields = {d["field"] for d in invalid.json()["detail"]}
     assert fields == {"body.program", "body.cpu_seconds", "body.tets"}
     capped = server.call("POST", "/v1/run", json={"program": "print(1)", "cpu_seconds": 31, "memory_mb": 4096})
-    assert {d["field"] for d in capped.json()["detail"]} == {"body.cpu_seconds", "body.memory_mb"}  # ProgramLimits' caps
+    # ProgramLimits' caps
+    assert {d["field"] for d in capped.json()["detail"]} == {"body.cpu_seconds", "body.memory_mb"}
     assert server.call("POST", "/v1/run", json={"tests": []}).json()["field"] == "body.program"
     assert server.call("POST", "/v1/run", data="program=1", headers={"content-type": "text/plain"}).status_code == 422
 
@@ -180,8 +182,8 @@ def test_score_equals_the_in_process_judge(server, release_dir, sandbox):
 
 @pytest.mark.docker
 def test_full_queue_and_per_token_limit_answer_429(tmp_path, release_dir):
-    srv = ServerProcess(tmp_path / "data", release_dir, "--workers", "1", "--queue", "0", "--per-token-concurrency", "1",
-                 "--dataset", "release").start()
+    srv = ServerProcess(tmp_path / "data", release_dir, "--workers", "1", "--queue", "0",
+                        "--per-token-concurrency", "1", "--dataset", "release").start()
     try:
         slow = {"program": "while True:\n    pass\n", "cpu_seconds": 2, "tests": [{"input": "", "output": ""}]}
         first = {}

@@ -17,8 +17,9 @@ def chromium() -> str:
 def headless(*args: str, profile: Path) -> subprocess.CompletedProcess:
     """Run headless Chromium with ``args`` (flags and a URL) in the profile folder ``profile``;
     fails the test with Chromium's stderr where it exits non-zero."""
-    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                           "--disable-sync",
                            f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done

@@ -13,7 +13,8 @@ from neocoder.techniques import DETECTED, TAXONOMY, UnsupportedLanguage, canonic
     ("while n:\n    n -= 1\n", {"while loop"}),
     ("if a:\n    b = 1\nelif c:\n    b = 2\n", {"if statement"}),
     ("b = 1 if a else 2\n", {"if statement"}),
-    ("for x in a:\n    if x:\n        break\n    continue\n", {"for loop", "if statement", "break statement", "continue statement"}),
+    ("for x in a:\n    if x:\n        break\n    continue\n",
+     {"for loop", "if statement", "break statement", "continue statement"}),
     ("def f():\n    pass\n", {"pass statement"}),
     ("match x:\n    case 1:\n        y = 2\n", {"match statement"}),
     ("def f(n):\n    return n and f(n - 1)\n", {"recursion"}),
@@ -48,7 +49,8 @@ def test_detects_python_techniques(code, expected):
     ("while lo < hi:\n    mid = (lo + hi) // 2\n", {"binary search"}, set()),
     ("x = (a + b) // 2\n", set(), {"binary search"}),
     ("dp = [0] * 5\ndp[1] = dp[0] + 1\n", {"dynamic programming"}, set()),
-    ("from functools import lru_cache\n@lru_cache(None)\ndef f(n):\n    return n\n", {"dynamic programming"}, {"recursion"}),
+    ("from functools import lru_cache\n@lru_cache(None)\ndef f(n):\n    return n\n", {"dynamic programming"},
+     {"recursion"}),
     ("a = [0] * 5\na[1] = a[0] + 1\n", set(), {"dynamic programming"}),
 ])
 def test_semantic_python_techniques(code, present, absent):
@@ -180,35 +182,49 @@ def test_llm_reply_parsing_maps_aliases_drops_unknown_and_never_defaults():
 # Each technique of the taxonomy that is not plain syntax: a snippet that has it and a
 # near miss that must not (docs/techniques.md states the rules these pin).
 SEMANTIC_PY = {
-    "two pointers": ("l, r = 0, n - 1\nwhile l < r:\n    if a[l] + a[r] > s:\n        r -= 1\n    else:\n        l += 1\n",
-                     "lo, hi = 0, n\nwhile lo < hi:\n    mid = (lo + hi) // 2\n    if a[mid] < x:\n        lo = mid + 1\n    else:\n        hi = mid\n"),
-    "sliding window": ("l = s = 0\nfor r in range(n):\n    s += a[r]\n    while s > k:\n        s -= a[l]\n        l += 1\n",
+    "two pointers": ("l, r = 0, n - 1\nwhile l < r:\n    if a[l] + a[r] > s:\n        r -= 1\n    else:\n"
+                     "        l += 1\n",
+                     "lo, hi = 0, n\nwhile lo < hi:\n    mid = (lo + hi) // 2\n    if a[mid] < x:\n"
+                     "        lo = mid + 1\n    else:\n        hi = mid\n"),
+    "sliding window": ("l = s = 0\nfor r in range(n):\n    s += a[r]\n    while s > k:\n        s -= a[l]\n"
+                       "        l += 1\n",
                        "s = 0\nfor i in range(n):\n    s += a[i]\n"),
-    "binary search": ("lo, hi = 0, n\nwhile lo < hi:\n    mid = (lo + hi) // 2\n    if a[mid] < x:\n        lo = mid + 1\n    else:\n        hi = mid\n",
-                      "def build(v, l, r):\n    m = (l + r) // 2\n    build(2 * v, l, m)\n    build(2 * v + 1, m + 1, r)\n"),
+    "binary search": ("lo, hi = 0, n\nwhile lo < hi:\n    mid = (lo + hi) // 2\n    if a[mid] < x:\n"
+                      "        lo = mid + 1\n    else:\n        hi = mid\n",
+                      "def build(v, l, r):\n    m = (l + r) // 2\n    build(2 * v, l, m)\n"
+                      "    build(2 * v + 1, m + 1, r)\n"),
     "Kadanes algorithm": ("cur = best = 0\nfor x in a:\n    cur = max(x, cur + x)\n    best = max(best, cur)\n",
                           "best = 0\nfor x in a:\n    best = max(best, x)\n"),
-    "back tracking": ("def go(i):\n    for v in range(n):\n        if not used[v]:\n            used[v] = True\n            go(i + 1)\n            used[v] = False\n",
+    "back tracking": ("def go(i):\n    for v in range(n):\n        if not used[v]:\n            used[v] = True\n"
+                      "            go(i + 1)\n            used[v] = False\n",
                       "def go(i):\n    if i < n:\n        path.append(i)\n        go(i + 1)\n"),
-    "dived & conquer": ("def ms(a):\n    if len(a) < 2:\n        return a\n    m = len(a) // 2\n    return merge(ms(a[:m]), ms(a[m:]))\n",
+    "dived & conquer": ("def ms(a):\n    if len(a) < 2:\n        return a\n    m = len(a) // 2\n"
+                        "    return merge(ms(a[:m]), ms(a[m:]))\n",
                         "def f(n):\n    return n if n < 2 else f(n - 1) + f(n - 2)\n"),
-    "depth first search": ("def dfs(u):\n    seen[u] = True\n    for v in g[u]:\n        if not seen[v]:\n            dfs(v)\n",
+    "depth first search": ("def dfs(u):\n    seen[u] = True\n    for v in g[u]:\n        if not seen[v]:\n"
+                           "            dfs(v)\n",
                            "def f(n):\n    return 1 if n == 0 else n * f(n - 1)\n"),
-    "width first search": ("from collections import deque\nq = deque([0])\nwhile q:\n    u = q.popleft()\n    for v in g[u]:\n        q.append(v)\n",
+    "width first search": ("from collections import deque\nq = deque([0])\nwhile q:\n    u = q.popleft()\n"
+                           "    for v in g[u]:\n        q.append(v)\n",
                            "from collections import deque\nq = deque()\nq.append(1)\nprint(q.popleft())\n"),
     "graph traversal": ("st = [0]\nwhile st:\n    u = st.pop()\n    for v in g[u]:\n        st.append(v)\n",
                         "st = [1, 2]\nwhile st:\n    print(st.pop())\n"),
-    "graph": ("g = [[] for _ in range(n)]\nfor _ in range(m):\n    u, v = map(int, input().split())\n    g[u].append(v)\nfor v in g[0]:\n    print(v)\n",
+    "graph": ("g = [[] for _ in range(n)]\nfor _ in range(m):\n    u, v = map(int, input().split())\n"
+              "    g[u].append(v)\nfor v in g[0]:\n    print(v)\n",
               "pos = [[] for _ in range(n)]\nfor i in range(n):\n    pos[a[i]].append(i)\n"),
     "tree": ("class Node:\n    def __init__(self):\n        self.left = None\n        self.right = None\n",
              "class P:\n    def __init__(self):\n        self.x = 0\n        self.y = 0\n"),
-    "topological sort": ("while q:\n    u = q.pop()\n    for v in g[u]:\n        deg[v] -= 1\n        if deg[v] == 0:\n            q.append(v)\n",
+    "topological sort": ("while q:\n    u = q.pop()\n    for v in g[u]:\n        deg[v] -= 1\n        if deg[v] == 0:\n"
+                         "            q.append(v)\n",
                          "for v in range(n):\n    deg[v] -= 1\n"),
-    "minimax": ("def f(s, me):\n    if s == 0:\n        return 0\n    if me:\n        return max(f(s - 1, False), f(s - 2, False))\n    return min(f(s - 1, True), f(s - 2, True))\n",
+    "minimax": ("def f(s, me):\n    if s == 0:\n        return 0\n    if me:\n"
+                "        return max(f(s - 1, False), f(s - 2, False))\n"
+                "    return min(f(s - 1, True), f(s - 2, True))\n",
                 "def f(s):\n    return 0 if s == 0 else max(f(s - 1), f(s - 2))\n"),
     "greedy algorithm": ("a.sort()\nfor x in a:\n    if x <= budget:\n        budget -= x\n        k += 1\n",
                          "a.sort()\nfor x in a:\n    if x < 0:\n        print(x)\n"),
-    "dynamic programming": ("dp = [0] * (n + 1)\nfor i in range(2, n + 1):\n    x[i] = min(x[i - 1] + c[i], x[i - 2] + 2 * c[i])\n",
+    "dynamic programming": ("dp = [0] * (n + 1)\nfor i in range(2, n + 1):\n"
+                            "    x[i] = min(x[i - 1] + c[i], x[i - 2] + 2 * c[i])\n",
                             "p = [0] * (n + 1)\nfor i in range(n):\n    p[i + 1] = p[i] + a[i]\n"),
     "misc": ("p = [0] * (n + 1)\nfor i in range(n):\n    p[i + 1] = p[i] + a[i]\n", "print(a + b * c)\n"),
     "linked list": ("class L:\n    def __init__(self, v):\n        self.val = v\n        self.next = None\n",
@@ -229,16 +245,22 @@ SEMANTIC_CPP = {
                         "long long f(int n){ return n<2 ? n : f(n-1)+f(n-2); }"),
     "depth first search": ("void dfs(int u){ vis[u]=true; for(int v: adj[u]) if(!vis[v]) dfs(v); }",
                            "int f(int n){ return n ? n*f(n-1) : 1; }"),
-    "width first search": ("int main(){ queue<int> q; q.push(0); while(!q.empty()){ int u=q.front(); q.pop(); for(int v: g[u]) q.push(v); } }",
+    "width first search": ("int main(){ queue<int> q; q.push(0); while(!q.empty()){ "
+                           "int u=q.front(); q.pop(); for(int v: g[u]) q.push(v); } }",
                            "int main(){ queue<int> q; q.push(1); cout<<q.front(); q.pop(); }"),
-    "graph traversal": ("int main(){ stack<int> s; s.push(0); while(!s.empty()){ int u=s.top(); s.pop(); for(int v: g[u]) s.push(v); } }",
+    "graph traversal": ("int main(){ stack<int> s; s.push(0); while(!s.empty()){ "
+                        "int u=s.top(); s.pop(); for(int v: g[u]) s.push(v); } }",
                         "int main(){ stack<int> s; s.push(1); while(!s.empty()){ cout<<s.top(); s.pop(); } }"),
-    "graph": ("vector<int> adj[N];\nint main(){ for(int i=0;i<m;i++){ cin>>u>>v; adj[u].push_back(v);} for(int v: adj[1]) c++; }",
+    "graph": ("vector<int> adj[N];\n"
+              "int main(){ for(int i=0;i<m;i++){ cin>>u>>v; adj[u].push_back(v);} for(int v: adj[1]) c++; }",
               "vector<int> pos[N];\nint main(){ for(int i=0;i<n;i++) pos[a[i]].push_back(i); }"),
-    "tree": ("void add(int i,int x){ for(;i<=n;i+=i&-i) t[i]+=x; }", "void add(int i,int x){ for(;i<=n;i++) t[i]+=x; }"),
-    "topological sort": ("int main(){ while(!q.empty()){ int u=q.front(); q.pop(); for(int v: g[u]) if(--deg[v]==0) q.push(v); } }",
+    "tree": ("void add(int i,int x){ for(;i<=n;i+=i&-i) t[i]+=x; }",
+             "void add(int i,int x){ for(;i<=n;i++) t[i]+=x; }"),
+    "topological sort": ("int main(){ while(!q.empty()){ int u=q.front(); q.pop(); "
+                         "for(int v: g[u]) if(--deg[v]==0) q.push(v); } }",
                          "int main(){ for(int v=0;v<n;v++) --deg[v]; }"),
-    "minimax": ("int f(int s,bool me){ if(!s) return 0; if(me) return max(f(s-1,0),f(s-2,0)); return min(f(s-1,1),f(s-2,1)); }",
+    "minimax": ("int f(int s,bool me){ if(!s) return 0; if(me) return max(f(s-1,0),f(s-2,0)); "
+                "return min(f(s-1,1),f(s-2,1)); }",
                 "int f(int s){ if(!s) return 0; return max(f(s-1),f(s-2)); }"),
     "greedy algorithm": ("int main(){ sort(a.begin(),a.end()); for(int i=0;i<n;i++){ if(a[i]<=b){ b-=a[i]; k++; } } }",
                          "int main(){ sort(a.begin(),a.end()); cout<<a[0]; }"),

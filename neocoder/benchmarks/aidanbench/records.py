@@ -44,6 +44,7 @@ class Answer(Record):
 
     @property
     def key(self) -> tuple:
+        """The resume key: (model, question_index, answer_num)."""
         return (self.model, self.question_index, self.answer_num)
 
     def recorded_reply(self) -> tuple[tuple, str, str]:
@@ -72,6 +73,7 @@ class QuestionResult(Record):
 
     @property
     def key(self) -> tuple:
+        """The resume key: (model, question_index)."""
         return (self.model, self.question_index)
 
     @property

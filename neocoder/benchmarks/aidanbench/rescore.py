@@ -114,8 +114,9 @@ def _sequence(folder: RunFolder, answers: dict, q: QuestionResult) -> list[Answe
         a = answers.get((q.model, q.question_index, num))
         if a is None:
             if num <= q.answers:
-                raise NeocoderError(f"{folder.records_path}: question record ({q.model}, question {q.question_index + 1}) "
-                                    f"counts {q.answers} answers, but answer_num {num} has no answer record")
+                raise NeocoderError(f"{folder.records_path}: question record ({q.model}, question "
+                                    f"{q.question_index + 1}) counts {q.answers} answers, but answer_num {num} has "
+                                    "no answer record")
             break
         if num <= q.answers and a.stop is not None:
             raise NeocoderError(f"{folder.records_path}: answer record ({q.model}, question {q.question_index + 1}, "

@@ -69,10 +69,16 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
     """AidanBench (see the module)."""
 
     def check(self) -> None:
+        """Refuse settings the loop cannot honour (``loop.check_settings``: the coherence scale,
+        lambda, entailment and its threshold), NeocoderError naming the option."""
         from neocoder.benchmarks.aidanbench.loop import check_settings
         check_settings(self.config, self.config.judge is not None)
 
     def open(self, run: Run) -> AidanInputs:
+        """Open the generator model (one generator per model of a recorded source), the judge (the
+        generator's own model at the judge's temperature when both name the same spec), the
+        embedder, and read the questions (``--questions``, else the recorded source's own, else
+        the 65 shipped ones), cut to ``--limit``."""
         from neocoder.models.embedders import get_embedder
         config = self.config
         raw = run.open_model(config.model)
@@ -88,6 +94,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
                            questions=questions[:config.limit] if config.limit else questions)
 
     def items(self, run: Run) -> list:
+        """Every (generator index, question index) pair, generator by generator."""
         return [(g, i) for g in range(len(run.inputs.generators)) for i in range(len(run.inputs.questions))]
 
     def pending(self, run: Run, items: list) -> list:
@@ -106,6 +113,8 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         return [item for item in items if item not in ended]
 
     def solve(self, item, run: Run):
+        """Answer one (generator, question) until the stop rule, continuing after the answers an
+        interrupted run kept (``loop.run_question``)."""
         from neocoder.benchmarks.aidanbench.loop import run_question
         g, i = item
         s = run.inputs
@@ -113,9 +122,11 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
                             s.unfinished.get(item, []))
 
     def label(self, run: Run) -> str:
+        """The progress bar's description: "aidanbench" and the generators' names."""
         return "aidanbench " + ", ".join(g.name for g in run.inputs.generators)
 
     def manifest(self, run: Run) -> dict:
+        """The number of questions asked (``questions``)."""
         return {"questions": len(run.inputs.questions)}
 
     def results(self, run: Run) -> dict[str, list[QuestionResult]]:
@@ -126,6 +137,8 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
                                key=lambda q: q.question_index) for g in run.inputs.generators}
 
     def score(self, run: Run) -> dict:
+        """Per generator, its ``loop.totals`` with bootstrap ``intervals`` over questions, under
+        ``models``; ``bootstrap`` says how the intervals were drawn."""
         from neocoder.benchmarks.aidanbench.loop import total_intervals, totals
         from neocoder.metrics.bootstrap import bootstrap_info
         config = self.config
@@ -138,6 +151,8 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
                 "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "question")}
 
     def result(self, run: Run, metrics: dict) -> AidanResult:
+        """An AidanResult: the run folder, the question results and totals per generator, texts
+        embedded, call-cache stats and wall seconds."""
         return AidanResult(run.folder.path, run.inputs.results, metrics["models"],
                            embedded=run.inputs.embedder.texts_embedded, calls=run.cache.stats(),
                            seconds=run.seconds())
@@ -196,12 +211,16 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
             unfinished=len(started - {(q.model, q.question_index) for q in ended})))
 
     def items(self, run: Run) -> list:
+        """No items: the whole re-score is done in ``open``."""
         return []  # the work is done in ``open``: nothing may be written before every question is re-scored
 
     def solve(self, item, run: Run):
+        """Nothing to do (there are no items)."""
         return ()
 
     def manifest_head(self, run: Run) -> tuple[str, dict]:
+        """The source run's kind (AidanBench) and config, with the new thresholds, bootstrap
+        settings and ``out``: every reader treats the re-score as an AidanBench run."""
         rule = self.rule
         return AIDANBENCH, dict(self.origin.config, coherence_stop=rule.coherence_stop,
                                 novelty_stop=rule.novelty_stop, max_answers=rule.max_answers,
@@ -209,6 +228,8 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
                                 out=str(self.config.out))
 
     def manifest(self, run: Run) -> dict:
+        """Where the re-score comes from: the source folder (``rescored_from``) and the source
+        manifest's start, commit, command and config; its question count and prompts."""
         origin = self.origin
         return {"rescored_from": str(self.source.path.resolve()),
                 "source": {"started": origin.started, "git_commit": origin.git_commit, "command": origin.command,
@@ -216,6 +237,9 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
                 "questions": origin.extra.get("questions"), "prompts": origin.extra.get("prompts", {})}
 
     def score(self, run: Run) -> dict:
+        """Write the re-scored records (each question's answers shown and its new result) in
+        place of the folder's, and return the new totals per model beside the ``original``
+        ones, with the unfinished-question count and ``model_calls`` 0."""
         from neocoder.benchmarks.aidanbench.loop import totals
         from neocoder.benchmarks.aidanbench.rescore import model_totals
         from neocoder.metrics.bootstrap import bootstrap_info
@@ -234,6 +258,7 @@ class RescoreTask(Task, name=AIDANBENCH_RESCORE, config_type=RescoreConfig, unit
                 "model_calls": 0, "bootstrap": bootstrap_info(self.resamples, self.seed, "question")}
 
     def result(self, run: Run, metrics: dict):
+        """The RescoreResult ``open`` began, filled by ``score``, with the wall seconds."""
         run.inputs.result.seconds = run.seconds()
         return run.inputs.result
 

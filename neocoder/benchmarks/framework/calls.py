@@ -43,6 +43,7 @@ class Meter:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, reply: Reply) -> Reply:
+        """Count ``reply`` (one call, its prompt and completion tokens) and return it."""
         with self.lock:
             self.calls += 1
             self.prompt_tokens += reply.prompt_tokens or 0
@@ -63,5 +64,6 @@ class Meter:
         return reply.text
 
     def to_dict(self) -> dict:
+        """``{"calls", "prompt_tokens", "completion_tokens"}`` so far, for a record."""
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens}

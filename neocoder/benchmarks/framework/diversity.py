@@ -51,6 +51,8 @@ def bleu(candidate: list[str], references: list[list[str]], max_n: int = 4) -> f
 
 
 def self_bleu(texts: list[str]) -> float | None:
+    """Self-BLEU of ``texts`` (lower-cased, split on whitespace): the mean over texts of
+    ``bleu`` against the others; None with fewer than two texts."""
     toks = [t.lower().split() for t in texts]
     if len(toks) < 2:
         return None
@@ -58,6 +60,8 @@ def self_bleu(texts: list[str]) -> float | None:
 
 
 def distinct_n(texts: list[str], n: int) -> float | None:
+    """Distinct-``n`` of ``texts`` (lower-cased, split on whitespace): distinct n-grams over
+    all n-grams, in [0, 1]; None when the texts have no n-gram."""
     grams = [g for t in texts for g in _ngrams(t.lower().split(), n).elements()]
     return len(set(grams)) / len(grams) if grams else None
 

@@ -75,6 +75,7 @@ class Problem:
 
     @property
     def criteria(self) -> dict[str, str]:
+        """The judge's criteria of the problem's domain, name -> what the criterion asks."""
         return CRITERIA[self.domain]
 
 

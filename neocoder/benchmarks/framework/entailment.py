@@ -32,6 +32,7 @@ class Entailment:
     name = "?"
 
     def classes(self, texts: list[str]) -> list[int]:  # pragma: no cover - interface
+        """The class id (0, 1, ... in order of first appearance) of each of ``texts``."""
         raise NotImplementedError
 
 
@@ -78,6 +79,8 @@ class NLIEntailment(Entailment):
         return out
 
     def classes(self, texts: list[str]) -> list[int]:
+        """Greedy classes by the model: a text joins the first class whose first member it
+        entails both ways (its pairs go through ``entails`` in batches)."""
         members: list[str] = []
         ids = []
         for text in texts:
@@ -99,11 +102,15 @@ class LLMEntailment(Entailment):
         self.model, self.meter, self.name = model, meter or Meter(), f"llm:{model.name}"
 
     def entails(self, a: str, b: str) -> bool:
+        """Whether the model answers "yes" to "if ``a``, must ``b``?" (one greedy call of at most 3
+        tokens, counted on the meter).  Raises what the model raises."""
         reply = self.meter.ask(self.model, text_prompt(fill("framework_entail.txt", a=a, b=b), max_tokens=3,
                                                        stop=("\n",), temperature=0.0))
         return reply.text.strip().lower().startswith("yes")
 
     def classes(self, texts: list[str]) -> list[int]:
+        """Greedy classes by the model: a text joins the first class whose first member it entails
+        both ways (up to two calls per class)."""
         greedy = GreedyClasses(lambda a, b: self.entails(a, b) and self.entails(b, a))
         return [greedy.add(t) for t in texts]
 
@@ -116,6 +123,8 @@ class EmbeddingEntailment(Entailment):
         self.name = f"embedding:{embedder.name}@{threshold:g}"
 
     def classes(self, texts: list[str]) -> list[int]:
+        """Classes by embedding: a text joins the first class whose first member is at least
+        ``threshold`` cosine-similar to it."""
         return classes_by_similarity(self.embedder.embed(texts), self.threshold)
 
 

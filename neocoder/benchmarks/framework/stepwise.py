@@ -120,7 +120,8 @@ def sample_step(problem: Problem, steps: list[str], model, settings: StepSetting
     return texts, logprobs
 
 
-def one_step(problem: Problem, steps: list[str], model, entailment: Entailment, settings: StepSettings) -> FrameworkStep:
+def one_step(problem: Problem, steps: list[str], model, entailment: Entailment,
+             settings: StepSettings) -> FrameworkStep:
     """Sample, class, score and choose step ``len(steps) + 1`` (see the module)."""
     meter = Meter()
     texts, logprobs = sample_step(problem, steps, model, settings, meter)

@@ -133,7 +133,8 @@ def solve_problem(config, inputs: "FrameworkInputs", problem_id: str):
                                 divergent_max=None, stop_reason="error", error=str(exc))
 
 
-def finish_solution(config, inputs: "FrameworkInputs", problem: Problem, steps: list[FrameworkStep]) -> FrameworkSolution:
+def finish_solution(config, inputs: "FrameworkInputs", problem: Problem,
+                    steps: list[FrameworkStep]) -> FrameworkSolution:
     """The solution record of ``problem`` from its ``steps``: scores (``summarise``),
     (code) the program written from the plan and its sandbox verdict, and each judge's
     verdicts per criterion with their calls and tokens.  Raises what the models raise."""
@@ -170,6 +171,10 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
                                "--data FILE (docs/framework.md lists the fields)")
 
     def open(self, run: Run) -> "FrameworkInputs":
+        """Read the domain's problems (cut to ``--limit``), open the generator and the judge (the
+        generator's own model at the judge's temperature when both name the same spec), the
+        embedder where one is needed and the sandbox (code domain).  Raises DatasetError as
+        ``load_problems`` does."""
         from neocoder.models.embedders import get_embedder
         config = self.config
         problems = load_problems(config.domain, config.data)
@@ -182,12 +187,16 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
                                 run.open_sandbox(config.sandbox) if config.domain == "code" else None)
 
     def items(self, run: Run) -> list:
+        """One item per problem, ``(problem_id,)``, in the domain's order."""
         return [(pid,) for pid in run.inputs.order]
 
     def key(self, item) -> tuple:
+        """(domain, problem_id): the key of the problem's FrameworkSolution."""
         return (self.config.domain, item[0])
 
     def pending(self, run: Run, items: list) -> list:
+        """The problems with no finished solution yet; the steps the folder holds per problem
+        (this domain's) are kept in ``run.inputs.steps`` for ``solve`` to continue after."""
         steps = defaultdict(list)
         for s in run.folder.read(FrameworkStep):
             if s.domain == self.config.domain:
@@ -196,15 +205,20 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
         return super().pending(run, items)
 
     def solve(self, item, run: Run):
+        """Run the framework's per-problem loop on the problem (``solve_problem``)."""
         return solve_problem(self.config, run.inputs, item[0])
 
     def label(self, run: Run) -> str:
+        """The progress bar's description: "framework", the domain and the generator's spec."""
         return f"framework {self.config.domain} {self.config.model.spec}"
 
     def manifest(self, run: Run) -> dict:
+        """The number of problems and the entailment backend's name (``entailment_backend``)."""
         return {"problems": len(run.inputs.order), "entailment_backend": run.inputs.entailment.name}
 
     def score(self, run: Run) -> dict:
+        """``scores.run_scores`` of the domain's finished solutions (BookMIA's repeated stories
+        dropped), under the benchmark, domain, model, judge and entailment backend."""
         from neocoder.benchmarks.framework.scores import run_scores
         done = {s.problem_id: s for s in run.folder.read(FrameworkSolution)
                 if s.finished and s.domain == self.config.domain and s.problem_id in run.inputs.problems}
@@ -215,5 +229,7 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
                 "judge": self.config.judge.spec, "entailment": run.inputs.entailment.name, **metrics}
 
     def result(self, run: Run, metrics: dict):
+        """``{"run", "metrics", "calls", "seconds"}``: the run folder (str), the metrics,
+        call-cache stats and wall seconds."""
         return {"run": str(Path(run.folder.path)), "metrics": metrics, "calls": run.cache.stats(),
                 "seconds": run.seconds()}

@@ -7,9 +7,9 @@ Ground truths:
   problems (data/macgyver): an annotation starting ``correct_`` (correct_efficient,
   correct_inefficient, correct_unsolvable) is a correct solution, one starting ``wrong_``
   (wrong_entire_wrong_solution, wrong_fail_solvability_status, wrong_partial_correct) a
-  wrong one.  ``pairs`` of them are drawn with ``sample_seed`` (a larger sample extends a smaller one).  The judge's verdict on a
-  solution is "correct" when every criterion (feasibility, safety, effectiveness) gets
-  YES; an unreadable verdict counts as NO.
+  wrong one.  ``pairs`` of them are drawn with ``sample_seed`` (a larger sample extends a
+  smaller one).  The judge's verdict on a solution is "correct" when every criterion
+  (feasibility, safety, effectiveness) gets YES; an unreadable verdict counts as NO.
 - ``code``: the release's recorded GPT-4 programs shipped with neocoder, each run in the
   sandbox on its problem state's tests (all AC: correct); the judge's verdict is its
   "correctness" criterion.
@@ -92,6 +92,9 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
     """The judge against ground truth (see the module)."""
 
     def open(self, run: Run) -> "ValidateInputs":
+        """Draw the pairs against the ground truth ``--against`` names (``--pairs`` of them, with
+        ``--sample-seed``), open the judge model, the embedder where the retrieval judge needs one
+        and the sandbox (code)."""
         from neocoder.models.embedders import get_embedder
         config = self.config
         pairs = macgyver_pairs(config.pairs, config.sample_seed) if config.against == "macgyver" \
@@ -103,12 +106,17 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
                               sandbox=run.open_sandbox(config.sandbox) if config.against == "code" else None)
 
     def items(self, run: Run) -> list:
+        """One item per pair, ``(pair_id,)``, in the drawn order."""
         return [(pid,) for pid in run.inputs.order]
 
     def key(self, item) -> tuple:
+        """(against, pair_id): the key of the pair's JudgedPair."""
         return (self.config.against, item[0])
 
     def solve(self, item, run: Run):
+        """Judge one pair with every judge (the code domain's truth first comes from the
+        sandbox) and yield its JudgedPair; a model failure is kept as its ``error`` (retried on
+        resume).  Raises EndpointError (every call would fail alike)."""
         pair = run.inputs.pairs[item[0]]
         truth, label = pair.get("truth"), pair.get("label", "")
         if truth is None:  # code: the sandbox decides
@@ -137,6 +145,8 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
         return sandbox_truth(sample), ",".join(sorted(set(v for v in verdicts if v)))
 
     def score(self, run: Run) -> dict:
+        """The judges' accuracy, AUARC and cost per pair (``judge_accuracy``) on the finished pairs,
+        with the share of correct solutions and, with both judges, their token ratio."""
         config = self.config
         done = {r.pair_id: r for r in run.folder.read(JudgedPair)
                 if r.finished and r.against == config.against and r.pair_id in run.inputs.pairs}

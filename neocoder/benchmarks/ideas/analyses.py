@@ -260,9 +260,10 @@ def pareto_front(points: list[dict]) -> list[str]:
     """The labels of the points no other point beats on both originality and feasibility
     (at least as high on both, higher on one), by originality, highest first."""
     shown = [p for p in points if p["originality"] is not None and p["feasibility"] is not None]
-    front = [p for p in shown if not any(q["originality"] >= p["originality"] and q["feasibility"] >= p["feasibility"]
-                                         and (q["originality"] > p["originality"] or q["feasibility"] > p["feasibility"])
-                                         for q in shown)]
+    front = [p for p in shown
+             if not any(q["originality"] >= p["originality"] and q["feasibility"] >= p["feasibility"]
+                        and (q["originality"] > p["originality"] or q["feasibility"] > p["feasibility"])
+                        for q in shown)]
     return [p["label"] for p in sorted(front, key=lambda p: -p["originality"])]
 
 

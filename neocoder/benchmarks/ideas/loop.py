@@ -40,7 +40,7 @@ from neocoder.benchmarks.ideas.protocol import PROMPT_FILES, OursProtocol, fluen
 from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.benchmarks.ideas.scoring import fluency_points, word_count
 from neocoder.benchmarks.ideas.sources import Keyword
-from neocoder.models import Model, ModelError, NoRecordedReply, Reply
+from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, Reply
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import EndpointError
 from neocoder.store import RunFolder

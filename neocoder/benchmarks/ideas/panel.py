@@ -130,7 +130,9 @@ class Seat(Model):
         self.name, self.spec, self.inner = name, spec, inner
 
     def generate(self, prompt: Prompt) -> Reply:
+        """The seat's model's reply to ``prompt``.  Raises what that model raises."""
         return self.inner.generate(prompt)
 
     def request(self, prompt: Prompt) -> dict | None:
+        """The seat's model's call-cache key for ``prompt`` (the seat's name is not part of it)."""
         return self.inner.request(prompt)

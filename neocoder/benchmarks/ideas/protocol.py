@@ -28,10 +28,9 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neocoder.benchmarks.ideas.config import (  # the protocols are named once, on the config (with their judges' budgets)
-    OFFICIAL,
-    OURS,
-)
+# the protocols are named once, on the config (with their judges' budgets)
+from neocoder.benchmarks.ideas.config import OFFICIAL, OURS
+from neocoder.benchmarks.ideas.official import OfficialFiles, load_official, refusal_phrases
 from neocoder.benchmarks.ideas.replay import FALLBACK, MAIN
 from neocoder.benchmarks.ideas.scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning
 from neocoder.models import Prompt, ReplayKey
@@ -109,12 +108,15 @@ class OursProtocol:
     prompt_files = PROMPT_FILES  # recorded in the manifest by the runner (text and SHA-256)
 
     def idea_prompt(self, keyword: str, idea_num: int, fallback: bool = False) -> Prompt:
+        """Our idea prompt for ``keyword`` (module ``idea_prompt``: system + user, or the completion shape)."""
         return idea_prompt(keyword, idea_num, fallback)
 
     def judge_prompt(self, keyword: str, idea: str, attempt: int = 0, retries: int = 2) -> Prompt:
+        """Our judge prompt for one idea (module ``judge_prompt``), with the reminder on a retry."""
         return judge_prompt(keyword, idea, attempt, retries)
 
     def fluency_prompt(self, keyword: str, ideas: list[str], attempt: int = 0, retries: int = 2) -> Prompt:
+        """Our fluency prompt with every kept idea, numbered (module ``fluency_prompt``)."""
         return fluency_prompt(keyword, ideas, attempt, retries)
 
     def extract_idea(self, reply: str) -> str:
@@ -130,9 +132,11 @@ class OursProtocol:
         return list(kept)
 
     def parse_reply(self, reply: str) -> tuple[dict | None, str | None]:
+        """(scores or None, the analysis or None) of a judge reply in either format (``scoring.parse_reply``)."""
         return parse_reply(reply)
 
     def parse_grade(self, reply: str) -> str | None:
+        """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
         return parse_grade(strip_reasoning(reply))
 
     def manifest(self) -> dict:
@@ -145,7 +149,7 @@ class OursProtocol:
 class OfficialProtocol:
     """LiveIdeaBench's protocol read from a clone (official.py ``load_official``)."""
 
-    source: "OfficialFiles"
+    source: OfficialFiles
     phrases: tuple[str, ...] = ()
     name: str = OFFICIAL
     prompt_files: tuple = field(default=())  # none of ours is used
@@ -200,9 +204,11 @@ class OfficialProtocol:
         return list(kept[:2])
 
     def parse_reply(self, reply: str) -> tuple[dict | None, str | None]:
+        """(scores or None, the analysis or None) of a critic reply in either format (``scoring.parse_reply``)."""
         return parse_reply(reply)
 
     def parse_grade(self, reply: str) -> str | None:
+        """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
         return parse_grade(strip_reasoning(reply))
 
     def manifest(self) -> dict:
@@ -217,6 +223,5 @@ def make_protocol(name: str, clone: Path | None = None, phrases_file: Path | Non
     ``clone`` (official.py ``load_official``; NeocoderError when it is missing or damaged)."""
     if name == OURS:
         return OursProtocol()
-    from neocoder.benchmarks.ideas.official import load_official, refusal_phrases
     source = load_official(clone)
     return OfficialProtocol(source, refusal_phrases(phrases_file))

@@ -42,6 +42,7 @@ class Idea(Record):
 
     @property
     def key(self) -> tuple:
+        """The resume key: (idea model, keyword_index, idea_num)."""
         return (self.model, int(self.keyword_index), int(self.idea_num))
 
     @property
@@ -78,6 +79,7 @@ class IdeaJudgement(Record):
 
     @property
     def key(self) -> tuple:
+        """The resume key: (idea model, keyword_index, idea_num, judge)."""
         return (self.model, int(self.keyword_index), int(self.idea_num), self.judge)
 
     @property
@@ -107,8 +109,10 @@ class FluencyGrade(Record):
 
     @property
     def key(self) -> tuple:
+        """The resume key: (idea model, keyword_index)."""
         return (self.model, int(self.keyword_index))
 
     @property
     def finished(self) -> bool:
+        """A grade that ended in an error is asked again on resume."""
         return self.error is None

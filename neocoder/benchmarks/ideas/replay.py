@@ -44,6 +44,10 @@ class RecordedIdeas(Model):
         return set(self.replies)
 
     def generate(self, prompt: Prompt) -> Reply:
+        """The recorded idea for the prompt's replay key (keyword, idea number, MAIN or
+        FALLBACK; the main reply again when no fallback was recorded), with ``recorded_model``
+        in the reply's ``extra``.  Raises ModelError for a prompt with no replay key or a
+        source of several models (replay its variants), NoRecordedReply for an idea it lacks."""
         key = prompt.replay_key
         if key is None:
             raise ModelError(f"{self.name}: this prompt carries no replay key, so no recorded idea answers it")
@@ -58,6 +62,7 @@ class RecordedIdeas(Model):
         return Reply(text=text, extra={"recorded_model": model})
 
     def recorded_items(self) -> list[str]:
+        """The recorded keywords' texts, in first-seen order."""
         return [k.text for k in self.keywords]
 
     def variants(self) -> list[Model]:

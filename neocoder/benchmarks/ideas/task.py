@@ -90,6 +90,10 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return against_clone(load_panel(config.panel), self.protocol.source.root)
 
     def open(self, run: Run) -> "IdeasInputs":
+        """Open the idea model (recorded ideas for ``replay/SOURCE``), work out per idea model the
+        seats allowed to judge it (NeocoderError when too few), read the keywords (a replayed
+        source's own when no ``--keywords``; cut to ``--limit``), then open the seats needed
+        and one IdeaWriter per idea model."""
         from neocoder.benchmarks.ideas.loop import IdeaWriter
         from neocoder.benchmarks.ideas.panel import eligible
         from neocoder.benchmarks.ideas.sources import load_keywords
@@ -127,6 +131,7 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return seats
 
     def items(self, run: Run) -> list:
+        """Every (writer index, keyword index) pair, writer by writer."""
         return [(w, i) for w in range(len(run.inputs.writers)) for i in range(len(run.inputs.keywords))]
 
     def pending(self, run: Run, items: list) -> list:
@@ -137,6 +142,8 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return list(items)
 
     def solve(self, item, run: Run):
+        """Run the ideas loop on one (idea model, keyword) (``loop.run_keyword``), keeping what
+        an earlier run finished for it."""
         from neocoder.benchmarks.ideas.loop import run_keyword
         w, i = item
         s = run.inputs
@@ -146,9 +153,12 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
                            self.protocol)
 
     def label(self, run: Run) -> str:
+        """The progress bar's description: "ideas" and the idea models' names."""
         return "ideas " + ", ".join(w.name for w in run.inputs.writers)
 
     def manifest(self, run: Run) -> dict:
+        """The number of keywords, the panel's seats (name, spec), the protocol's own fields and
+        the panel rules (mode, the rules broken, the panel file, the clone's critic models)."""
         return {"keywords": len(run.inputs.keywords), "panel": self._panel(), **self.protocol.manifest(),
                 "panel_rules": {"mode": self.config.panel_rules, "broken": self.panel_rules,
                                 "file": None if self.config.panel is None else str(self.config.panel),
@@ -158,6 +168,8 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return [{"name": n, "spec": s} for n, s in self.seat_specs]
 
     def score(self, run: Run) -> dict:
+        """Per idea model its ``summary.summarize_model`` (under ``models``), the panel, how the
+        bootstrap was drawn (over keywords) and the call-cache stats."""
         from neocoder.benchmarks.ideas.summary import summarize_model
         from neocoder.metrics.bootstrap import bootstrap_info
         config, s = self.config, run.inputs
@@ -168,5 +180,6 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
                 "calls": run.cache.stats()}
 
     def result(self, run: Run, metrics: dict):
+        """An IdeasResult: the run folder, the per-model summaries, call-cache stats and wall seconds."""
         from neocoder.benchmarks.ideas.summary import IdeasResult
         return IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())

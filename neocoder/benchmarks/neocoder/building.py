@@ -57,6 +57,8 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
     """Problem states from the release, validated by the oracle (see the module)."""
 
     def open(self, run: Run) -> BuildInputs:
+        """Convert the release into problem-state records (its first ``--limit`` problems) with
+        the import report.  Raises DatasetError for malformed release files."""
         config = self.config
         records, report = build_from_release(config.release_dir)
         keep = set(first_problems([r["problem_id"] for r in records], config.limit))
@@ -64,9 +66,13 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
         return BuildInputs(records=records, report=report)
 
     def items(self, run: Run) -> list:
+        """One item, "oracle", with the oracle; none without it (the states are written as imported)."""
         return ["oracle"] if self.config.oracle else []
 
     def solve(self, item, run: Run):
+        """Validate the states in the sandbox with the accepted human Python solutions and add
+        the extended tests (``oracle.validate_release_states``, cached in
+        ``oracle-cache.jsonl``); the states replace ``run.inputs.records``.  Yields no record."""
         from neocoder.oracle import validate_release_states
         config = self.config
         box = run.open_sandbox(config.sandbox)
@@ -77,6 +83,8 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
         return ()
 
     def score(self, run: Run) -> dict:
+        """Write the problem states (and, with the oracle, the shipped package under
+        ``package/``); return the import report and the oracle's report."""
         run.inputs.states = states = [ProblemState.from_dict(r) for r in run.inputs.records]
         run.folder.write_all(states)
         if self.config.oracle:
@@ -84,6 +92,7 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
         return {"import": run.inputs.report.__dict__, "oracle": run.inputs.oracle}
 
     def result(self, run: Run, metrics: dict) -> DatasetResult:
+        """A DatasetResult: the run folder, the states, the import and oracle reports, wall seconds."""
         return DatasetResult(run.folder.path, run.inputs.states, report=run.inputs.report,
                              oracle=run.inputs.oracle, seconds=run.seconds())
 

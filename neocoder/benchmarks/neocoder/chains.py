@@ -42,6 +42,10 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
     """Denial Prompting chains for raw problems (see the module)."""
 
     def open(self, run: Run) -> ChainInputs:
+        """Read the raw problems (``--problems``, else the release's crawl; cut to ``--limit``),
+        open the sandbox and the cached model, and pick the technique detector (tree-sitter, or
+        the model itself with ``--detector llm``).  Raises DatasetError as
+        ``load_raw_problems`` does."""
         from neocoder.dataset.raw import CRAWL_FILE, load_raw_problems
         from neocoder.dataset.release import release_file
         from neocoder.techniques import detect
@@ -58,12 +62,18 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
                            model=model, detect=detect_code)
 
     def items(self, run: Run) -> list:
+        """The raw problems' indexes, in file order."""
         return list(range(len(run.inputs.problems)))
 
     def key(self, item) -> tuple:
+        """``(index,)`` of the raw problem."""
         return (item,)
 
     def solve(self, item, run: Run):
+        """Build the problem's constraint chain (``denial.denial_chain``) into
+        ``run.inputs.chains``; a model failure is kept in ``run.inputs.failed`` instead.
+        Yields no record (the states are written by ``score``).  Raises EndpointError (every
+        call would fail alike)."""
         from neocoder.benchmarks.neocoder.denial import denial_chain
         from neocoder.models import ModelError
         from neocoder.models.openai_compat import EndpointError
@@ -84,10 +94,14 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
         return self.config.concurrency + run.connections
 
     def manifest(self, run: Run) -> dict:
+        """The number of raw problems and the SHA-256 of their file."""
         return {"problems": len(run.inputs.problems),
                 "problems_sha256": hashlib.sha256(Path(run.inputs.path).read_bytes()).hexdigest()}
 
     def score(self, run: Run) -> dict:
+        """Write every chain's problem states in problem order; return the counts of problems,
+        states and states whose solution was accepted, the failed problems and the call-cache
+        stats."""
         s = run.inputs
         s.states = states = [ProblemState.from_dict(r) for i in sorted(s.chains) for r in s.chains[i]]
         run.folder.write_all(states)
@@ -95,5 +109,6 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
                 "accepted": sum(st.extra["augmentation"]["accepted"] for st in states), "calls": run.cache.stats()}
 
     def result(self, run: Run, metrics: dict) -> DatasetResult:
+        """A DatasetResult: the run folder, the states, the failed problems, call-cache stats, wall seconds."""
         return DatasetResult(run.folder.path, run.inputs.states, failed=run.inputs.failed, calls=metrics["calls"],
                              seconds=run.seconds())

@@ -86,10 +86,11 @@ class EvalConfig(Config):
     paper: list[str] = Option(help="Judge as the release's own harness did (docs/paper.md): 'all' (with --dataset "
                               "release: the paper mode) or some of " + ", ".join(DECLARED) + "; default none.",
                               choices=DECLARED, parse=parse_paper, text="none", factory=list).field()
+    # not a service option (local): it runs ~25 human programs per problem outside the quotas
     execution_classes: bool = option(False, "Also class the correct programs, and the humans' Python solutions, by "
                                      "execution: complexity fitted to operation counts on grown inputs (slow the "
                                      "first time, then cached; needs the release's human solutions; docs/metrics.md).",
-                                     local=True)  # not a service option: it runs ~25 human programs per problem outside the quotas
+                                     local=True)
     shard: str | None = option(None, "K/N: judge only the K-th of N parts of the problems, so that N driver "
                                "processes share one run folder (docs/scale-out.md); metrics.json is then written by "
                                "the same command without --shard once every part is done.", parse=parse_shard,

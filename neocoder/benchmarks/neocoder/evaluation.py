@@ -46,7 +46,8 @@ class EvalResult:
 
 def select_states(config: EvalConfig) -> list[ProblemState]:
     """The problem states an eval covers: the problems ``config.problems`` names (all
-    when None), of those the first ``limit``, states in ``config.states``, from ``config.dataset``: None for the shipped validated dataset
+    when None), of those the first ``limit``, states in ``config.states``, from
+    ``config.dataset``: None for the shipped validated dataset
     (neocoder/dataset/shipped.py: no release needed), "release" for the release's
     statement examples with plain checkers, or a path (a build-dataset run folder or a
     problem-states JSONL file).  Raises NeocoderError when no state is left."""
@@ -250,6 +251,10 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
                           "endpoint honours seeds; pass --temperature (e.g. 0.8)", stacklevel=3)
 
     def open(self, run: Run) -> "EvalInputs":
+        """Select the problem states (with ``--paper``'s changes), refuse a folder holding
+        samples of another strategy, dataset version or paper toggles, join the run's ``--shard``
+        part, read the human technique sets, and open the sandbox and the cached model.
+        Raises NeocoderError for those refusals and as ``select_states`` does."""
         from neocoder.benchmarks.neocoder.paper import paper_human_sets, paper_states, protocol_of
         from neocoder.techniques.human import human_solution_sets
         config = self.config
@@ -258,7 +263,8 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         problems = list(dict.fromkeys(s.problem_id for s in states))
         dataset = describe_dataset(config)
         before = _check_resumed(run.folder, config.strategy, dataset.version, config.paper)
-        run.stack.enter_context(part(run.folder.path, config.shard, before, config.public()))  # --shard: this driver's part
+        # --shard: this driver's part
+        run.stack.enter_context(part(run.folder.path, config.shard, before, config.public()))
         release = own_release(config)
         solutions = human_solution_sets(set(problems), release)
         human = paper_human_sets(technique_union(solutions), config.paper, config.release_dir)
@@ -282,10 +288,13 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         return [(state, i) for state in states for i in range(self.config.samples)]
 
     def key(self, item) -> tuple:
+        """(problem_id, state, sample index): the key of the item's Sample."""
         state, i = item
         return (state.problem_id, state.state, i)
 
     def solve(self, item, run: Run):
+        """Solve, judge and score one sample (``pipeline.judge_sample``), seeded with the model's
+        seed + the sample index, and yield its Sample."""
         from neocoder.benchmarks.neocoder.pipeline import judge_sample
         state, i = item
         config, s = self.config, run.inputs
@@ -305,9 +314,12 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         return workers + run.connections
 
     def label(self, run: Run) -> str:
+        """The progress bar's description: "eval" and the model's name."""
         return f"eval {run.inputs.model.name}"
 
     def manifest(self, run: Run) -> dict:
+        """The numbers of problems and problem states, the sandbox image and the dataset's
+        fields (``DatasetInfo.manifest``)."""
         s = run.inputs
         return dict(problems=len(s.problems), problem_states=len(s.states), sandbox_image=s.box.image,
                     **s.dataset.manifest())
@@ -334,6 +346,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         return metrics.to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
+        """An EvalResult: the run folder, the metrics (None for a ``--shard`` part), wall seconds."""
         return EvalResult(run.folder.path, metrics, run.seconds())
 
 
@@ -342,6 +355,9 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
     problem states the config selects; no model and no sandbox."""
 
     def open(self, run: Run) -> "HumanInputs":
+        """Select the problem states and compute the human rows from the accepted solutions'
+        technique sets.  Raises NeocoderError for ``--paper`` or ``--shard`` (nothing is judged),
+        or as ``check_execution_classes`` and ``select_states`` do."""
         from neocoder.metrics.rates import human_rows
         from neocoder.techniques.human import human_solution_sets
         if self.config.paper:
@@ -357,15 +373,21 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
                            solutions=solutions)
 
     def manifest(self, run: Run) -> dict:
+        """The dataset's fields (``DatasetInfo.manifest``)."""
         return run.inputs.dataset.manifest()
 
     def items(self, run: Run) -> list:
+        """No items: the human rows are made in ``open``."""
         return []
 
     def solve(self, item, run: Run):
+        """Nothing to do (there are no items)."""
         return ()
 
     def score(self, run: Run) -> dict:
+        """Write the human rows and return their metrics (``rates.score_humans``), with the
+        humans' diversity block where their programs are at hand (execution classes from the
+        sandbox with ``--execution-classes``)."""
         from neocoder.metrics.rates import score_humans
         config = self.config
         run.folder.write_all(run.inputs.rows)
@@ -379,4 +401,5 @@ class HumanTask(Task, name=HUMAN, config_type=EvalConfig, unit="problem state"):
         return metrics.to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
+        """An EvalResult: the run folder, the metrics and wall seconds."""
         return EvalResult(run.folder.path, metrics, run.seconds())

@@ -50,8 +50,9 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     model failure is recorded as ``error`` (the sample is retried on resume and left out
     of the metrics); a sandbox failure marks its tier ``infra`` and also excludes the
     sample.  EndpointError (the endpoint is unreachable, or refuses the key, the model or
-    a parameter: RequestRefused) propagates: every sample would fail, so the run stops.  ``protocol`` (neocoder/paper.py) judges as the release's
-    harness did (docs/paper.md); None: this project's judging.
+    a parameter: RequestRefused) propagates: every sample would fail, so the run stops.
+    ``protocol`` (neocoder/paper.py) judges as the release's harness did (docs/paper.md);
+    None: this project's judging.
     """
     options = options or StrategyOptions()
     limits = state_limits(state, cpu_scale)

@@ -99,6 +99,9 @@ class SpecialChecker:
         self.__name__ = body.__name__
 
     def why(self, input_text: str, output: bytes | str) -> str | None:
+        """The reason ``output`` (bytes are decoded as UTF-8) is rejected on ``input_text``, with
+        the failing test case's number; None when it is accepted.  An input outside the
+        statement's limits (an arithmetic, index or value error in the body) is a reason too."""
         if isinstance(output, bytes):
             output = output.decode("utf-8", "replace")
         inp, out = Tokens(input_text, strict=False), Tokens(output, self.separators)
@@ -116,6 +119,7 @@ class SpecialChecker:
         return None
 
     def __call__(self, input_text: str, output: bytes | str) -> bool:
+        """Whether ``output`` is accepted on ``input_text`` (``why`` gives no reason)."""
         return self.why(input_text, output) is None
 
     def __repr__(self) -> str:

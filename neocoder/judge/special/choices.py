@@ -71,6 +71,6 @@ def doremys_paint(inp: Tokens, out: Tokens) -> None:
     n - 1 - c(1, n) (widening a segment by one adds 1 to r - l and at most 1 to c)."""
     n = inp.int()
     a = inp.ints(n)
-    l, r = out.int(1, n), out.int(1, n)
-    expect(l <= r, "l > r")
-    expect(r - l - len(set(a[l - 1:r])) == n - 1 - len(set(a)), "r - l - c(l, r) is not the maximum")
+    left, right = out.int(1, n), out.int(1, n)
+    expect(left <= right, "l > r")
+    expect(right - left - len(set(a[left - 1:right])) == n - 1 - len(set(a)), "r - l - c(l, r) is not the maximum")

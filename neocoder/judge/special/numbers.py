@@ -174,13 +174,13 @@ def _fewest_draws(n: int, a: int, b: int) -> int:
     """The fewest draws in n matches with a goals scored and b conceded: w wins and l
     losses fit iff (w, l >= 1: a >= w and b >= l), (l = 0: a - b >= w), (w = 0: b - a >=
     l), (none: a = b, all draws); the other matches are 0:0 draws."""
-    def fits(w, l):
-        if w and l:
-            return a >= w and b >= l
-        if w or l:
-            return a - b >= w if w else b - a >= l
+    def fits(wins, losses):
+        if wins and losses:
+            return a >= wins and b >= losses
+        if wins or losses:
+            return a - b >= wins if wins else b - a >= losses
         return a == b
-    return min(n - w - l for w in range(n + 1) for l in range(n + 1 - w) if fits(w, l))
+    return min(n - wins - losses for wins in range(n + 1) for losses in range(n + 1 - wins) if fits(wins, losses))
 
 
 @special("1773F", cases=False, separators=":")

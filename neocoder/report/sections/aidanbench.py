@@ -33,14 +33,19 @@ class AidanBenchSection(Section):
     kinds = (AIDANBENCH,)
 
     def read(self, run: Run, folder) -> None:
+        """Read the run's answers and question results, sorted by model, question and answer
+        number, into ``run.parts``; the label is the model."""
         run.parts["answers"] = sorted(folder.read(Answer), key=lambda a: (a.model, a.question_index, a.answer_num))
         run.parts["questions"] = sorted(folder.read(QuestionResult), key=lambda q: (q.model, q.question_index))
         run.label = run.model_label()
 
     def size(self, run: Run) -> str:
+        """The counts of question results and answers ("65 question results, 512 answers")."""
         return f"{len(run.parts['questions'])} question results, {len(run.parts['answers'])} answers"
 
     def index_html(self, runs: list[Run]) -> str:
+        """``aidanbench.html`` with the runs grouped by their question list (the texts of the
+        questions they answered), one ``group_view`` per group."""
         groups: dict[tuple, list[Run]] = {}
         for r in runs:
             texts = {q.question_index: q.question for q in r.parts["questions"]}
@@ -93,7 +98,8 @@ def totals_row(model: str, t: dict) -> dict:
             cells.append(None)
             continue
         iv = ivs.get(key)
-        cells.append((form.format(t.get(key, 0)), f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""))
+        interval = f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""
+        cells.append((form.format(t.get(key, 0)), interval))
     return {"model": model, "questions": t.get("questions", ""), "cells": cells, "errors": t.get("errors", 0),
             "stops": ", ".join(f"{k}: {v}" for k, v in (t.get("stop_reasons") or {}).items())}
 

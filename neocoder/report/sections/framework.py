@@ -27,18 +27,23 @@ class FrameworkSection(Section):
     page_link = "steps and verdicts"
 
     def read(self, run: Run, folder) -> None:
+        """Read the run's steps and solutions into ``run.records``; the label is the model and the domain."""
         run.records = [r for r in folder.read() if isinstance(r, (FrameworkStep, FrameworkSolution))]
         run.label = f"{run.model_label()} ({run.manifest.config.get('domain', '?')})"
 
     def size(self, run: Run) -> str:
+        """The counts of solutions and steps ("10 solutions, 43 steps")."""
         solutions = sum(isinstance(r, FrameworkSolution) for r in run.records)
         steps = sum(isinstance(r, FrameworkStep) for r in run.records)
         return f"{solutions} solutions, {steps} steps"
 
     def index_html(self, runs: list[Run]) -> str:
+        """``framework.html``: every run's divergent and convergent scores and judge cost."""
         return render("framework.html", runs=runs)
 
     def write_pages(self, runs: list[Run], out: Path) -> None:
+        """Write ``framework_<run>.html`` per run: each solution (by problem id) with its steps in
+        order, their candidates, classes and entropy, and the judges' verdicts."""
         for run in runs:
             steps: dict[str, list] = {}
             for r in run.records:

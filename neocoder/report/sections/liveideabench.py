@@ -40,6 +40,8 @@ class LiveIdeaBenchSection(Section):
     page_link = "ideas"
 
     def read(self, run: Run, folder) -> None:
+        """Read the run's ideas (sorted by model, keyword and idea number), judgements and fluency
+        grades into ``run.parts``; the label is the model."""
         records = folder.read()
         run.parts["ideas"] = sorted((r for r in records if isinstance(r, Idea)),
                            key=lambda i: (i.model, i.keyword_index, i.idea_num))
@@ -48,9 +50,14 @@ class LiveIdeaBenchSection(Section):
         run.label = run.model_label()
 
     def size(self, run: Run) -> str:
-        return f"{len(run.parts['ideas'])} ideas, {len(run.parts['judgements'])} judgements, {len(run.parts['grades'])} fluency grades"
+        """The counts of ideas, judgements and fluency grades."""
+        return (f"{len(run.parts['ideas'])} ideas, {len(run.parts['judgements'])} judgements, "
+                f"{len(run.parts['grades'])} fluency grades")
 
     def index_html(self, runs: list[Run]) -> str:
+        """``ideas.html``: the five scores per model with their intervals and protocols, the
+        published leaderboard beside them, the scores per discipline and keyword, and the
+        paper's analyses (``analyses_view``)."""
         names = model_names(runs)
         models = {names[(r.path, m)]: r.metrics["models"][m] for r in runs for m in r.metrics.get("models", {})}
         protocols = {names[(r.path, m)]: protocol_of(r) for r in runs for m in r.metrics.get("models", {})}
@@ -59,6 +66,8 @@ class LiveIdeaBenchSection(Section):
                       protocols=protocols, analyses=analyses_view(runs, names))
 
     def write_pages(self, runs: list[Run], out: Path) -> None:
+        """Write ``ideas_samples.html`` per run (``ideas_page``): every idea per keyword, its
+        judges' scores and the keyword's fluency grade."""
         for run in runs:
             write_page(out / run.page, f"{run.label}: ideas", render("ideas_samples.html", **ideas_page(run)))
 

@@ -106,6 +106,8 @@ class NeoCoderSection(Section):
     page_link = "samples"
 
     def read(self, run: Run, folder) -> None:
+        """Read an eval run's samples (sorted by state, problem and sample) into ``run.samples``,
+        labelled with its model; a human-baseline run is labelled "human" and reads nothing."""
         if run.kind == EVAL:
             run.samples = sorted(folder.read(Sample), key=lambda s: (s.state, s.problem_id, s.sample))
             run.label = run.metrics.get("model") or run.model_label()
@@ -113,14 +115,19 @@ class NeoCoderSection(Section):
             run.label = HUMAN
 
     def has_page(self, run: Run) -> bool:
+        """Only eval runs get a drill-down page; the human baselines do not."""
         return run.kind == EVAL
 
     def size(self, run: Run) -> str:
+        """The samples of an eval run ("36 samples"), or the solution-states of a human-baseline run."""
         if run.kind == EVAL:
             return f"{len(run.samples)} samples"
         return f"{sum(m.get('n', 0) for m in run.metrics.get('states', {}).values())} solution-states"
 
     def index_html(self, runs: list[Run]) -> str:
+        """``neocoder.html``: every run's metrics per state beside the paper's published rows,
+        the NeoGauge, creativity, diversity, verdict and pass figures, the verdict counts and,
+        per model run, the technique table against the humans' technique sets."""
         models = [r for r in runs if r.kind == EVAL]
         human_sets, human_note = human_sets_for(models)
         papers = [(r.label, published_view(r) if r.kind == EVAL else None) for r in runs]
@@ -143,9 +150,11 @@ class NeoCoderSection(Section):
             figures={k: Markup(v) for k, v in figures.items()}, counts=counts, papers=[v for _, v in papers],
             techniques=[(r.label, technique_table(r.samples, human_sets)) for r in models],
             verdicts=[v for v in plots.VERDICT_COLORS if any(v in c for _, per in counts for c in per.values())],
-            has_plus=any(m.get("pass@1_plus") is not None for r in models for m in r.metrics.get("states", {}).values()))
+            has_plus=any(m.get("pass@1_plus") is not None
+                         for r in models for m in r.metrics.get("states", {}).values()))
 
     def write_pages(self, runs: list[Run], out: Path) -> None:
+        """Write the samples page of every eval run (``write_drilldowns``)."""
         write_drilldowns([r for r in runs if r.kind == EVAL], out)
 
 

@@ -52,6 +52,8 @@ class UntaggedBody(APIRoute):
     (not ``body.single.state``)."""
 
     def get_route_handler(self):
+        """FastAPI's handler for this route, with a validation error's ``loc`` rid of the
+        body union's tag (``_untag``)."""
         handler = super().get_route_handler()
 
         async def route(request):

@@ -65,6 +65,7 @@ def page(title: str, template: str, request: Request, status: int = 200, scripts
 
 
 def refuse(request: Request, status: int, heading: str, message: str) -> HTMLResponse:
+    """The ``message.html`` page with ``heading`` and ``message``, answered with ``status``."""
     return page(heading, "message.html", request, status, heading=heading, message=message)
 
 

@@ -374,7 +374,8 @@ def test_paper_scale_gated_novelty_mmr_and_entropy_through_a_scripted_judge(scri
     a = {(x.question_index, x.answer_num): x for x in RunFolder(out).read(Answer)}
     assert [a[0, k].coherence for k in (1, 2, 3)] == [8.0, 6.0, 9.0] and a[0, 2].judge_replies == \
         ["<score>11</score>", "<score>6</score>"]
-    assert [a[0, k].semantic_class for k in (1, 2, 3)] == [0, 1, 0] and [a[1, k].semantic_class for k in (1, 2)] == [0, 1]
+    assert [a[0, k].semantic_class for k in (1, 2, 3)] == [0, 1, 0]
+    assert [a[1, k].semantic_class for k in (1, 2)] == [0, 1]
     assert a[0, 3].stop == "repetitive" and a[1, 2].stop == "incoherent" and a[1, 2].coherence == 3.0
     assert all(x.coherence_scale == 10 for x in a.values())
     q = {x.question_index: x for x in RunFolder(out).read(QuestionResult)}
@@ -488,7 +489,8 @@ def test_chain_of_thought_answers_through_a_scripted_generator(tmp_path):
                                            "--questions", str(questions), "--out", str(out), "--quiet"])
         assert result.exit_code == 0, result.output
         answers = sorted(RunFolder(out).read(Answer), key=lambda x: x.answer_num)
-        assert [x.answer for x in answers] == ["Plant street trees for shade.", "Paint roofs white to reflect sunlight."]
+        assert [x.answer for x in answers] == ["Plant street trees for shade.",
+                                               "Paint roofs white to reflect sunlight."]
         assert [x.reasoning for x in answers] == ["Nothing is listed yet.", "Trees are covered."]
         # the second prompt listed the first answer only, not its reasoning
         gen = get_model(ModelConfig("openai/gen", base_url=generator.url, api_key="k", temperature=0.7, max_tokens=256))

@@ -40,7 +40,8 @@ def fenced(code: str) -> str:
 
 
 WRONG = "def solve():\n    a, b = map(int, input().split())\n    print(a - b)\n"
-LOOPY = "def solve():\n    a, b = map(int, input().split())\n    s = 0\n    for x in (a, b):\n        s += x\n    print(s)\n"
+LOOPY = ("def solve():\n    a, b = map(int, input().split())\n    s = 0\n    for x in (a, b):\n        s += x\n"
+         "    print(s)\n")
 RIGHT = "def solve():\n    a, b = map(int, input().split())\n    print(a + b)\n"
 RIGHT_RECURSIVE = ("def add(a, b):\n    return a if b == 0 else add(a + 1, b - 1) if b > 0 else a + b\n\n"
                    "def solve():\n    a, b = map(int, input().split())\n    print(add(a, b) if b < 50 else a + b)\n")

@@ -58,20 +58,24 @@ class Trial:
 
     @property
     def passed(self) -> int:
+        """The number of example tests the program passed (verdict AC)."""
         return sum(v == "AC" for v in self.verdicts)
 
     @property
     def correct(self) -> bool:
+        """Whether every example test passed (False with no example test)."""
         return bool(self.verdicts) and self.passed == len(self.verdicts)
 
     @property
     def reward(self) -> float:
+        """The share of example tests AC, in [0, 1]; 0 when a constraint is violated (see the class)."""
         if self.violated or not self.verdicts:
             return 0.0
         return self.passed / len(self.verdicts)
 
     @property
     def convergent(self) -> float:
+        """Eq. 2 on the examples: 1.0 when the program is correct and violates no constraint, else 0.0."""
         return float(self.correct and not self.violated)
 
     def summary(self) -> dict:

@@ -126,6 +126,10 @@ class Search:
         return trial.reward, reply
 
     def run(self) -> Solution:
+        """Search: up to ``rollouts`` rollouts of select, expand, evaluate and backpropagate
+        (see the module), stopping at the first program with reward 1.  Returns the best reply
+        found (the first on ties, marked ``chosen`` among the attempts) with every rollout and
+        the tree.  Raises what the model raises."""
         root = Node(text="")
         for _ in range(self.ctx.options.rollouts):
             path = select(root)
