@@ -66,6 +66,7 @@ class TreeSitterDetector:
 
     @staticmethod
     def detect(code: str, language: str | None = None) -> set[str]:
+        """The technique names tree-sitter finds in ``code`` (``language`` None: guessed)."""
         from neocoder.techniques import detect
         return detect(code, language)
 

@@ -107,6 +107,7 @@ class ProblemState(Record):
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): problem_id, state."""
         return (self.problem_id, int(self.state))
 
     def to_dict(self) -> dict:
@@ -177,18 +178,22 @@ class Sample(Record):
     new_techniques: list | None = None  # T(s) minus H(p)
     divergent: float | None = None  # Eq. 3, in [0, 1]; None without H(p)
     error: str | None = None  # the model error, when the call failed
-    tokens: dict = field(default_factory=dict)  # {"prompt", "completion", "reasoning" (a part of completion)}: int | None
+    # {"prompt", "completion", "reasoning" (a part of completion)}: int | None
+    tokens: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)  # seconds: {"model_s", "judge_s", "total_s"}
     reasoning: str | None = None  # a reasoning model's thinking, where returned apart from the reply (never judged)
-    sent: dict = field(default_factory=dict)  # the parameters sent with the final call (max_tokens or max_completion_tokens, ...)
+    # the parameters sent with the final call (max_tokens or max_completion_tokens, ...)
+    sent: dict = field(default_factory=dict)
     strategy: str = "direct"  # the solver that produced it (neocoder/strategies/)
     seed: int | None = None  # the sampling seed sent with this sample's calls
     attempts: list = field(default_factory=list)  # the strategy's intermediate attempts, plans, rollouts (dicts)
-    cost: dict = field(default_factory=dict)  # the strategy's spend: {"calls", "prompt_tokens", "completion_tokens", "seconds"}
+    # the strategy's spend: {"calls", "prompt_tokens", "completion_tokens", "seconds"}
+    cost: dict = field(default_factory=dict)
     logprob: float | None = None  # length-normalised log-probability of the reply (mean per token), where reported
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): problem_id, state, sample."""
         return (self.problem_id, int(self.state), int(self.sample))
 
     def recorded_reply(self) -> tuple[tuple, str, str] | None:
@@ -232,6 +237,7 @@ class Sample(Record):
 
     @classmethod
     def from_dict(cls, data: dict) -> "Sample":
+        """As Record.from_dict, with the two tiers read back as ``TierResult``s."""
         data = dict(data)
         for tier in ("examples", "plus"):
             if data.get(tier) is not None:
@@ -255,6 +261,7 @@ class HumanBaseline(Record):
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): problem_id, state."""
         return (self.problem_id, int(self.state))
 
 
@@ -361,6 +368,7 @@ class Manifest:
                    python=sys.version.split()[0], platform=platform.platform(), packages=versions, extra=extra)
 
     def to_dict(self) -> dict:
+        """The manifest as one JSON object."""
         return asdict(self)
 
     @classmethod

@@ -38,7 +38,8 @@ LAYERS = {
 # a benchmark built on another one, on purpose: the framework's code domain solves NeoCoder's
 # problem states with its pipeline and sandbox (docs/framework.md)
 BUILDS_ON = {("benchmarks.framework", "benchmarks.neocoder")}
-MAPPED = {"prompts", "sandbox_recipe", "codeforces", "macgyver"}  # data folders mapped into the package (pyproject.toml)
+# data folders mapped into the package (pyproject.toml)
+MAPPED = {"prompts", "sandbox_recipe", "codeforces", "macgyver"}
 
 
 def unit(module: str) -> str:

@@ -25,16 +25,19 @@ class Main(click.Group):
     registered benchmark's commands are found."""
 
     def invoke(self, ctx):
+        """Run the command; a NeocoderError becomes one message and exit status 1."""
         try:
             return super().invoke(ctx)
         except NeocoderError as exc:
             raise click.ClickException(str(exc)) from exc
 
     def list_commands(self, ctx) -> list[str]:
+        """The shared commands and every registered benchmark's, sorted."""
         load_benchmark_commands()
         return sorted(set(super().list_commands(ctx)) | set(generic_commands()))
 
     def get_command(self, ctx, name: str):
+        """The command ``name``: a shared or benchmark module's, else a benchmark's generic one."""
         load_benchmark_commands()
         found = super().get_command(ctx, name)
         if found is None and name in generic_commands():

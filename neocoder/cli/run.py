@@ -29,9 +29,11 @@ class TaskCommands(click.Group):
     """One subcommand per registered task, made when it is asked for."""
 
     def list_commands(self, ctx) -> list[str]:
+        """Every registered task's name."""
         return task_names()
 
     def get_command(self, ctx, name: str):
+        """The command of task ``name`` (None for an unknown name: click says so)."""
         try:
             task = get_task(name)
         except NeocoderError:  # an unknown name: click says "No such command"

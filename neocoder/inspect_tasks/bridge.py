@@ -32,6 +32,8 @@ class InspectModel(Model):
         self.name = name or f"inspect/{model}"
 
     def generate(self, prompt: Prompt) -> Reply:
+        """One call through inspect's model, from a worker thread: ``prompt``'s messages and sampling, the reply with
+        its tokens and log-probabilities."""
         import anyio.from_thread
         from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig
         kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}

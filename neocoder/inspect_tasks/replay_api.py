@@ -44,4 +44,5 @@ class NeocoderReplayAPI(ModelAPI):
         return ModelOutput.from_content(model=self.model_name, content=reply.text)
 
     def max_connections(self) -> int:
+        """Calls in flight at once (a replay reads memory, so many)."""
         return 32

@@ -56,7 +56,8 @@ def neocoder(states: str | list[int] | None = None, limit: int | None = None, da
     if strategy not in MAPPED_STRATEGIES:
         raise NeocoderError(f"-T strategy={strategy}: only {MAPPED_STRATEGIES} map onto inspect (one model call per "
                             "sample); run `neocoder eval --strategy " + strategy + "` (docs/inspect.md)")
-    config = eval_config(states=None if states is None else _states(states), limit=None if limit is None else int(limit),
+    config = eval_config(states=None if states is None else _states(states),
+                         limit=None if limit is None else int(limit),
                          dataset=dataset_arg(dataset), samples=samples, strategy=strategy, seed=seed,
                          temperature=temperature, max_tokens=max_tokens, cpu_scale=cpu_scale,
                          judge_all_tests=judge_all_tests, workers=workers, sandbox=sandbox,

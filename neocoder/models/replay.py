@@ -50,6 +50,7 @@ class ReleaseReplay(Model):
             {p["problem_id"]: p["codes"] for p in load_release_problems(release_dir)}
 
     def generate(self, prompt: Prompt) -> Reply:
+        """The recorded reply for ``prompt``'s replay key.  Raises NoRecordedReply when none is recorded."""
         key = _key_of(self, prompt)
         codes = self.codes.get(key.item)
         index = key.step if key.source_index is None else key.source_index
@@ -67,6 +68,7 @@ class RecordedReplay(Model):
         self.name, self.replies, self.items = name, replies, items
 
     def generate(self, prompt: Prompt) -> Reply:
+        """The recorded reply for ``prompt``'s replay key.  Raises NoRecordedReply when none is recorded."""
         key = _key_of(self, prompt)
         if len(self.replies) != 1:
             raise ModelError(f"{self.name} holds the replies of {len(self.replies)} models: replay each variant")
@@ -77,6 +79,7 @@ class RecordedReplay(Model):
         return Reply(text=got.text, code_prefix=got.code_prefix, extra=dict(got.extra))
 
     def recorded_items(self) -> list[str]:
+        """The items (problem ids, questions) the recording holds, in order."""
         return list(self.items)
 
     def variants(self) -> list[Model]:

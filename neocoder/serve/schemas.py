@@ -236,13 +236,15 @@ class ModelChecks(Strict):
         return self
 
 
-ModelSpec = request_model(ModelConfig, "ModelSpec", ModelChecks, "The model a job calls, as ModelConfig declares it.", overrides={
+MODEL_OVERRIDES = {  # what a server's request says of a model beyond ModelConfig's declarations
     "spec": (str, Field(min_length=1, max_length=200, description="openai/<model> (with base_url), local/<name>, "
                                                                    "replay/gpt-4-1106-preview, or human.")),
     "base_url": (str | None, Field(None, max_length=2000, description="The OpenAI-compatible endpoint.")),
     "api_key": (SecretStr | None, Field(None, description="Held in memory for the job only: never stored, logged "
                                                           "or written to the run folder.")),
-})
+}
+ModelSpec = request_model(ModelConfig, "ModelSpec", ModelChecks, "The model a job calls, as ModelConfig declares it.",
+                          overrides=MODEL_OVERRIDES)
 
 
 class TaskRunRequest(Strict):

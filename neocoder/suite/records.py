@@ -23,6 +23,7 @@ class SuiteStep(Record):
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): benchmark."""
         return (self.benchmark,)
 
 

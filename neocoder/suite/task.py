@@ -38,10 +38,12 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
                 raise NeocoderError(f"SuiteConfig.benchmarks: no benchmark {name!r}") from None
 
     def items(self, run: Run) -> list:
+        """One item per benchmark asked for, in the registry's order."""
         wanted = set(self.config.benchmarks)
         return [(b.name,) for b in suite_benchmarks() if b.name in wanted]
 
     def manifest(self, run: Run) -> dict:
+        """The benchmarks run and the shared call cache's file name."""
         return {"benchmarks": [b for (b,) in self.items(run)], "call_cache": run.folder.calls_path.name}
 
     def answering(self, bench) -> tuple:
@@ -57,6 +59,8 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         return model, stand_in, None
 
     def solve(self, item, run: Run):
+        """Run one benchmark's main task into its sub-folder (or record why it was left out); yields its
+        ``SuiteStep``."""
         from neocoder.benchmarks import get_task
         from neocoder.runner import run as run_task
         bench = benchmark(item[0])
@@ -67,6 +71,7 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         yield SuiteStep(bench.name, bench.name, model.spec, stand_in, skipped)
 
     def score(self, run: Run) -> dict:
+        """The creativity profile of the finished benchmarks, also written as profile.json and profile.svg."""
         from neocoder.suite.profile import build_profile, write_figure
         steps = {s.benchmark: s for s in run.folder.read(SuiteStep)}
         profile = build_profile(Path(run.folder.path), self.config.model.spec, steps,

@@ -39,6 +39,7 @@ class FrameworkStep(Record):
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): domain, problem_id, step."""
         return (self.domain, self.problem_id, self.step)
 
 
@@ -68,10 +69,12 @@ class FrameworkSolution(Record):
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): domain, problem_id."""
         return (self.domain, self.problem_id)
 
     @property
     def finished(self) -> bool:
+        """Whether a resumed run keeps it: False when it ended in an error (redone on resume)."""
         return self.error is None
 
 
@@ -93,10 +96,12 @@ class JudgedPair(Record):
 
     @property
     def key(self) -> tuple:
+        """The record's identity within a run (its resume key): against, pair_id."""
         return (self.against, self.pair_id)
 
     @property
     def finished(self) -> bool:
+        """Whether a resumed run keeps it: False when it ended in an error (redone on resume)."""
         return self.error is None
 
 

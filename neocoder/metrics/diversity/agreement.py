@@ -41,13 +41,16 @@ class PairCounts:
     tn: int = 0
 
     def add(self, other: "PairCounts") -> "PairCounts":
+        """The counts of both tables summed, cell by cell."""
         return PairCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
 
     def scale(self, w: int) -> "PairCounts":
+        """Every cell times ``w`` (a bootstrap weight)."""
         return PairCounts(self.tp * w, self.fp * w, self.fn * w, self.tn * w)
 
     @property
     def n(self) -> int:
+        """Pairs counted in all four cells."""
         return self.tp + self.fp + self.fn + self.tn
 
     def stats(self) -> dict[str, float | None]:

@@ -17,8 +17,9 @@ statement in front of the program that installs, before any of its code runs,
 
 At the end (``atexit``) the count follows the program's output on a line of its own,
 behind ``MARKER``; ``split_output`` takes it off again.  When the number of line events (the
-part that costs time: C work is cheap) passes the cap the program stops at once with ``CAP_EXIT`` and the marker line says ``capped``: a run that is
-too slow to finish costs at most the cap (about a second).
+part that costs time: C work is cheap) passes the cap the program stops at once with
+``CAP_EXIT`` and the marker line says ``capped``: a run that is too slow to finish costs at
+most the cap (about a second).
 
 What it cannot see (documented in docs/diversity-execution.md): C work whose size is not
 visible to a profile hook - ``x in list``, slices, ``list(map(...))``, ``str.join``,

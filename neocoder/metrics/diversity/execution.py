@@ -96,6 +96,7 @@ class Fingerprint:
         return (self.complexity, self.memory)
 
     def to_dict(self) -> dict:
+        """The fit as a JSON object (its fields)."""
         return asdict(self)
 
 

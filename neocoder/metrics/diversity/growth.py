@@ -11,7 +11,8 @@ cannot show how a program's cost grows.  This generator grows one example test c
    examples (larger cases make fewer coincidental size matches).
 2. **structural sizes** (the size parameter ``n``): an integer ``v >= 2`` of a case row
    that equals the number of rows after it in the case (``rows``), the token count of a
-   later row of at least three tokens, or half of it, or one more (``len``: ``n``, ``2n`` or ``n - 1`` tokens), the length of a later one-token row (``chars``: a string), or, as
+   later row of at least three tokens, or half of it, or one more (``len``: ``n``, ``2n`` or
+   ``n - 1`` tokens), the length of a later one-token row (``chars``: a string), or, as
    the first token, the count of the other tokens of its own row (``n a1 .. an``).  Every
    structural integer is set to ``n``; every row it sizes is resized to ``n`` tokens
    (integers drawn uniformly from the row's own range; a row that is a permutation of
@@ -117,7 +118,8 @@ def _template(examples: list[str]) -> tuple[bool, list[list[str]]] | None:
 
 def structure(case: list[list[str]]) -> dict:
     """The structural sizes of a case: ``{"sizes": {(i, j)}, "rows": {i: header row},
-    "len": {row index: (a, b): the row has a*v + b tokens, (1, 0), (2, 0) or (1, -1)}, "chars": {row index}, "same_row": {row index}}``."""
+    "len": {row index: (a, b): the row has a*v + b tokens, (1, 0), (2, 0) or (1, -1)},
+    "chars": {row index}, "same_row": {row index}}``."""
     sizes, rows_of, lens, chars, same = set(), {}, {}, set(), set()
     for i, row in enumerate(case):
         for j, tok in enumerate(row):

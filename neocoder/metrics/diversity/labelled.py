@@ -71,6 +71,7 @@ class LabelledProgram:
 
     @property
     def human(self) -> bool:
+        """Whether the program is an accepted human solution (its id starts ``human:``)."""
         return self.ident.startswith("human:")
 
 

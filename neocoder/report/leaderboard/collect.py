@@ -98,7 +98,8 @@ def _sources(folder: Path) -> list[tuple[str, Source]]:
     if bench is None or manifest.kind not in bench.kinds or not bench.measures:
         return []  # a build or validation run: no headline measures
     metrics = read_metrics(folder)
-    return [(name, Source(bench.name, folder, name, manifest.started)) for name in bench.models(manifest.config, metrics)]
+    return [(name, Source(bench.name, folder, name, manifest.started))
+            for name in bench.models(manifest.config, metrics)]
 
 
 def collect(paths: list[Path]) -> list[Row]:
