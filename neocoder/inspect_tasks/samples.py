@@ -1,7 +1,7 @@
 """NeoCoder problem states as inspect_ai samples, and the key that names a sample.
 
 One inspect ``Sample`` per (problem state, sample i), exactly the items ``neocoder eval``
-solves (``tasks/evaluation.py`` ``select_states``): its input is NeoCoder's chat solve
+solves (``benchmarks/neocoder/evaluation.py`` ``select_states``): its input is NeoCoder's chat solve
 prompt (``solve.solve_prompt``: the system and user messages), its id
 ``<problem>/t<state>/s<i>``, and its metadata what scoring needs without the run folder:
 the problem, state, sample index, the recorded code's ``source_index`` (the replay

@@ -2,7 +2,7 @@
 LiveIdeaBench leaderboard.
 
 Each function takes a model's summary as ``metrics.json`` holds it (``models[name]``,
-``neocoder.benchmarks.ideas.summarize_model``) and gives a string or rows; nothing here
+``neocoder.benchmarks.ideas.summary.summarize_model``) and gives a string or rows; nothing here
 computes a score.  The leaderboard is read from ``../shared/liveideabench`` (or
 ``$LIVEIDEABENCH_DIR``) when the table is made, never copied into the project.
 """

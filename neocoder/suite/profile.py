@@ -5,7 +5,7 @@ Why: the benchmarks measure creativity on different scales (fractions of problem
 answers counted until a model repeats itself, 1-10 judge scores), over different items;
 summing or averaging them would hide which kind of creativity a model has and would
 weigh the benchmarks by their scales.  So the profile lists every measure with its own
-interval (each benchmark's bootstrap over its own items: neocoder/bootstrap.py) and its
+interval (each benchmark's bootstrap over its own items: neocoder/metrics/bootstrap.py) and its
 kind (each benchmark's descriptor says which and why); a benchmark's own documented composite
 (NeoGauge, NeoCoder Eq. 4) is listed as such beside its parts.
 

@@ -68,7 +68,7 @@ class QuestionResult(Record):
     gated_novelty: float | None = None  # App. D: novelty summed over the question's answers with C > the stop
     mmr: float | None = None  # MMR_AB (Eq. 3) summed over the answers before the stop, at the run's lambda
     semantic_classes: int | None = None  # --entailment: meaning classes among the answers before the stop
-    semantic_entropy: float | None = None  # their discrete semantic entropy, nats (neocoder/entropy.py)
+    semantic_entropy: float | None = None  # their discrete semantic entropy, nats (neocoder/metrics/entropy.py)
     semantic_entropy_rb: float | None = None  # the same from the answers' log-probabilities, where reported
 
     @property

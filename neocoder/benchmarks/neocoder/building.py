@@ -83,8 +83,8 @@ class DatasetTask(Task, name=DATASET, config_type=DatasetConfig, unit="build"):
         return ()
 
     def score(self, run: Run) -> dict:
-        """Write the problem states (and, with the oracle, the shipped package under
-        ``package/``); return the import report and the oracle's report."""
+        """Write the problem states (and, with the oracle, the shipped package in the
+        run folder's ``package`` folder); return the import report and the oracle's report."""
         run.inputs.states = states = [ProblemState.from_dict(r) for r in run.inputs.records]
         run.folder.write_all(states)
         if self.config.oracle:
