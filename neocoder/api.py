@@ -182,7 +182,7 @@ def run_ideas(config):
 
 
 def __getattr__(name: str):
-    """``IdeasResult`` from neocoder/benchmarks/ideas/summary.py on first use (the package is imported only when needed)."""
+    """``IdeasResult`` from neocoder/benchmarks/ideas/summary.py, imported on first use only."""
     if name == "IdeasResult":
         from neocoder.benchmarks.ideas.summary import IdeasResult
         return IdeasResult
