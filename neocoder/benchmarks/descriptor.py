@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import import_module
+from operator import attrgetter
 from typing import Any, Callable, Mapping
 
 from neocoder.errors import NeocoderError
@@ -40,6 +41,17 @@ SIZES = (QUICK, FULL)
 # the column types an exported table may declare (``Benchmark.tables``; neocoder/export.py writes them)
 STRINGS, BOOLS, INTS, DOUBLES = "list<string>", "list<bool>", "list<int64>", "list<double>"
 COLUMN_TYPES = ("string", "int64", "double", "bool", STRINGS, BOOLS, INTS, DOUBLES)
+
+
+def attributes(**types: str) -> dict:
+    """Exported-table columns read straight off a record's attribute of the same name:
+    ``{name: (type, getter)}``, in the order given (``attributes(model="string")``)."""
+    return {name: (kind, attrgetter(name)) for name, kind in types.items()}
+
+
+def lists(**types: str) -> dict:
+    """Exported-table columns holding a copy of a record's list attribute of the same name."""
+    return {name: (kind, lambda record, name=name: list(getattr(record, name))) for name, kind in types.items()}
 
 
 def resolve(ref: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocoder.benchmarks.descriptor import BOOLS, DOUBLES, INTS, STRINGS
+from neocoder.benchmarks.descriptor import BOOLS, DOUBLES, INTS, STRINGS, attributes, lists
 from neocoder.benchmarks.framework.domains import CRITERIA
 from neocoder.benchmarks.framework.records import FrameworkSolution, FrameworkStep
 from neocoder.errors import NeocoderError
@@ -19,20 +19,13 @@ from neocoder.store import RunFolder
 
 # column -> (type, how it is read from a FrameworkStep record)
 STEP_COLUMNS = {
-    "domain": ("string", lambda s: s.domain),
-    "problem_id": ("string", lambda s: s.problem_id),
+    **attributes(domain="string", problem_id="string"),
     "step": ("int64", lambda s: int(s.step)),
-    "candidates": (STRINGS, lambda s: list(s.candidates)),
-    "stops": (BOOLS, lambda s: list(s.stops)),
-    "logprobs": (DOUBLES, lambda s: list(s.logprobs)),
-    "classes": (INTS, lambda s: list(s.classes)),
+    **lists(candidates=STRINGS, stops=BOOLS, logprobs=DOUBLES, classes=INTS),
     "n_classes": ("int64", lambda s: len(set(s.classes))),
-    "entropy": ("double", lambda s: s.entropy),
-    "estimator": ("string", lambda s: s.estimator),
-    "chosen": ("int64", lambda s: s.chosen),
+    **attributes(entropy="double", estimator="string", chosen="int64"),
     "chosen_text": ("string", lambda s: None if s.chosen is None else s.candidates[s.chosen]),
-    "stopped": ("bool", lambda s: s.stopped),
-    "entailment": ("string", lambda s: s.entailment),
+    **attributes(stopped="bool", entailment="string"),
     "calls": ("int64", lambda s: (s.tokens or {}).get("calls")),
     "prompt_tokens": ("int64", lambda s: (s.tokens or {}).get("prompt_tokens")),
     "completion_tokens": ("int64", lambda s: (s.tokens or {}).get("completion_tokens")),
@@ -41,20 +34,11 @@ STEP_COLUMNS = {
 # column -> (type, how it is read from a FrameworkSolution record); problem_columns adds the
 # verdicts per judge and criterion and the judges' tokens
 PROBLEM_COLUMNS = {
-    "domain": ("string", lambda s: s.domain),
-    "problem_id": ("string", lambda s: s.problem_id),
-    "model": ("string", lambda s: s.model),
+    **attributes(domain="string", problem_id="string", model="string"),
     "n_steps": ("int64", lambda s: len(s.steps)),
-    "steps": (STRINGS, lambda s: list(s.steps)),
-    "entropies": (DOUBLES, lambda s: list(s.entropies)),
-    "divergent": ("double", lambda s: s.divergent),
-    "divergent_min": ("double", lambda s: s.divergent_min),
-    "divergent_max": ("double", lambda s: s.divergent_max),
-    "stop_reason": ("string", lambda s: s.stop_reason),
-    "repeated": ("bool", lambda s: s.repeated),
-    "error": ("string", lambda s: s.error),
-    "program": ("string", lambda s: s.program),
-    "sandbox_correct": ("bool", lambda s: s.sandbox_correct),
+    **lists(steps=STRINGS, entropies=DOUBLES),
+    **attributes(divergent="double", divergent_min="double", divergent_max="double", stop_reason="string",
+                 repeated="bool", error="string", program="string", sandbox_correct="bool"),
     "sandbox_verdicts": (STRINGS, lambda s: list(s.sandbox_verdicts) if s.program is not None else None),
 }
 VERDICT_JUDGES = ("retrieval", "chateval")  # the judges whose verdicts are columns (framework/task.py open_judges)

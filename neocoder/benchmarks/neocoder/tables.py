@@ -11,43 +11,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocoder.benchmarks.descriptor import STRINGS
+from neocoder.benchmarks.descriptor import STRINGS, attributes, lists
 from neocoder.errors import NeocoderError
 from neocoder.records import Sample
 from neocoder.store import RunFolder
 
 # column -> (type, how it is read from a Sample record)
 SAMPLE_COLUMNS = {
-    "model": ("string", lambda s: s.model),
-    "problem_id": ("string", lambda s: s.problem_id),
+    **attributes(model="string", problem_id="string"),
     "state": ("int64", lambda s: int(s.state)),
     "sample": ("int64", lambda s: int(s.sample)),
-    "seed": ("int64", lambda s: s.seed),
-    "strategy": ("string", lambda s: s.strategy),
-    "excluded": ("bool", lambda s: s.excluded),
-    "error": ("string", lambda s: s.error),
+    **attributes(seed="int64", strategy="string", excluded="bool", error="string"),
     "pass": ("bool", lambda s: s.correct),
     "pass_plus": ("bool", lambda s: s.correct_plus),
-    "follows": ("bool", lambda s: s.follows),
-    "convergent": ("bool", lambda s: s.convergent),
-    "divergent": ("double", lambda s: s.divergent),
-    "neogauge": ("double", lambda s: s.neogauge),
-    "constraints": (STRINGS, lambda s: list(s.constraints)),
-    "techniques": (STRINGS, lambda s: list(s.techniques)),
-    "violated_constraints": (STRINGS, lambda s: list(s.violated_constraints)),
+    **attributes(follows="bool", convergent="bool", divergent="double", neogauge="double"),
+    **lists(constraints=STRINGS, techniques=STRINGS, violated_constraints=STRINGS),
     "new_techniques": (STRINGS, lambda s: None if s.new_techniques is None else list(s.new_techniques)),
     "human_techniques": (STRINGS, lambda s: None if s.human_techniques is None else list(s.human_techniques)),
     "example_verdicts": (STRINGS, lambda s: s.examples.verdicts if s.examples else None),
     "plus_verdicts": (STRINGS, lambda s: s.plus.verdicts if s.plus else None),
-    "entry": ("string", lambda s: s.entry),
-    "compile_error": ("string", lambda s: s.compile_error),
+    **attributes(entry="string", compile_error="string"),
     "prompt_tokens": ("int64", lambda s: (s.tokens or {}).get("prompt")),
     "completion_tokens": ("int64", lambda s: (s.tokens or {}).get("completion")),
     "judge_seconds": ("double", lambda s: (s.timings or {}).get("judge_s")),
-    "prompt_sha256": ("string", lambda s: s.prompt_sha256),
-    "code_sha256": ("string", lambda s: s.code_sha256),
-    "code": ("string", lambda s: s.code),
-    "reply": ("string", lambda s: s.reply),
+    **attributes(prompt_sha256="string", code_sha256="string", code="string", reply="string"),
 }
 
 STATE_RATES = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "divergent", "neogauge",
