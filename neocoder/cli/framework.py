@@ -60,6 +60,7 @@ def framework_command(ctx, model, judge_spec, judge_generation, declared, sandbo
     for name, judged in m["judges"].items():
         for criterion, block in judged["yes"].items():
             click.echo(f"{name} judge, {criterion}: share YES {_number(block)}")
+        click.echo(f"{name} judge, overall (mean of the criteria): {_number(judged['overall'])}")
         click.echo(f"{name} judge per solution: {_cost(judged['cost_per_solution'])}")
     if "token_ratio" in m:
         click.echo(f"tokens retrieval / ChatEval: {_ratio(m['token_ratio']['ratio'])}")

@@ -30,6 +30,8 @@ BENCHMARK = Benchmark(
                 interval_value("judges", "retrieval", "yes", "feasibility"), SOURCE),
         Measure("effective", "judged effective", CONVERGENT, "fraction",
                 interval_value("judges", "retrieval", "yes", "effectiveness"), SOURCE),
+        Measure("overall", "judged overall (mean of the criteria)", CONVERGENT, "fraction",
+                interval_value("judges", "retrieval", "overall"), SOURCE + ", Tables 3-5 \"Overall\""),
     ),
     presets={QUICK: {"limit": 5, "candidates": 4, "max_steps": 4}, FULL: {}},
     answers=answers_text, needs_judges=True,

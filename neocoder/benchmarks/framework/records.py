@@ -33,7 +33,7 @@ class FrameworkStep(Record):
     entropy: float  # the step's semantic entropy, nats (Eq. 3)
     estimator: str  # "rao-blackwell" (class probabilities from log-probabilities, App. C) or "discrete" (counts)
     chosen: int | None  # index of the candidate appended (greedy: the highest mean log-probability); None at STOP
-    stopped: bool  # at least half of the candidates said STOP: the solution ended before this step
+    stopped: bool  # a strict majority of the candidates said STOP: the solution ended before this step
     entailment: str  # the backend that made the classes ("nli:<model>", "llm:<model>", "embedding:<model>")
     tokens: dict = field(default_factory=dict)  # {"prompt", "completion", "entailment_calls"}
 

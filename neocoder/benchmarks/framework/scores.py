@@ -68,6 +68,8 @@ def run_scores(solutions: list, resamples: int, seed: int, drop_repeated: bool) 
         crit = sorted({c for s in kept for c in s.verdicts.get(name, {})})
         judges[name] = {"yes": {c: mean_interval({p: _yes(s.verdicts.get(name, {}).get(c)) for p, s in by.items()},
                                                  resamples, seed) for c in crit},
+                        "overall": mean_interval({p: overall(s.verdicts.get(name, {}), crit) for p, s in by.items()},
+                                                 resamples, seed),
                         "cost_per_solution": {k: mean_interval({p: s.judge_cost.get(name, {}).get(k)
                                                                 for p, s in by.items()}, resamples, seed)["value"]
                                               for k in ("calls", "prompt_tokens", "completion_tokens")}}
@@ -85,6 +87,16 @@ def run_scores(solutions: list, resamples: int, seed: int, drop_repeated: bool) 
                                                                resamples, seed)
     out["bootstrap"] = bootstrap_info(resamples, seed, "problem")
     return out
+
+
+def overall(verdicts: dict, criteria: list[str]) -> float | None:
+    """One solution's Overall: the mean over ``criteria`` of its YES verdicts (1.0 YES, 0.0
+    NO), the criteria without a readable verdict left out; None with none readable.  Over
+    solutions with every verdict readable its mean is the mean of the criteria's YES shares,
+    the creativity-framework paper's "Overall" (Tables 3-5: e.g. GPT-4o on MacGyver,
+    (0.82 + 0.86 + 0.21) / 3 = 0.63)."""
+    values = [v for v in (_yes(verdicts.get(c)) for c in criteria) if v is not None]
+    return sum(values) / len(values) if values else None
 
 
 def _yes(verdict: dict | None) -> float | None:

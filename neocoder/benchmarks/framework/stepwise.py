@@ -5,9 +5,9 @@ At each step the model is shown the problem and the steps chosen so far and ``n`
 candidate next steps are sampled (T = 1.0, top_p = 0.9 by default, each with its own
 seed, log-probabilities asked for).  Then:
 
-- a candidate that is empty or starts with STOP votes to stop; when at least half of the
-  candidates vote so, the solution ends (the step is recorded with ``stopped``, and its
-  entropy is not part of the solution's score);
+- a candidate that is empty or starts with STOP votes to stop; when a strict majority of
+  the candidates vote so (``stop_majority``: 6 of 10, never a 5-5 tie), the solution ends
+  (the step is recorded with ``stopped``, and its entropy is not part of the solution's score);
 - the candidates are put into meaning classes by bidirectional entailment (entailment.py);
   STOP votes form one class of their own without asking the backend;
 - the step's semantic entropy (Eq. 3) is Rao-Blackwellised (App. C: class probabilities
@@ -91,6 +91,13 @@ def step_entropy(classes: list[int], logprobs: list) -> tuple[float, str]:
     return discrete_entropy(classes), "discrete"
 
 
+def stop_majority(stops: list[bool]) -> bool:
+    """Whether a step's candidates end the solution: strictly more than half of them vote
+    STOP ("until majority of the samples indicate completion", creativity-framework Sec. 3.2);
+    a tie (5 of 10) goes on."""
+    return 2 * sum(map(bool, stops)) > len(stops)
+
+
 def greedy_choice(texts: list[str], stops: list[bool], logprobs: list, classes: list[int]) -> int | None:
     """The index of the candidate to append: the highest mean token log-probability among
     those not voting STOP (ties: the first); without log-probabilities, the first member
@@ -134,7 +141,7 @@ def one_step(problem: Problem, steps: list[str], model, entailment: Entailment,
         c = "stop" if stops[i] else live_classes[live.index(i)]
         classes[i] = mapping.setdefault(c, len(mapping))
     entropy, estimator = step_entropy(classes, logprobs)
-    stopped = 2 * sum(stops) >= len(texts)
+    stopped = stop_majority(stops)
     chosen = None if stopped else greedy_choice(texts, stops, logprobs, classes)
     return FrameworkStep(domain=problem.domain, problem_id=problem.problem_id, step=len(steps) + 1,
                          candidates=texts, stops=stops, logprobs=logprobs, classes=classes, entropy=entropy,

@@ -38,9 +38,9 @@ from neocoder.models import get_model
 from neocoder.models.embedders import Embedder
 from neocoder.store import RunFolder
 
-# step 1: seeds 0-3 give two equal steps, one other, one STOP; step 2: half say STOP
+# step 1: seeds 0-3 give two equal steps, one other, one STOP; step 2: three of four say STOP
 STEP1 = {0: ("Use the towel.", -0.5), 1: ("use the towel.", -1.0), 2: ("Boil the water.", -0.2), 3: ("STOP", -0.1)}
-STEP2 = {0: ("STOP", -0.3), 1: ("Dry it.", -0.4), 2: ("STOP", -0.2), 3: ("Fan it.", -0.9)}
+STEP2 = {0: ("STOP", -0.3), 1: ("Dry it.", -0.4), 2: ("STOP", -0.2), 3: ("STOP", -0.9)}
 
 
 def step_server_respond(kind, body):
@@ -58,6 +58,13 @@ def step_model():
             yield model, server
 
 
+def test_stop_needs_a_strict_majority():
+    from neocoder.benchmarks.framework.stepwise import stop_majority
+    assert not stop_majority([True] * 5 + [False] * 5)  # a 5-5 tie goes on (Sec. 3.2: "majority")
+    assert stop_majority([True] * 6 + [False] * 4)
+    assert not stop_majority([True, False]) and stop_majority([True]) and not stop_majority([False, False, True])
+
+
 def test_step_classes_entropy_greedy_choice_and_stop_majority(step_model):
     model, server = step_model
     problem = domains.Problem("macgyver", "p1", "Clean the stain.")
@@ -73,7 +80,7 @@ def test_step_classes_entropy_greedy_choice_and_stop_majority(step_model):
     assert first.entropy == pytest.approx(-sum(v / total * math.log(v / total) for v in w.values()))
     assert first.estimator == "rao-blackwell"
     assert first.chosen == 2  # the highest mean log-probability that is not a STOP vote (-0.1 is STOP)
-    assert second.stopped and second.chosen is None  # 2 of 4 say STOP: half is enough
+    assert second.stopped and second.chosen is None  # 3 of 4 say STOP: a majority
     sent = [body for kind, body in server.requests if "Statement A:" not in prompt_of(kind, body)]
     assert {b["top_p"] for b in sent} == {0.9} and {b["temperature"] for b in sent} == {1.0}
     assert sorted(b["seed"] for b in sent[:4]) == [0, 1, 2, 3]
@@ -494,3 +501,27 @@ def test_validation_against_macgyver_labels_and_the_two_runs_token_ratio(tmp_pat
     calls = both["token_ratio"]["sums"]
     assert both["token_ratio"]["ratio"]["prompt_tokens"] == pytest.approx(
         calls["retrieval"]["calls"] / calls["chateval"]["calls"])
+
+
+def test_overall_is_the_mean_of_the_criteria_as_the_papers_tables():
+    """Overall (creativity-framework Tables 3-5) beside the criteria: per solution the mean of
+    its readable YES verdicts, over solutions the mean of the criteria's shares when every
+    verdict is readable (GPT-4o on MacGyver: (0.82 + 0.86 + 0.21) / 3 = 0.63)."""
+    from neocoder.benchmarks.framework.scores import overall, run_scores
+    yes, no, unreadable = {"verdict": True}, {"verdict": False}, {"verdict": None}
+    verdicts = {"a": {"feasibility": yes, "safety": yes, "effectiveness": no},
+                "b": {"feasibility": no, "safety": yes, "effectiveness": no},
+                "c": {"feasibility": yes, "safety": unreadable, "effectiveness": no}}
+    assert overall(verdicts["a"], ["feasibility", "safety", "effectiveness"]) == pytest.approx(2 / 3)
+    assert overall(verdicts["c"], ["feasibility", "safety", "effectiveness"]) == pytest.approx(1 / 2)
+    assert overall({"safety": unreadable}, ["safety"]) is None
+    solutions = [FrameworkSolution(domain="macgyver", problem_id=p, model="m", steps=["x"], entropies=[1.0],
+                                   divergent=1.0, divergent_min=1.0, divergent_max=1.0, stop_reason="stop",
+                                   verdicts={"retrieval": v}) for p, v in verdicts.items()]
+    judged = run_scores(solutions, 50, 0, drop_repeated=False)["judges"]["retrieval"]
+    assert judged["overall"]["value"] == pytest.approx((2 / 3 + 1 / 3 + 1 / 2) / 3)
+    assert judged["overall"]["n"] == 3 and judged["overall"]["low"] <= judged["overall"]["value"]
+    # with every verdict readable, the mean of the per-solution Overalls is the mean of the shares
+    full = run_scores(solutions[:2], 50, 0, drop_repeated=False)["judges"]["retrieval"]
+    shares = [full["yes"][c]["value"] for c in ("feasibility", "safety", "effectiveness")]
+    assert full["overall"]["value"] == pytest.approx(sum(shares) / 3)
