@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from loopback import AnthropicServer, ReasoningServer, RespondingServer
+from loopback import AnthropicServer, Loopback, Quiet, ReasoningServer, RespondingServer, send
 
 from neocoder.api import run_aidanbench, run_ideas
 from neocoder.benchmarks.aidanbench.config import AidanConfig
@@ -119,6 +119,52 @@ def test_an_eval_through_inspect_ais_anthropic_provider_is_cached_and_resumes(tm
         assert len(server.requests) == 4  # one call of the unknown model, then the run stopped
     finally:
         server.close()
+
+
+class ChatOnlyServer(Loopback):
+    """An OpenAI-compatible server as llama.cpp's and vLLM's are: chat completions at
+    ``/v1/chat/completions`` (every reply ``PROGRAM``, usage 21 + 9 tokens), 404 for any
+    other path, the Responses API included; ``paths`` lists every path asked for."""
+
+    def __init__(self, chat: bool = True):
+        self.paths, outer = [], self
+
+        class Handler(Quiet):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                outer.paths.append(self.path)
+                if chat and self.path == "/v1/chat/completions":
+                    send(self, 200, json.dumps({
+                        "id": "c", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": PROGRAM}}],
+                        "usage": {"prompt_tokens": 21, "completion_tokens": 9, "total_tokens": 30}}).encode())
+                else:
+                    send(self, 404, b'{"error": {"message": "File Not Found", "type": "not_found_error"}}')
+
+        self.serve(Handler)
+
+
+@pytest.mark.docker
+def test_inspect_openai_at_an_openai_compatible_server_uses_chat_completions(tmp_path, release_dir, sandbox):
+    """``inspect-api/openai/<name> --base-url`` talks chat completions to a compatible server
+    (issue 46): inspect_ai would send a name it takes for OpenAI's reasoning models to the
+    Responses API, which llama.cpp answers 404.  A server that serves nothing says which URL
+    was tried."""
+    args = ["eval", "--model", "inspect-api/openai/o3-local", "--api-key", "k", "--problems", PROBLEMS,
+            "--states", "0", "--release", str(release_dir), "--quiet"]
+    with ChatOnlyServer() as server:
+        done = CliRunner().invoke(main, args + ["--base-url", server.url, "--out", str(tmp_path / "run")])
+    assert done.exit_code == 0, done.output
+    assert set(server.paths) == {"/v1/chat/completions"} and len(server.paths) == 3
+    got = samples(tmp_path / "run")
+    assert len(got) == 3 and all(s["tokens"]["prompt"] == 21 and s["tokens"]["completion"] == 9 for s in got)
+    assert all("print(n)" in s["code"] for s in got)
+    with ChatOnlyServer(chat=False) as nothing:
+        refused = CliRunner().invoke(main, args + ["--base-url", nothing.url, "--out", str(tmp_path / "none")])
+    assert refused.exit_code == 1 and "404" in refused.output
+    assert f"tried {nothing.url}/chat/completions" in refused.output, refused.output
+    assert len(error_lines(refused.output)) == 1
 
 
 # ---------------------------------------------------------------- AidanBench with a reasoning judge

@@ -15,7 +15,14 @@ threads.  Each model owns one event loop on a thread of its own, where inspect's
 
 A request the provider refuses as such (400, 404, 422; 401, 403 for the key) raises
 ``RequestRefused`` naming the parameter where the provider names one (OpenAI's
-``param``; Anthropic's messages start with it, e.g. ``max_tokens: ...``); the run stops.
+``param``; Anthropic's messages start with it, e.g. ``max_tokens: ...``), and for a 404 the
+URL that was tried; the run stops.
+
+``inspect-api/openai/<name>`` with ``--base-url`` is an OpenAI-compatible server (llama.cpp's,
+vLLM's, ...): inspect's OpenAI provider is told to use the chat completions API, which those
+serve, instead of the Responses API it picks for names it takes for OpenAI's own reasoning
+models; ``inspect-api/openai-api/<service>/<name>`` (inspect's provider for compatible
+services) works too.  Without ``--base-url`` inspect chooses, as for OpenAI itself.
 """
 
 from __future__ import annotations
@@ -59,10 +66,17 @@ class InspectAPIModel(Model):
             self.close()
             raise ModelError(f"{spec}: inspect_ai cannot build {inspect_spec!r}: {type(exc).__name__}: {exc}") from exc
 
+    def model_args(self) -> dict:
+        """The provider arguments beyond the endpoint and key: chat completions for
+        ``openai/<name>`` at a ``--base-url`` (an OpenAI-compatible server serves no Responses API)."""
+        if self.inspect_spec.split("/", 1)[0] == "openai" and self.config.base_url:
+            return {"responses_api": False}
+        return {}
+
     async def _open(self):
         from inspect_ai.model import get_model
         return get_model(self.inspect_spec, base_url=self.config.base_url, api_key=self.config.api_key,
-                         memoize=False)
+                         memoize=False, **self.model_args())
 
     def _run(self, coroutine):
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
@@ -125,7 +139,9 @@ class InspectAPIModel(Model):
         if status in REFUSED_STATUSES:
             param = getattr(exc, "param", None) or named_param(said)
             named = f"parameter {param!r} refused" if param else "request refused"
-            hint = {401: "check --api-key", 403: "check --api-key", 404: "check the model name and --base-url"}.get(
+            tried = request_url(exc)
+            hint = {401: "check --api-key", 403: "check --api-key",
+                    404: f"check the model name and --base-url{f' (tried {tried})' if tried else ''}"}.get(
                 status, "fix the option that sends it" if param else "fix the options (docs/models.md)")
             return RequestRefused(f"{self.name}: {named} by {self.endpoint} ({status}: {said}); {hint}; the run "
                                   "folder resumes once it is fixed", param=param, status=status)
@@ -158,6 +174,15 @@ def provider_message(exc: BaseException) -> str:
         if isinstance(inner.get("message"), str):
             return " ".join(inner["message"].split())
     return " ".join(str(exc).split())
+
+
+def request_url(exc: BaseException) -> str | None:
+    """The URL of the request an SDK error answered (openai's and anthropic's status errors
+    carry their ``response``), or None."""
+    response = getattr(exc, "response", None)
+    request = getattr(exc, "request", None) or getattr(response, "request", None)
+    url = getattr(request, "url", None)
+    return str(url) if url is not None else None
 
 
 def named_param(message: str) -> str | None:
