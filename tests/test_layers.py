@@ -141,10 +141,15 @@ def shared_modules(root: Path = PACKAGE) -> list[Path]:
 def names_of_benchmarks(path: Path, owned: set[str]) -> list[str]:
     """What the file ``path`` imports, or names as a module in a string, that a benchmark owns."""
     found = []
+    package = ".".join(path.parts[path.parts.index("neocoder"):-1])  # the file's package, for relative imports
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         targets = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        if isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            base = node.module or ""
+            if node.level:  # a relative import, resolved against the file's package
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            targets = [base] + [f"{base}.{a.name}" for a in node.names]
         elif isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("neocoder."):
@@ -170,8 +175,11 @@ def test_the_check_sees_a_benchmark_named_by_import_or_string(tmp_path):
     fake = tmp_path / "neocoder" / "suite"
     fake.mkdir(parents=True)
     (fake / "x.py").write_text("def f():\n    from neocoder.benchmarks.ideas.config import IdeasConfig\n"
-                               "REF = 'neocoder.report.sections.framework:FrameworkSection'\n")
+                               "REF = 'neocoder.report.sections.framework:FrameworkSection'\n"
+                               "from ..benchmarks.aidanbench import task\n")
     hits = names_of_benchmarks(fake / "x.py", benchmark_modules())
-    assert [h.rsplit(" ", 1)[-1] for h in hits] == ["neocoder.benchmarks.ideas.config",
-                                                  "neocoder.benchmarks.ideas.config.IdeasConfig",
-                                                  "neocoder.report.sections.framework"]
+    assert sorted(h.rsplit(" ", 1)[-1] for h in hits) == ["neocoder.benchmarks.aidanbench",
+                                                          "neocoder.benchmarks.aidanbench.task",
+                                                          "neocoder.benchmarks.ideas.config",
+                                                          "neocoder.benchmarks.ideas.config.IdeasConfig",
+                                                          "neocoder.report.sections.framework"]
