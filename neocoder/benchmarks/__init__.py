@@ -123,10 +123,8 @@ def benchmark_of_kind(kind: str) -> Benchmark | None:
 def record_class(tag: str) -> type | None:
     """The record class a registered benchmark declares for the ``type`` tag ``tag``
     (imported now), or None when none declares it."""
-    for b in benchmarks():
-        if tag in b.records:
-            return resolve(b.records[tag])
-    return None
+    owner = benchmark_of_record(tag)
+    return None if owner is None else resolve(owner.records[tag])
 
 
 def benchmark_of_record(tag: str) -> Benchmark | None:

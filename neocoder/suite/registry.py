@@ -22,6 +22,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocoder.benchmarks import benchmark as registered
 from neocoder.benchmarks import benchmarks, get_task
 from neocoder.benchmarks.descriptor import Benchmark, resolve
 
@@ -42,10 +43,10 @@ def names() -> list[str]:
 
 def benchmark(name: str) -> Benchmark:
     """The suite's benchmark ``name``.  Raises KeyError for a name the suite does not run."""
-    for b in suite_benchmarks():
-        if b.name == name:
-            return b
-    raise KeyError(name)
+    found = registered(name)
+    if not found.in_suite:
+        raise KeyError(name)
+    return found
 
 
 def make_config(bench: Benchmark, suite: SuiteConfig, model: ModelConfig, out: Path):

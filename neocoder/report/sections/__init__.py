@@ -14,7 +14,7 @@ from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
 from neocoder.report.sections.base import Section
 
-_made: dict[int, Section] = {}  # id(descriptor) -> its section, made once
+_made: dict[int, tuple] = {}  # id(descriptor) -> (the descriptor, its section), made once
 
 
 def ordered_sections() -> list[Section]:
@@ -24,15 +24,16 @@ def ordered_sections() -> list[Section]:
     for bench in benchmarks():
         if bench.section is None:
             continue
-        if id(bench) not in _made:
+        made = _made.get(id(bench))
+        if made is None or made[0] is not bench:  # a new descriptor may reuse a dropped one's id
             found = resolve(bench.section)
             section = found() if isinstance(found, type) else found
             if not section.kinds:
                 section.kinds = bench.kinds
             if not section.name:
                 section.name = bench.name
-            _made[id(bench)] = section
-        out.append(_made[id(bench)])
+            _made[id(bench)] = (bench, section)
+        out.append(_made[id(bench)][1])
     return out
 
 
