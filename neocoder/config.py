@@ -48,6 +48,9 @@ SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
 
 # Declared once, used by every benchmark's config.
 PROGRESS = Option(True, "Show a progress bar.", local=True, flag="", manifest=False)
+MAX_ERRORS = Option(0, "Items that may end in an error (a model, sandbox or protocol failure; an unreadable judge "
+                    "reply is counted, not an error) before the run exits non-zero.  Every such item is kept in the "
+                    "run with its error and counted in metrics.json.", ge=0, manifest=False)
 BOOTSTRAP = Option(2000, "Bootstrap resamples of the benchmark's items (problems, questions, keywords) for the 95% "
                    "intervals (neocoder/metrics/bootstrap.py).", ge=2, cap=100000)
 BOOTSTRAP_SEED = Option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).", flag="--seed")
@@ -89,6 +92,7 @@ class Config:
     roles: ClassVar[dict[str, GenerateDefaults]] = {}
     progress = True  # a config that declares no progress option shows the bar
     concurrency = 1  # items in flight, for a config that declares no concurrency option
+    max_errors = 0  # items that may end in error, for a config that declares no max_errors option
 
     def public(self) -> dict:
         """The config as plain JSON values for the manifest: without secrets (API keys)

@@ -49,6 +49,7 @@ import time
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
 from neocoder.errors import NeocoderError
@@ -59,6 +60,72 @@ from neocoder.store import RunFolder
 class Stopped(NeocoderError):
     """The run was asked to stop before every item was done: the items in flight were
     finished and kept, the others never started; running again resumes."""
+
+
+class LostItems(NeocoderError):
+    """A run ended with items in error beyond what its ``--max-errors`` tolerates, or with
+    no item judged.  The records and ``metrics.json`` are written first: nothing is lost,
+    and a rerun resumes (retrying the items in error).  ``outcome`` is ``Outcome``."""
+
+    def __init__(self, message: str, outcome: "Outcome"):
+        super().__init__(message)
+        self.outcome = outcome
+
+
+@dataclass
+class Outcome:
+    """How a run's items ended, the ``"outcome"`` block of every ``metrics.json``:
+    ``items`` in the run, ``judged`` (they got a number), ``unreadable`` (every judge
+    reply about them was unreadable: kept and counted, not an error), ``errors`` (a model,
+    sandbox or protocol failure ended them: kept with the error) and ``reasons``
+    (``{error: count}``).  The unit is the task's (a sample, a question, an idea, a
+    solution)."""
+
+    unit: str
+    items: int = 0
+    judged: int = 0
+    unreadable: int = 0
+    errors: int = 0
+    reasons: dict = field(default_factory=dict)
+
+    def add(self, judged: bool = False, unreadable: bool = False, error: str | None = None) -> None:
+        """Count one item: in error (``error``, its message), unreadable, judged, or none of
+        them (an item that asks no judge, e.g. a refused idea)."""
+        self.items += 1
+        if error:
+            self.errors += 1
+            key = " ".join(str(error).split())[:160]
+            self.reasons[key] = self.reasons.get(key, 0) + 1
+        elif unreadable:
+            self.unreadable += 1
+        elif judged:
+            self.judged += 1
+
+    def to_dict(self) -> dict:
+        """The ``metrics.json`` form (reasons most frequent first)."""
+        reasons = dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        return {"unit": self.unit, "items": self.items, "judged": self.judged, "unreadable": self.unreadable,
+                "errors": self.errors, "reasons": reasons}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Outcome":
+        """The block as written by ``to_dict``."""
+        return cls(**{k: data[k] for k in ("unit", "items", "judged", "unreadable", "errors", "reasons")
+                      if k in data})
+
+    def failure(self, max_errors: int = 0) -> str | None:
+        """One line saying why the run fails (more than ``max_errors`` items in error, or
+        none of its items judged), None when it does not."""
+        unit = self.unit
+        if self.errors > max_errors:
+            top = "; ".join(f"{n} x {why}" for why, n in list(self.to_dict()["reasons"].items())[:3])
+            return (f"{self.errors} of {self.items} {unit}s ended in error ({top}); they are kept in the run and "
+                    f"counted in metrics.json (rerun to retry them, or --max-errors {self.errors} to accept them)")
+        if self.items and not self.judged:
+            why = f"{self.unreadable} unreadable, " if self.unreadable else ""
+            return (f"no {unit} of {self.items} was judged ({why}{self.errors} in error): "
+                    "metrics.json counts them; there is no number to report")
+        return None
 
 
 class Run:
@@ -261,9 +328,11 @@ def run(task: Task, stop: threading.Event | None = None, cache=None):
 
     Raises NeocoderError for a config value outside its declaration (options.py) or
     settings the task refuses (both before anything is written),
-    Stopped when ``stop`` is set before the last item, and whatever ``solve`` raises
+    Stopped when ``stop`` is set before the last item, whatever ``solve`` raises
     (the first such error stops the run; the records appended so far are kept and a
-    rerun resumes after them).
+    rerun resumes after them), and LostItems, after ``metrics.json`` is written, when its
+    ``"outcome"`` (``Outcome``) has more items in error than the config's ``max_errors``
+    or none judged.
     """
     task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
@@ -280,7 +349,21 @@ def run(task: Task, stop: threading.Event | None = None, cache=None):
         metrics = task.score(current)
     if metrics is not None:
         current.folder.write_metrics(metrics)
+        check_outcome(metrics, getattr(task.config, "max_errors", 0))
     return task.result(current, metrics)
+
+
+def check_outcome(metrics: dict, max_errors: int = 0) -> None:
+    """Raise LostItems when ``metrics["outcome"]`` (``Outcome``'s form) says the run lost
+    items: more than ``max_errors`` in error, or none judged.  Metrics without the block
+    (a task that judges nothing) pass."""
+    block = metrics.get("outcome") if isinstance(metrics, dict) else None
+    if not block:
+        return
+    outcome = Outcome.from_dict(block)
+    message = outcome.failure(max_errors)
+    if message:
+        raise LostItems(message, outcome)
 
 
 _SKIPPED = object()

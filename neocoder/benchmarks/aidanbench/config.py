@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig
+from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, MAX_ERRORS, PROGRESS, Config, GenerateDefaults, ModelConfig
 from neocoder.options import Option, option
 
 # AidanBench's stop rule (its README): an answer with coherence <= 15 (0-100 judge scale) or
@@ -60,6 +60,7 @@ class AidanConfig(Config):
     entailment_threshold: float = option(0.85, "--entailment embedding: cosine similarity at or above which an "
                                          "answer joins a class.", ge=-1.0, le=1.0)
     progress: bool = PROGRESS.field()
+    max_errors: int = MAX_ERRORS.field()
 
     def resolved(self) -> "AidanConfig":
         """The models' role defaults and the coherence stop in force written out (the

@@ -12,7 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig, SandboxConfig
+from neocoder.config import (
+    BOOTSTRAP,
+    BOOTSTRAP_SEED,
+    MAX_ERRORS,
+    PROGRESS,
+    Config,
+    GenerateDefaults,
+    ModelConfig,
+    SandboxConfig,
+)
 from neocoder.options import Option, option
 
 DOMAINS = ("macgyver", "hypogen", "bookmia", "code")
@@ -96,6 +105,7 @@ class FrameworkConfig(Config, JudgeOptions):
     bootstrap: int = BOOTSTRAP.field()
     bootstrap_seed: int = BOOTSTRAP_SEED.field()
     progress: bool = PROGRESS.field()
+    max_errors: int = MAX_ERRORS.field()
 
 
 @dataclass

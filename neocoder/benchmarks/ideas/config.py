@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig
+from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, MAX_ERRORS, PROGRESS, Config, GenerateDefaults, ModelConfig
 from neocoder.options import Option, option
 
 OURS, OFFICIAL = "ours", "official"  # the protocols: our prompts and replies, or LiveIdeaBench's own
@@ -51,6 +51,7 @@ class IdeasConfig(Config):
     judge_names: list[str] | None = option(None, "The seats' names, one per judge (None: the judges' specs).",
                                            flag="")
     progress: bool = PROGRESS.field()
+    max_errors: int = MAX_ERRORS.field()
     # LiveIdeaBench's own protocol and panel (protocol.py, official.py, panel_file.py; docs/ideas.md)
     protocol: str = option(OURS, "ours: our prompts and reply format; official: LiveIdeaBench's prompts, critic "
                            "reply, fluency pair and refusal rule, read from --liveideabench.",

@@ -10,7 +10,16 @@ from typing import ClassVar
 
 from neocoder.benchmarks.neocoder.paper import DECLARED, parse_paper
 from neocoder.benchmarks.neocoder.strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, STRATEGY, TOP_K
-from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, GenerateDefaults, ModelConfig, SandboxConfig
+from neocoder.config import (
+    BOOTSTRAP,
+    BOOTSTRAP_SEED,
+    MAX_ERRORS,
+    PROGRESS,
+    Config,
+    GenerateDefaults,
+    ModelConfig,
+    SandboxConfig,
+)
 from neocoder.options import Option, option, parse_problems, parse_shard, parse_states
 
 VALIDATED, RELEASE = "validated", "release"  # the datasets named rather than given as a path
@@ -96,6 +105,7 @@ class EvalConfig(Config):
                                "the same command without --shard once every part is done.", parse=parse_shard,
                                local=True, manifest=False)  # how this machine splits its work, not what the run is
     progress: bool = PROGRESS.field()
+    max_errors: int = MAX_ERRORS.field()
 
     def strategy_options(self):
         """The strategy's options (strategies.StrategyOptions) as this config sets them:
@@ -149,3 +159,4 @@ class ChainConfig(Config):
                               ge=1)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     progress: bool = PROGRESS.field()
+    max_errors: int = MAX_ERRORS.field()
