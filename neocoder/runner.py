@@ -278,6 +278,11 @@ class Task(ABC):
         on the sandbox's workers (EvalTask, ChainTask)."""
         return self.config.concurrency
 
+    def tolerated(self) -> int:
+        """Items that may end in error before the run fails (default: the config's
+        ``max_errors``, ``--max-errors``)."""
+        return self.config.max_errors
+
     def label(self, run: Run) -> str:
         """The progress bar's description."""
         return self.name
@@ -349,7 +354,7 @@ def run(task: Task, stop: threading.Event | None = None, cache=None):
         metrics = task.score(current)
     if metrics is not None:
         current.folder.write_metrics(metrics)
-        check_outcome(metrics, getattr(task.config, "max_errors", 0))
+        check_outcome(metrics, task.tolerated())
     return task.result(current, metrics)
 
 

@@ -124,16 +124,24 @@ def test_an_eval_through_inspect_ais_anthropic_provider_is_cached_and_resumes(tm
 class ChatOnlyServer(Loopback):
     """An OpenAI-compatible server as llama.cpp's and vLLM's are: chat completions at
     ``/v1/chat/completions`` (every reply ``PROGRAM``, usage 21 + 9 tokens), 404 for any
-    other path, the Responses API included; ``paths`` lists every path asked for."""
+    other path, the Responses API included, and 500 for a message role other than system,
+    user or assistant (llama.cpp's server fails so on OpenAI's ``developer`` role);
+    ``paths`` lists every path asked for, ``bodies`` every request.  ``malformed``: every
+    chat call is answered 200 with a body that is not a completion."""
 
-    def __init__(self, chat: bool = True):
-        self.paths, outer = [], self
+    def __init__(self, chat: bool = True, malformed: bool = False):
+        self.paths, self.bodies, outer = [], [], self
 
         class Handler(Quiet):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 outer.paths.append(self.path)
-                if chat and self.path == "/v1/chat/completions":
+                outer.bodies.append(body)
+                if chat and any(m.get("role") not in ("system", "user", "assistant") for m in body.get("messages", [])):
+                    send(self, 500, b'{"error": {"message": "Input should be \'system\'", "type": "server_error"}}')
+                elif chat and malformed:
+                    send(self, 200, b'{"result": "ok", "output": null}')
+                elif chat and self.path == "/v1/chat/completions":
                     send(self, 200, json.dumps({
                         "id": "c", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
                         "choices": [{"index": 0, "finish_reason": "stop",
@@ -148,11 +156,13 @@ class ChatOnlyServer(Loopback):
 @pytest.mark.docker
 def test_inspect_openai_at_an_openai_compatible_server_uses_chat_completions(tmp_path, release_dir, sandbox):
     """``inspect-api/openai/<name> --base-url`` talks chat completions to a compatible server
-    (issue 46): inspect_ai would send a name it takes for OpenAI's reasoning models to the
-    Responses API, which llama.cpp answers 404.  A server that serves nothing says which URL
-    was tried."""
-    args = ["eval", "--model", "inspect-api/openai/o3-local", "--api-key", "k", "--problems", PROBLEMS,
-            "--states", "0", "--release", str(release_dir), "--quiet"]
+    (issue 46) as inspect's provider for compatible servers does: inspect's openai/ provider
+    takes an unknown name for an unreleased frontier model (the Responses API, which
+    llama.cpp answers 404; the ``developer`` role, on which it fails 500; no temperature).
+    A server answering 200s that are not completions loses every sample: exit 1, one line.
+    A server that serves nothing says which URL was tried."""
+    args = ["eval", "--model", "inspect-api/openai/gemma-local", "--temperature", "0", "--api-key", "k",
+            "--problems", PROBLEMS, "--states", "0", "--release", str(release_dir), "--quiet"]
     with ChatOnlyServer() as server:
         done = CliRunner().invoke(main, args + ["--base-url", server.url, "--out", str(tmp_path / "run")])
     assert done.exit_code == 0, done.output
@@ -160,6 +170,15 @@ def test_inspect_openai_at_an_openai_compatible_server_uses_chat_completions(tmp
     got = samples(tmp_path / "run")
     assert len(got) == 3 and all(s["tokens"]["prompt"] == 21 and s["tokens"]["completion"] == 9 for s in got)
     assert all("print(n)" in s["code"] for s in got)
+    # a compatible server gets what it understands: the system role, and the temperature asked for
+    assert all(m["role"] in ("system", "user") for b in server.bodies for m in b["messages"])
+    assert all(b.get("temperature") == 0.0 for b in server.bodies), server.bodies[0]
+    with ChatOnlyServer(malformed=True) as broken:  # 200s that are not completions: every sample lost
+        lost = CliRunner().invoke(main, args + ["--base-url", broken.url, "--out", str(tmp_path / "broken"),
+                                                "--max-retries", "0"])
+    assert lost.exit_code == 1, lost.output
+    assert len(error_lines(lost.output)) == 1 and "3 of 3 samples ended in error" in lost.output, lost.output
+    assert len(samples(tmp_path / "broken")) == 3  # kept, with their errors
     with ChatOnlyServer(chat=False) as nothing:
         refused = CliRunner().invoke(main, args + ["--base-url", nothing.url, "--out", str(tmp_path / "none")])
     assert refused.exit_code == 1 and "404" in refused.output

@@ -28,9 +28,11 @@ services) works too.  Without ``--base-url`` inspect chooses, as for OpenAI itse
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import threading
 import time
+from urllib.parse import urlparse
 
 from neocoder.config import ModelConfig
 from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
@@ -38,6 +40,7 @@ from neocoder.models.limiter import ConnectionLimiter, RefusalGate
 
 API_CONNECTIONS = 16  # calls in flight when --max-connections is not given (as openai/)
 REFUSED_STATUSES = (400, 401, 403, 404, 422)
+OPENAI_HOSTS = ("api.openai.com",)  # OpenAI's own endpoint: inspect's openai/ provider knows its models
 _NAMED_PARAM = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")  # Anthropic: "max_tokens: Field required"
 
 
@@ -73,10 +76,24 @@ class InspectAPIModel(Model):
             return {"responses_api": False}
         return {}
 
+    def provider_spec(self) -> tuple[str, str | None]:
+        """inspect's model spec and key for this model.  ``openai/<name>`` at a
+        ``--base-url`` that is not OpenAI's own goes to inspect's provider for compatible
+        servers (``openai-api/compatible/<name>``): inspect's ``openai/`` provider takes a
+        name it does not know (``gemma-3-270m``) for an unreleased frontier model and sends
+        it the ``developer`` role and no temperature, which llama.cpp's server refuses (422)
+        and vLLM's ignores.  The key: ``--api-key``, else $OPENAI_API_KEY, else "none"
+        (local servers take any)."""
+        provider, _, name = self.inspect_spec.partition("/")
+        url = self.config.base_url
+        if provider == "openai" and url and urlparse(url).hostname not in OPENAI_HOSTS:
+            return f"openai-api/compatible/{name}", self.config.api_key or os.environ.get("OPENAI_API_KEY", "none")
+        return self.inspect_spec, self.config.api_key
+
     async def _open(self):
         from inspect_ai.model import get_model
-        return get_model(self.inspect_spec, base_url=self.config.base_url, api_key=self.config.api_key,
-                         memoize=False, **self.model_args())
+        spec, key = self.provider_spec()
+        return get_model(spec, base_url=self.config.base_url, api_key=key, memoize=False, **self.model_args())
 
     def _run(self, coroutine):
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()

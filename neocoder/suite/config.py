@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from neocoder.benchmarks.descriptor import FULL, QUICK
-from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, PROGRESS, Config, ModelConfig, SandboxConfig
+from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, MAX_ERRORS, PROGRESS, Config, ModelConfig, SandboxConfig
 from neocoder.options import Option, option
 from neocoder.suite.registry import names as suite_names
 
@@ -62,3 +62,4 @@ class SuiteConfig(Config):
     bootstrap_seed: int = BOOTSTRAP_SEED.field()
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     progress: bool = PROGRESS.field()
+    max_errors: int = MAX_ERRORS.field()

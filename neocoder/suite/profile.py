@@ -52,6 +52,22 @@ def measures_of(bench_name: str, metrics: dict, model: str) -> list[dict]:
     return out
 
 
+def unreadable_total(metrics: dict) -> dict | None:
+    """The judge replies of a run's ``metrics["unreadable"]`` (per role, replies.Tally's
+    form) summed over its roles: ``{"replies", "readable", "unreadable", "share",
+    "reasons"}``; None when the run counts none."""
+    from neocoder.replies import unreadable_summary
+    roles = metrics.get("unreadable")
+    if not isinstance(roles, dict) or not roles:
+        return None
+    blocks = [b for b in roles.values() if isinstance(b, dict) and "replies" in b]
+    reasons: dict = {}
+    for b in blocks:
+        for why, n in (b.get("reasons") or {}).items():
+            reasons[why] = reasons.get(why, 0) + n
+    return unreadable_summary(sum(b["replies"] for b in blocks), sum(b["unreadable"] for b in blocks), reasons)
+
+
 def build_profile(folder: Path, model: str, steps: dict, names: list[str]) -> dict:
     """The profile of the suite run in ``folder`` for ``model``: per benchmark in ``names``
     its step (``SuiteStep`` by benchmark name), sub-folder, answering model and measures.
@@ -63,9 +79,11 @@ def build_profile(folder: Path, model: str, steps: dict, names: list[str]) -> di
         bench, step = benchmark(name), steps.get(name)
         entry = {"title": bench.title, "unit": bench.unit, "folder": name, "model": getattr(step, "model", None),
                  "stand_in": bool(getattr(step, "stand_in", False)), "skipped": getattr(step, "skipped", None),
-                 "measures": []}
+                 "lost": getattr(step, "lost", None), "measures": [], "outcome": None, "unreadable": None}
         if step is not None and step.skipped is None:
-            entry["measures"] = measures_of(name, read_metrics(Path(folder) / step.folder), step.model)
+            metrics = read_metrics(Path(folder) / step.folder)
+            entry["measures"] = measures_of(name, metrics, step.model)
+            entry["outcome"], entry["unreadable"] = metrics.get("outcome"), unreadable_total(metrics)
             flat += [dict(m, model=step.model, stand_in=entry["stand_in"]) for m in entry["measures"]]
         benches[name] = entry
     return {"benchmark": "suite", "model": model, "benchmarks": benches, "measures": flat,

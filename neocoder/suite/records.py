@@ -20,6 +20,12 @@ class SuiteStep(Record):
     model: str
     stand_in: bool = False
     skipped: str | None = None  # why the benchmark was left out (no judges, no stand-in)
+    lost: str | None = None  # the one line its run failed with (runner.LostItems): items in error, or none judged
+
+    @property
+    def finished(self) -> bool:
+        """A benchmark whose run lost items is run again (resumed) when the suite resumes."""
+        return self.lost is None
 
     @property
     def key(self) -> tuple:

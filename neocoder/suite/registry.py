@@ -18,7 +18,7 @@ composite of its own.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,10 +57,14 @@ def make_config(bench: Benchmark, suite: SuiteConfig, model: ModelConfig, out: P
     bootstrap_seed, progress, and its first judge as ``judge``)."""
     options = dict(bench.presets.get(suite.preset, {}))
     if bench.suite_config is not None:
-        return resolve(bench.suite_config)(suite, model, out, options)
-    config_type = get_task(bench.main_task).config_type
-    offered = {"model": model, "out": out, "release_dir": suite.release_dir, "sandbox": suite.sandbox,
-               "bootstrap": suite.bootstrap, "bootstrap_seed": suite.bootstrap_seed, "progress": suite.progress,
-               "judge": suite.judges[0] if suite.judges else None}
-    names = {f.name for f in fields(config_type)}
-    return config_type(**{k: v for k, v in offered.items() if k in names and v is not None}, **options)
+        config = resolve(bench.suite_config)(suite, model, out, options)
+    else:
+        config_type = get_task(bench.main_task).config_type
+        offered = {"model": model, "out": out, "release_dir": suite.release_dir, "sandbox": suite.sandbox,
+                   "bootstrap": suite.bootstrap, "bootstrap_seed": suite.bootstrap_seed, "progress": suite.progress,
+                   "judge": suite.judges[0] if suite.judges else None}
+        names = {f.name for f in fields(config_type)}
+        config = config_type(**{k: v for k, v in offered.items() if k in names and v is not None}, **options)
+    if "max_errors" in {f.name for f in fields(config)}:  # the suite's tolerance is each benchmark's
+        config = replace(config, max_errors=suite.max_errors)
+    return config

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from neocoder.benchmarks import SUITE
 from neocoder.errors import NeocoderError
-from neocoder.runner import Run, Task
+from neocoder.runner import LostItems, Outcome, Run, Task
 from neocoder.suite.config import SuiteConfig
 from neocoder.suite.records import SuiteStep
 from neocoder.suite.registry import benchmark, make_config, suite_benchmarks
@@ -46,6 +46,11 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         """The benchmarks run and the shared call cache's file name."""
         return {"benchmarks": [b for (b,) in self.items(run)], "call_cache": run.folder.calls_path.name}
 
+    def tolerated(self) -> int:
+        """None: ``--max-errors`` is each benchmark's tolerance of its own items, so a
+        benchmark that lost more fails the suite (after the others ran and the profile is written)."""
+        return 0
+
     def answering(self, bench) -> tuple:
         """``(model config, is stand-in, why skipped | None)`` for benchmark ``bench``."""
         config = self.config
@@ -65,10 +70,14 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         from neocoder.runner import run as run_task
         bench = benchmark(item[0])
         model, stand_in, skipped = self.answering(bench)
+        lost = None
         if skipped is None:
             sub = make_config(bench, self.config, model, Path(run.folder.path) / bench.name)
-            run_task(get_task(bench.main_task)(sub), stop=run.stop, cache=run.cache)
-        yield SuiteStep(bench.name, bench.name, model.spec, stand_in, skipped)
+            try:
+                run_task(get_task(bench.main_task)(sub), stop=run.stop, cache=run.cache)
+            except LostItems as exc:  # its records and metrics are written; the other benchmarks still run
+                lost = str(exc)
+        yield SuiteStep(bench.name, bench.name, model.spec, stand_in, skipped, lost)
 
     def score(self, run: Run) -> dict:
         """The creativity profile of the finished benchmarks, also written as profile.json and profile.svg."""
@@ -77,6 +86,11 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         profile = build_profile(Path(run.folder.path), self.config.model.spec, steps,
                                 [b for (b,) in self.items(run)])
         profile["calls"] = run.cache.stats()
+        outcome = Outcome("benchmark")
+        for name, entry in profile["benchmarks"].items():
+            if entry["skipped"] is None:
+                outcome.add(judged=True, error=f"{name}: {entry['lost']}" if entry.get("lost") else None)
+        profile["outcome"] = outcome.to_dict()
         folder = Path(run.folder.path)
         (folder / "profile.json").write_text(json.dumps(profile, indent=1), encoding="utf-8")
         write_figure(profile, folder / "profile.svg")
