@@ -170,7 +170,8 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
             rows.append({"state": t, "metric": metric, "values": values, "diffs": diffs})
     return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
                       "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics),
-                      "dataset_version": r.dataset_version, "table5": r.table5} for r in runs],
+                      "dataset_version": r.dataset_version, "table5": r.table5,
+                      "outcome": r.metrics.get("outcome")} for r in runs],
             "rows": rows, "notes": notes, "diversity": diversity_rows(runs, resamples, seed),
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}
 
@@ -280,6 +281,26 @@ def _sources(result: dict) -> list[str]:
     return lines + [f"published (not re-measured): paper rows of Table 5 layout: {s}" for s in sorted(papers)]
 
 
+def outcome_line(outcome: dict | None) -> str | None:
+    """``metrics.json``'s ``"outcome"`` block (runner.Outcome) in words: "3 of 4 samples
+    judged, 1 unreadable, 0 in error"; None for a run that has none (older runs)."""
+    if not outcome:
+        return None
+    o = outcome
+    return (f"{o['judged']} of {o['items']} {o['unit']}s judged, {o['unreadable']} unreadable, "
+            f"{o['errors']} in error")
+
+
+def _outcomes(result: dict) -> list[str]:
+    """One line per measured run whose items did not all get a number."""
+    lines = []
+    for r in result["runs"]:
+        o = r.get("outcome")
+        if o and (o["unreadable"] or o["errors"]):
+            lines.append(f"{_shown(r)}: {outcome_line(o)} (those are left out of its values)")
+    return lines
+
+
 def render(result: dict, fmt: str = "table") -> str:
     """The comparison as ``table`` (plain text), ``markdown``, ``csv``, ``json`` or
     ``table5`` (the paper's strategy layout alone, ``table5``).
@@ -310,7 +331,7 @@ def render(result: dict, fmt: str = "table") -> str:
         out = io.StringIO()
         csv.writer(out).writerows([header] + body)
         return out.getvalue()
-    tail = [] if only else _sources(result) + diversity_lines(result.get("diversity", [])) + notes
+    tail = [] if only else _sources(result) + _outcomes(result) + diversity_lines(result.get("diversity", [])) + notes
     note = (f"values: ± half the 95% interval; differences: paired bootstrap over shared problems "
             f"({result['bootstrap']['resamples']} resamples, seed {result['bootstrap']['seed']}), * excludes 0")
     if fmt == "markdown":

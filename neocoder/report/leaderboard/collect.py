@@ -20,9 +20,10 @@ from pathlib import Path
 from neocoder.benchmarks import SUITE, benchmark_of_kind, benchmarks
 from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
+from neocoder.replies import mostly_unreadable
 from neocoder.report.runs import display_name
 from neocoder.store import RunFolder
-from neocoder.suite.profile import measures_of, read_metrics
+from neocoder.suite.profile import measures_of, read_metrics, unreadable_total
 
 
 @dataclass
@@ -50,6 +51,8 @@ class Row:
     sources: dict = field(default_factory=dict)  # bench -> Source
     stand_in: dict = field(default_factory=dict)  # bench -> the stand-in model that answered it
     runs: list = field(default_factory=list)  # the run folders (suites and single runs) behind the row
+    outcomes: dict = field(default_factory=dict)  # bench -> its run's metrics.json "outcome" (runner.Outcome)
+    unreadable: dict = field(default_factory=dict)  # bench -> its judge replies' unreadable counts (all roles)
 
 
 def slug(text: str) -> str:
@@ -118,8 +121,14 @@ def collect(paths: list[Path]) -> list[Row]:
             row.sources[source.bench] = source
             if source.suite is not None and source.model != model:
                 row.stand_in[source.bench] = display_name(source.model)
-            for m in measures_of(source.bench, read_metrics(source.folder), source.model):
-                row.values[f"{source.bench}.{m['key']}"] = {k: m[k] for k in ("value", "low", "high")}
+            metrics = read_metrics(source.folder)
+            row.outcomes[source.bench] = metrics.get("outcome")
+            row.unreadable[source.bench] = counts = unreadable_total(metrics)
+            for m in measures_of(source.bench, metrics, source.model):
+                cell = {k: m[k] for k in ("value", "low", "high")}
+                if mostly_unreadable(counts):  # never a number resting on the few readable replies
+                    cell = {"value": None, "low": None, "high": None, "unreadable": True}
+                row.values[f"{source.bench}.{m['key']}"] = cell
     for row in rows.values():
         row.runs = sorted({s.suite or s.folder for s in row.sources.values()}, key=str)
     return sorted(rows.values(), key=lambda r: r.model)

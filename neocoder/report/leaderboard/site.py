@@ -61,6 +61,10 @@ def cells(row: Row, marks: dict) -> dict:
                             "ci": f"[{fmt_value(low, c['scale'])}, {fmt_value(high, c['scale'])}]"
                             if low is not None and high is not None else "",
                             "mark": how, "how": "" if how in (None, "best") else f"tied with the best: {how}"}
+            if got.get("unreadable"):
+                u = row.unreadable.get(bench["name"]) or {}
+                out[c["id"]].update(text="unreadable", how=f"{u.get('unreadable')} of {u.get('replies')} judge "
+                                    "replies unreadable: no number is shown")
     return out
 
 
