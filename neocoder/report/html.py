@@ -44,6 +44,18 @@ def load_run(path: Path) -> Run:
     return run
 
 
+def outcome_cells(metrics: dict) -> dict | None:
+    """What the index's table of runs shows of a run's items and judge replies: its
+    ``"outcome"`` (runner.Outcome) and its replies' unreadable counts summed over the roles
+    (``{"replies", "unreadable", "share", "reasons"}``, None where it counts none); None for
+    a run that records no outcome (older runs)."""
+    from neocoder.suite.profile import unreadable_total
+    outcome = metrics.get("outcome")
+    if not outcome:
+        return None
+    return {**outcome, "replies": unreadable_total(metrics)}
+
+
 def build_report(runs: list[Path], out: Path) -> Path:
     """Write the static HTML report of ``runs`` (run folders of any of the kinds ``eval``,
     ``human``, ``aidanbench``, ``ideas``) into folder ``out`` and return the path of its
@@ -71,7 +83,8 @@ def build_report(runs: list[Path], out: Path) -> Path:
         if members:
             parts.append(section.index_html(members))
             section.write_pages(members, out)
-    rows = [(r, section_for(r.kind).size(r), section_for(r.kind).page_link) for r in loaded]
+    rows = [(r, section_for(r.kind).size(r), section_for(r.kind).page_link, outcome_cells(r.metrics))
+            for r in loaded]
     index = out / "index.html"
     write_page(index, "NeoCoder report", render("index.html", runs=rows, sections=parts))
     return index
