@@ -52,13 +52,33 @@ def profile_text(profile: dict) -> str:
             continue
         who = f" (answered by stand-in {bench['model']})" if bench["stand_in"] else ""
         lines.append(f"  {bench['title']}{who}")
+        if bench.get("lost"):
+            lines.append(f"    LOST ITEMS: {bench['lost']}")
+        lines += [f"    {line}" for line in outcome_lines(bench)]
         for m in bench["measures"]:
             lines.append(f"    {m['label']:<34} {m['kind']:<10} {fmt(m)}")
     return "\n".join(lines) + "\n" + json.dumps(profile.get("calls", {}))
 
 
+def outcome_lines(bench: dict) -> list[str]:
+    """A benchmark's items (judged, unreadable, in error) and its judge replies that could
+    not be read, by reason; none for a run that records no outcome."""
+    o, u = bench.get("outcome"), bench.get("unreadable")
+    lines = []
+    if o:
+        lines.append(f"{o['judged']} of {o['items']} {o['unit']}s judged, {o['unreadable']} unreadable, "
+                     f"{o['errors']} in error")
+    if u and u["replies"]:
+        why = ", ".join(f"{n} {r}" for r, n in u["reasons"].items())
+        lines.append(f"judge replies unreadable: {u['unreadable']} of {u['replies']}" + (f" ({why})" if why else ""))
+    return lines
+
+
 def fmt(m: dict) -> str:
-    """``value [low, high]`` with 3 significant digits; '-' where not measured."""
+    """``value [low, high]`` with 3 significant digits; '-' where not measured, "unreadable"
+    where the judge replies were mostly unreadable."""
+    if m.get("unreadable"):
+        return "unreadable (most judge replies could not be read)"
     if m["value"] is None:
         return "-"
     ci = f" [{m['low']:.3g}, {m['high']:.3g}]" if m["low"] is not None and m["high"] is not None else ""

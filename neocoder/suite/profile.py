@@ -22,6 +22,7 @@ from pathlib import Path
 from neocoder.benchmarks import benchmark
 from neocoder.benchmarks.descriptor import COMPOSITE, CONVERGENT, DIVERGENT
 from neocoder.errors import NeocoderError
+from neocoder.replies import mostly_unreadable
 
 KINDS = (CONVERGENT, DIVERGENT, COMPOSITE)
 KIND_TITLES = {CONVERGENT: "convergent", DIVERGENT: "divergent", COMPOSITE: "its own composite"}
@@ -84,6 +85,9 @@ def build_profile(folder: Path, model: str, steps: dict, names: list[str]) -> di
             metrics = read_metrics(Path(folder) / step.folder)
             entry["measures"] = measures_of(name, metrics, step.model)
             entry["outcome"], entry["unreadable"] = metrics.get("outcome"), unreadable_total(metrics)
+            if mostly_unreadable(entry["unreadable"]):  # never a number resting on the few readable replies
+                entry["measures"] = [dict(m, value=None, low=None, high=None, unreadable=True)
+                                     for m in entry["measures"]]
             flat += [dict(m, model=step.model, stand_in=entry["stand_in"]) for m in entry["measures"]]
         benches[name] = entry
     return {"benchmark": "suite", "model": model, "benchmarks": benches, "measures": flat,
@@ -138,6 +142,7 @@ def _panel(ax, m: dict) -> None:
         ax.errorbar([value], [0], xerr=err, fmt="o", color="#1f5fa8", capsize=4)
         ax.text(value, 0.25, f"{value:.3g}", ha="center", fontsize=7)
     else:
-        ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center", va="center", fontsize=7,
+        why = "unreadable judge replies" if m.get("unreadable") else "not measured"
+        ax.text(0.5, 0.5, why, transform=ax.transAxes, ha="center", va="center", fontsize=7,
                 color="#888")
     ax.set_ylim(-0.6, 0.8)
