@@ -37,6 +37,7 @@ VALUES = {
     "cpu_scale": "2.5", "bootstrap": "50", "bootstrap_seed": "7", "judge_all_tests": None, "strategy": "self-correct",
     "rounds": "1", "rollouts": "5", "top_k": "2", "best_of": "2", "logprobs": None, "paper": "exact,gpt4_labels",
     "reasoning": None, "reasoning_effort": "high", "problems": "1899A",
+    "max_errors": "2",
 }
 SERVER_OWNED = {"out", "sandbox"}  # where and how the server runs a job is its own
 

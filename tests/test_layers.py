@@ -23,7 +23,7 @@ LAYERS = {
     "config": 2, "store": 2,
     "dataset": 3,
     "models": 4, "judge": 4,
-    "executors": 5, "techniques": 5, "replies": 5,
+    "executors": 5, "techniques": 5, "replies": 4.5,
     "oracle": 6, "metrics": 6,
     "runner": 7,
     "benchmarks": 8,  # the registry of tasks

@@ -174,6 +174,9 @@ class EvalMetrics:
     diversity: dict | None = field(default=None, metadata=_OPTIONAL)
     """How different the programs are: algorithm classes by technique, structure and
     execution, per state, along the chain and against the humans (diversity/run.py)."""
+    outcome: dict | None = field(default=None, metadata=_OPTIONAL)
+    """How the samples ended (runner.Outcome, unit "sample"): judged, or in error (a model
+    error, a sandbox INFRA verdict), with the errors' reasons."""
 
     def to_dict(self) -> dict:
         """The content of metrics.json, key order included."""

@@ -187,6 +187,7 @@ class OpenAICompatModel(Model):
             extra = {"logprobs": True, "top_logprobs": prompt.logprobs} if prompt.logprobs else {}
             resp = self.client.chat.completions.create(
                 model=self.model_id, messages=list(prompt.messages), **params, **extra)
+            self._check_shape(resp)
             text = resp.choices[0].message.content or ""
             if prompt.logprobs and resp.choices[0].logprobs and resp.choices[0].logprobs.content:
                 content = resp.choices[0].logprobs.content
@@ -197,11 +198,18 @@ class OpenAICompatModel(Model):
         resp = self.client.completions.create(
             model=self.model_id, prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP),
             **params, **extra)
+        self._check_shape(resp)
         got = resp.choices[0].logprobs
         if prompt.logprobs and got is not None:
             logprobs = {"tokens": list(got.tokens or []), "token_logprobs": list(got.token_logprobs or []),
                         "top": [dict(t or {}) for t in got.top_logprobs or []]}
         return resp, resp.choices[0].text or "", prompt.code_prefix, logprobs
+
+    def _check_shape(self, resp) -> None:
+        """ModelError when a 200 answer is not a completion (no ``choices``): a proxy's
+        error page or another API's JSON, which the client parses without complaint."""
+        if not getattr(resp, "choices", None):
+            raise ModelError(f"{self.name}: the endpoint's answer is not a completion (no choices)")
 
     def close(self) -> None:
         """Close the openai client and its connections."""

@@ -26,7 +26,7 @@ import json
 import threading
 from dataclasses import dataclass
 
-from tests.support.loopback import USAGE, Loopback, Quiet, send
+from loopback import USAGE, Loopback, Quiet, send
 
 
 @dataclass(frozen=True)

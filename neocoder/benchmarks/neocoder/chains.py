@@ -19,7 +19,7 @@ from neocoder.benchmarks.neocoder.building import DatasetResult
 from neocoder.benchmarks.neocoder.config import ChainConfig
 from neocoder.benchmarks.neocoder.descriptor import CHAINS
 from neocoder.records import ProblemState
-from neocoder.runner import Run, Task
+from neocoder.runner import Outcome, Run, Task
 
 
 @dataclass
@@ -105,8 +105,12 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
         s = run.inputs
         s.states = states = [ProblemState.from_dict(r) for i in sorted(s.chains) for r in s.chains[i]]
         run.folder.write_all(states)
+        outcome = Outcome("problem")
+        for problem in s.problems:
+            outcome.add(judged=problem["problem_id"] not in s.failed, error=s.failed.get(problem["problem_id"]))
         return {"problems": len(s.problems), "failed": s.failed, "states": len(states),
-                "accepted": sum(st.extra["augmentation"]["accepted"] for st in states), "calls": run.cache.stats()}
+                "accepted": sum(st.extra["augmentation"]["accepted"] for st in states), "calls": run.cache.stats(),
+                "outcome": outcome.to_dict()}
 
     def result(self, run: Run, metrics: dict) -> DatasetResult:
         """A DatasetResult: the run folder, the states, the failed problems, call-cache stats, wall seconds."""

@@ -29,7 +29,7 @@ from neocoder.metrics.diversity.run import human_diversity, run_diversity
 from neocoder.options import parse_problems, shard_of
 from neocoder.paths import fingerprint
 from neocoder.records import HUMAN, ProblemState, Sample
-from neocoder.runner import Run, Task
+from neocoder.runner import Outcome, Run, Task
 from neocoder.store import RunFolder
 
 
@@ -227,6 +227,19 @@ class HumanInputs:
     solutions: dict
 
 
+def sample_outcome(samples) -> Outcome:
+    """How ``samples`` (Sample records) ended, unit "sample": judged, or in error with its
+    reason (the model call's error, a sandbox INFRA verdict, or never judged).  A sample
+    in error is left out of every rate (``Sample.excluded``) and retried on resume."""
+    outcome = Outcome("sample")
+    for sample in samples:
+        error = sample.error
+        if not error and sample.excluded:
+            error = "sandbox INFRA failure" if sample.examples is not None else "not judged"
+        outcome.add(judged=not error, error=error)
+    return outcome
+
+
 class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_type=Sample):
     """NeoCoder on a model: solve, judge in the sandbox, detect, score (see the module)."""
 
@@ -343,6 +356,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         codes = execution_keys(config, s.box, s.states, samples, humans)
         metrics.diversity = run_diversity(samples, humans, codes, resamples=config.bootstrap,
                                           seed=config.bootstrap_seed)
+        metrics.outcome = sample_outcome(samples).to_dict()
         return metrics.to_dict()
 
     def result(self, run: Run, metrics: dict) -> EvalResult:
