@@ -1,8 +1,11 @@
 """The ASGI app of ``neocoder serve``: the routers of routes/ over the services the
 lifespan opens (services.py: the judge service, the job runner, the job store).
 
-Middleware, outermost first: ``RequestCounter`` (telemetry.py), ``BearerAuth`` (auth.py:
-nothing but /healthz without a token), ``BodyLimit`` (limits.py: 413 before parsing).
+Middleware, outermost first: ``TrustedHostMiddleware`` (Starlette's, with ``--allowed-host``:
+400 for another Host header), ``RequestCounter`` (telemetry.py), ``NoSniff`` (every answer
+says ``X-Content-Type-Options: nosniff``; scripts and files also get the pages' Content
+Security Policy), ``BearerAuth`` (auth.py: nothing but /healthz without a token),
+``BodyLimit`` (limits.py: 413 before parsing).
 Routes validate their input with the models of schemas.py (422 naming the field), take
 what they need through the dependencies of deps.py, and the library's errors become
 answers in one place (``install_error_handlers``); a job's models are checked against the
@@ -34,6 +37,7 @@ from neocoder.serve.routes import archives, judge, problems, runs, service
 from neocoder.serve.schemas import load_routes
 from neocoder.serve.services import close_services, open_services
 from neocoder.serve.telemetry import RequestCounter, Telemetry
+from neocoder.serve.web.routes import CSP
 
 log = logging.getLogger("neocoder.serve")
 
@@ -94,8 +98,37 @@ def create_app(config: ServeConfig) -> FastAPI:
         app.include_router(router)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(BearerAuth, tokens=config.tokens)
+    app.add_middleware(NoSniff)
     app.add_middleware(RequestCounter, telemetry=telemetry)
+    if config.allowed_host:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_host))
     return app
+
+
+class NoSniff:
+    """ASGI middleware: ``X-Content-Type-Options: nosniff`` on every answer, so no browser
+    runs a download or a JSON answer as a script or a page; answers without a Content
+    Security Policy of their own (the UI's scripts and files) get the pages' one."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        """Pass the request on; add the headers to its answer's start."""
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"x-content-type-options"]
+                headers.append((b"x-content-type-options", b"nosniff"))
+                if not any(k.lower() == b"content-security-policy" for k, _ in headers):
+                    headers.append((b"content-security-policy", CSP.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 def _version() -> str:

@@ -125,6 +125,17 @@ class ServeConfig(Config):
                                "(repeatable).", factory=list, multiple=True, metavar="RUN_OR_DIR",
                                flag="--public-run").field()
     session_minutes: int = option(60, "How long a browser session lasts after sign-in (serve/web/sessions.py).", ge=1)
+    signin_attempts: int = option(5, "Wrong tokens in a row from one address before its sign-in is refused (429).",
+                                  ge=1)
+    signin_lockout: float = option(30.0, "Seconds an address is refused after --signin-attempts wrong tokens, "
+                                   "doubled at each further lockout.", gt=0)
+    trusted_proxy: list = Option(help="The address of a reverse proxy whose X-Forwarded-Proto and X-Forwarded-For "
+                                 "are believed (repeatable), so that behind an HTTPS proxy the session cookie is "
+                                 "Secure and the client's address is the real one.", factory=list, multiple=True,
+                                 metavar="ADDRESS").field()
+    allowed_host: list = Option(help="A host name the server answers to (repeatable); a request with another Host "
+                                "header is refused (400). Default: any.", factory=list, multiple=True,
+                                metavar="HOST").field()
     tokens: list = field(default_factory=list, repr=False)  # filled by check(); never logged
 
     @property

@@ -28,7 +28,10 @@ def serve(config: ServeConfig) -> None:
     app = create_app(config)
     server = uvicorn.Server(uvicorn.Config(
         app, host=config.host, port=config.port, log_level=config.log_level, lifespan="on",
-        timeout_graceful_shutdown=int(config.shutdown_timeout), server_header=False, proxy_headers=False))
+        timeout_graceful_shutdown=int(config.shutdown_timeout), server_header=False,
+        # X-Forwarded-* only from the operator's proxies (--trusted-proxy), never from anyone
+        proxy_headers=bool(config.trusted_proxy), forwarded_allow_ips=",".join(config.trusted_proxy) or "",
+        date_header=True))
     server.run()
     if not server.started:
         raise NeocoderError(f"the server did not start on {config.host}:{config.port} (see the log above)")

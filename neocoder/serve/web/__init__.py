@@ -16,15 +16,18 @@ import threading
 from pathlib import Path
 
 from neocoder.serve.web.board import PublicBoard
-from neocoder.serve.web.sessions import Sessions
+from neocoder.serve.web.sessions import LoginValues, Sessions, SignInGuard
 
 
 class WebState:
-    """The sessions, the public board, and the job reports and downloads built so far."""
+    """The sessions, the sign-in forms' issued CSRF values and the wrong-token counts per
+    address, the public board, and the job reports and downloads built so far."""
 
     def __init__(self, config):
         data = Path(config.data_dir)
         self.sessions = Sessions(60.0 * config.session_minutes)
+        self.login_values = LoginValues()
+        self.signin_guard = SignInGuard(config.signin_attempts, config.signin_lockout)
         self.board = PublicBoard(list(config.public_runs), data / "leaderboard")
         self.data = data
         self._lock = threading.Lock()

@@ -55,9 +55,15 @@ class PublicBoard:
             return self._table
 
     def file(self, name: str) -> Path | None:
-        """The built site's file ``name`` (a relative path), or None outside the site."""
+        """The built site's file ``name`` (a relative path), or None outside the site or
+        for a name no file system accepts (a NUL byte)."""
+        if "\x00" in name:
+            return None
         root = self.out.resolve()
-        path = (root / name).resolve()
-        if root not in path.parents or not path.is_file():
+        try:
+            path = (root / name).resolve()
+            if root not in path.parents or not path.is_file():
+                return None
+        except (OSError, ValueError):
             return None
         return path

@@ -15,7 +15,6 @@ Policy allowing only this server's scripts, and refuse framing.
 from __future__ import annotations
 
 import json
-import secrets
 from datetime import datetime, timezone
 from importlib import resources
 from urllib.parse import parse_qs
@@ -40,8 +39,9 @@ router = APIRouter(include_in_schema=False)
 ENV = Environment(loader=PackageLoader("neocoder.serve.web", "templates"), autoescape=True,
                   undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 ENDED = (SUCCEEDED, FAILED, CANCELLED, PAUSED)
-HEADERS = {"Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-                                      "frame-ancestors 'none'; form-action 'self'",
+CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; "
+       "form-action 'self'")
+HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
            "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 DATA_NAME = r"^[a-z]{2,20}$"  # a download's name: a benchmark, or "samples"
 
@@ -121,8 +121,8 @@ def home(request: Request, s: Services = Depends(services)):
 
 @router.get("/web/signin", response_class=HTMLResponse)
 def signin_form(request: Request):
-    """The sign-in form, with a fresh CSRF value in a short-lived cookie."""
-    csrf = secrets.token_urlsafe(32)
+    """The sign-in form, with a fresh CSRF value this server issued, also in a short-lived cookie."""
+    csrf = web(request).login_values.issue()
     response = page("Sign in", "signin.html", request, csrf=csrf, error=None,
                     minutes=int(web(request).sessions.seconds // 60))
     _cookie(request, response, LOGIN_COOKIE, csrf, LOGIN_SECONDS, path="/web/signin")
@@ -131,22 +131,47 @@ def signin_form(request: Request):
 
 @router.post("/web/signin")
 async def signin(request: Request, s: Services = Depends(services)):
-    """Trade a token for a session cookie (303 to ``/``); 403 without the form's CSRF
-    value, 401 (the form again) for a token the server does not accept."""
+    """Trade a token for a session cookie (303 to ``/``).  Refused: 403 for a form from
+    another origin or without a CSRF value this server issued (and the same value in the
+    login cookie), 429 with Retry-After while the client's address is locked after too
+    many wrong tokens (sessions.py ``SignInGuard``), 401 (the form again) for a token the
+    server does not accept."""
+    state, address = web(request), request.client.host if request.client else "unknown"
     form = await form_of(request)
-    if not same(form.get("csrf"), request.cookies.get(LOGIN_COOKIE)):
-        return refuse(request, 403, "Refused", "The sign-in form's CSRF token is missing or wrong: reload the page.")
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        return refuse(request, 403, "Refused", "The sign-in form was sent from another site.")
+    wait = state.signin_guard.wait(address)
+    if wait > 0:
+        return _locked(request, wait)
+    csrf = form.get("csrf")
+    if not (same(csrf, request.cookies.get(LOGIN_COOKIE)) and state.login_values.consume(csrf)):
+        return refuse(request, 403, "Refused", "The sign-in form's CSRF token is missing, used or not this "
+                                               "server's: reload the page.")
     caller = _caller_of(s, form.get("token", "").strip())
     if caller is None:
-        csrf = secrets.token_urlsafe(32)
+        locked = state.signin_guard.failed(address)
+        if locked:
+            return _locked(request, locked)
+        csrf = state.login_values.issue()
         response = page("Sign in", "signin.html", request, 401, csrf=csrf, error="That token is not accepted.",
-                        minutes=int(web(request).sessions.seconds // 60))
+                        minutes=int(state.sessions.seconds // 60))
         _cookie(request, response, LOGIN_COOKIE, csrf, LOGIN_SECONDS, path="/web/signin")
         return response
+    state.signin_guard.succeeded(address)
     sid, _ = web(request).sessions.create(caller)
     response = RedirectResponse("/", status_code=303, headers=HEADERS)
     _cookie(request, response, SESSION_COOKIE, sid, int(web(request).sessions.seconds))
     response.delete_cookie(LOGIN_COOKIE, path="/web/signin")
+    return response
+
+
+def _locked(request: Request, seconds: float) -> HTMLResponse:
+    """The 429 page of an address locked out of sign-in for ``seconds``."""
+    wait = max(1, int(seconds + 0.999))
+    response = refuse(request, 429, "Too many attempts",
+                      f"Too many wrong tokens from your address: try again in {wait} s.")
+    response.headers["Retry-After"] = str(wait)
     return response
 
 
