@@ -56,10 +56,12 @@ def outcome_cells(metrics: dict) -> dict | None:
     return {**outcome, "replies": unreadable_total(metrics)}
 
 
-def build_report(runs: list[Path], out: Path) -> Path:
+def build_report(runs: list[Path], out: Path, full_paths: bool = True) -> Path:
     """Write the static HTML report of ``runs`` (run folders of any of the kinds ``eval``,
     ``human``, ``aidanbench``, ``ideas``) into folder ``out`` and return the path of its
-    ``index.html``.
+    ``index.html``.  ``full_paths``: the pages show each run folder's absolute path (a
+    report for its operator); False shows only the folder's name (a public board's
+    reports, which must not reveal the operator's file system).
 
     NeoCoder model runs and ideas runs get a drill-down page each.  The humans' techniques
     (Table 2) are detected in the release's accepted solutions once and cached
@@ -75,6 +77,7 @@ def build_report(runs: list[Path], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     write_static(out)
     for i, run in enumerate(loaded, 1):
+        run.shown = str(run.path.resolve()) if full_paths else run.path.resolve().name
         if section_for(run.kind).has_page(run):
             run.page = f"run{i}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', run.path.resolve().name)}.html"
     parts = []

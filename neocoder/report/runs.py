@@ -29,6 +29,7 @@ class Run:
     metrics: dict
     label: str = ""  # the model (disambiguated by folder name when two runs share it)
     page: str | None = None  # the drill-down page's file name (runs whose section has one)
+    shown: str = ""  # the folder as the pages show it: its absolute path, or only its name on a public board
     samples: list[Sample] = field(default_factory=list)  # NeoCoder's samples (the shared stage record)
     records: list = field(default_factory=list)  # every other record the run's section read
     parts: dict = field(default_factory=dict)  # the section's own lists of records by name ("answers", "ideas", ...)

@@ -140,7 +140,7 @@ class Services:
         with self.report_lock:
             index = out / "index.html"
             if not index.is_file() or index.stat().st_mtime < (run / RunFolder.METRICS).stat().st_mtime:
-                build_report([run], out)
+                build_report([run], out, full_paths=False)  # callers see folder names, not the server's paths
         return out
 
 

@@ -109,3 +109,13 @@ def test_static_leaderboard_opens_offline_with_published_rows_beside_ours(site, 
     copy = os.environ.get("NEOCODER_SCREENSHOT_DIR")
     if copy:
         (Path(copy) / "leaderboard.png").write_bytes(shot.read_bytes())
+
+
+def test_the_site_never_shows_the_operators_paths(site, runs):
+    """A board is shown to others: its pages and reports name run folders, never where
+    they lie on the machine that built it (issue 47, item 7)."""
+    secrets = {str(runs[0].parent.resolve()), str(Path(liveideabench_dir()).resolve())}
+    pages = [p for p in site.rglob("*.html")]
+    assert any("reports" in p.parts for p in pages)  # the runs' reports are part of the site
+    leaks = [(p.relative_to(site), s) for p in pages for s in secrets if s in p.read_text(encoding="utf-8")]
+    assert not leaks, leaks

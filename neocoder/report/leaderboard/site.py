@@ -133,7 +133,7 @@ def _run_files(run: Path, out: Path, reports: bool) -> dict:
         downloads.append({"name": target.name, "href": f"data/{target.name}"})
     report = None
     if reports and folders:
-        build_report(folders, out / "reports" / name)
+        build_report(folders, out / "reports" / name, full_paths=False)  # a board is shown to others
         report = f"reports/{name}/index.html"
     return {"name": run.resolve().name, "benches": benches, "report": report, "downloads": downloads}
 

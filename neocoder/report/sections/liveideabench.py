@@ -121,14 +121,14 @@ def analyses_view(runs: list[Run], names: dict) -> dict:
 def leaderboard_view(models: dict[str, dict], protocols: dict[str, str] | None = None) -> dict:
     """The run's models among the published leaderboard's rows (``report.ideas.comparison_rows``)
     with the bar figure and where the leaderboard was read, or why it could not be."""
-    from neocoder.benchmarks.ideas.sources import LEADERBOARD_FILE, liveideabench_dir, load_leaderboard
+    from neocoder.benchmarks.ideas.sources import LEADERBOARD_FILE, load_leaderboard
 
     try:
         leaderboard = load_leaderboard()
     except NeocoderError as exc:
         return {"error": str(exc)}
     merged = comparison_rows(models, leaderboard, protocols)
-    return {"error": None, "rows": merged, "path": str(liveideabench_dir() / LEADERBOARD_FILE),
+    return {"error": None, "rows": merged, "path": LEADERBOARD_FILE,  # no path of this machine
             "figure": Markup(leaderboard_svg(merged, plots.palette(list(models))))}
 
 

@@ -44,7 +44,7 @@ class WebState:
             if not (out / "index.html").is_file():
                 folders = [p.parent for p in sorted(run.glob("*/metrics.json"))] \
                     if job.request.get("task") == "suite" else [run]
-                build_report(folders, out)
+                build_report(folders, out, full_paths=False)  # callers see folder names, not the server's paths
         return out
 
     def parquet(self, s, job, name: str) -> Path:
