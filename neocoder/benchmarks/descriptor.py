@@ -21,6 +21,8 @@ A descriptor holds:
   or its own composite, scale, how to read them from ``metrics.json``, and where they
   have them the per-item values a paired comparison needs);
 - ``presets``: the task options each suite size sets, and how the suite builds its config;
+- ``items`` and ``default_items``: which items a run measured (the leaderboard compares
+  and stars only runs on the same items) and how many its default set holds;
 - the surfaces' extensions: its report section, its own command-line modules (none: a
   generic command built from its config), its inspect tasks, its export tables, the
   published figures the leaderboard shows beside ours, and its extra server routes.
@@ -121,6 +123,11 @@ class Benchmark:
     published: Any = None  # the leaderboard: () -> [{"id", "model", "origin", "values"}] from its papers
     routes: tuple[str, ...] = ()  # references to extra FastAPI routers of the server (``module:router``)
     models_of: Callable[[dict, dict], list] | None = None  # (manifest config, metrics) -> the run's models
+    # the leaderboard's item sets: (run folder, model) -> the sorted ids of the items the run measured the model
+    # on (problems, questions, keywords); and (manifest) -> how many items the benchmark's default set holds,
+    # so a run on fewer is marked a subset.  None: unknown (the board shows no n, marks no subset)
+    items: Any = None
+    default_items: Any = None
 
     def __post_init__(self):
         if not self.tasks:

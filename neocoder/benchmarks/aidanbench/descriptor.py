@@ -34,6 +34,19 @@ def per_question(field: str):
     return read
 
 
+def run_items(folder: Path, model: str) -> list[str]:
+    """The questions a run finished for ``model``, sorted."""
+    return sorted({q.question for q in _questions(Path(folder), model)})
+
+
+def default_items(manifest) -> int | None:
+    """The 65 questions shipped (a run given its own --questions file: None)."""
+    if manifest.config.get("questions"):
+        return None
+    from neocoder.benchmarks.aidanbench.task import load_questions
+    return len(load_questions())
+
+
 def suite_config(suite, model, out: Path, options: dict):
     """The AidanConfig the suite runs: the suite's first judge scores coherence (its
     temperature and budget from AidanConfig.roles), the suite's embedder novelty."""
@@ -61,4 +74,5 @@ BENCHMARK = Benchmark(
     section="neocoder.report.sections.aidanbench:AidanBenchSection",
     commands=("neocoder.cli.aidanbench",),
     inspect=("neocoder.inspect_tasks.loops",),
+    items=run_items, default_items=default_items,
 )

@@ -15,6 +15,25 @@ FRAMEWORK = "framework"  # the step-wise loop and the judges (task.py)
 FRAMEWORK_VALIDATE = "framework-validate"  # the judges against ground truth (validate.py)
 SOURCE = "creativity-evaluation framework (docs/framework.md)"
 
+def run_items(folder, model: str) -> list[str]:
+    """The problems (``domain/problem id``) a run solved with ``model``, sorted."""
+    from pathlib import Path
+
+    from neocoder.benchmarks.framework.records import FrameworkSolution
+    from neocoder.store import RunFolder
+    return sorted({f"{s.domain}/{s.problem_id}" for s in RunFolder(Path(folder), create=False).read(FrameworkSolution)
+                   if s.model == model})
+
+
+def default_items(manifest) -> int | None:
+    """The problems of a shipped domain (MacGyver, code); None for a user's data file."""
+    domain = manifest.config.get("domain", "macgyver")
+    if domain not in ("macgyver", "code"):
+        return None
+    from neocoder.benchmarks.framework.domains import load_problems
+    return len(load_problems(domain))
+
+
 BENCHMARK = Benchmark(
     name=FRAMEWORK, title="Step-wise framework: MacGyver problems",
     tasks={FRAMEWORK: "neocoder.benchmarks.framework.task:FrameworkTask",
@@ -39,4 +58,5 @@ BENCHMARK = Benchmark(
     commands=("neocoder.cli.framework",),
     inspect=("neocoder.inspect_tasks.framework_task",),
     tables="neocoder.benchmarks.framework.tables:tables",
+    items=run_items, default_items=default_items,
 )

@@ -29,6 +29,26 @@ def suite_config(suite, model, out: Path, options: dict):
                        judge_names=[f"judge{i + 1}" for i in range(len(suite.judges))], **options)
 
 
+def run_items(folder: Path, model: str) -> list[str]:
+    """The keywords a run gave ``model`` ideas on, sorted."""
+    from neocoder.benchmarks.ideas.records import Idea
+    from neocoder.store import RunFolder
+    return sorted({i.keyword for i in RunFolder(Path(folder), create=False).read(Idea) if i.model == model})
+
+
+def default_items(manifest) -> int | None:
+    """LiveIdeaBench's 1180 keywords, where its keywords file is here (a run given its own
+    --keywords file, or none found: None)."""
+    from neocoder.benchmarks.ideas.sources import load_keywords
+    from neocoder.errors import NeocoderError
+    if manifest.config.get("keywords"):
+        return None
+    try:
+        return len(load_keywords())
+    except NeocoderError:
+        return None
+
+
 BENCHMARK = Benchmark(
     name=IDEAS, title="LiveIdeaBench: ideas from keywords",
     tasks={IDEAS: "neocoder.benchmarks.ideas.task:IdeasTask"},
@@ -50,4 +70,5 @@ BENCHMARK = Benchmark(
     commands=("neocoder.cli.ideas",),
     inspect=("neocoder.inspect_tasks.ideas_task",),
     published="neocoder.report.sections.liveideabench:published_rows",
+    items=run_items, default_items=default_items,
 )

@@ -44,6 +44,24 @@ def per_problem(*terms: tuple[int, str]):
     return read
 
 
+def run_items(folder: Path, _model: str) -> list[str]:
+    """The problems a run measured (its samples', or its human baselines'), sorted."""
+    from neocoder.records import HumanBaseline, Sample
+    from neocoder.store import RunFolder
+    records = RunFolder(Path(folder), create=False).read()
+    return sorted({r.problem_id for r in records if isinstance(r, (Sample, HumanBaseline))})
+
+
+def default_items(manifest) -> int | None:
+    """The problems of the dataset a run was drawn from: the shipped dataset's count for
+    a run on it or on the release it was built from; None for a dataset of the user's."""
+    from neocoder.dataset import shipped
+    dataset = str(manifest.extra.get("dataset", ""))
+    if manifest.extra.get("dataset_version") == shipped.version() or dataset.startswith("release"):
+        return int(shipped.manifest()["counts"]["problems"])
+    return None
+
+
 BENCHMARK = Benchmark(
     name=EVAL, title="NeoCoder: code under Denial Prompting",
     tasks={EVAL: "neocoder.benchmarks.neocoder.evaluation:EvalTask",
@@ -71,4 +89,5 @@ BENCHMARK = Benchmark(
     tables="neocoder.benchmarks.neocoder.tables:tables",
     published="neocoder.report.sections.neocoder:published_rows",
     routes=("neocoder.serve.routes.evals:router",),
+    items=run_items, default_items=default_items,
 )

@@ -4,9 +4,16 @@ Why: a leaderboard ranks models, but runs come as folders: a suite run holds sev
 benchmarks of one model, an AidanBench or LiveIdeaBench run may hold several models, and
 one model may have been run more than once.  ``collect`` reads every folder given (a suite
 run folder, a run folder of any registered benchmark, or a folder of such run folders),
-and makes one ``Row`` per model with each benchmark's headline measures (its descriptor's
-``measures``, neocoder/benchmarks/descriptor.py) from that model's latest run of the
-benchmark.  ``published_rows`` adds the figures the papers published, labelled as
+and makes ``Row``s of each benchmark's headline measures (its descriptor's ``measures``,
+neocoder/benchmarks/descriptor.py).
+
+A row is one model under one set of settings (its sampling settings, reasoning and
+budgets, and the task's strategy): two runs of a model with other settings are two rows.
+Within a row each benchmark has one run, measured on one set of items (the descriptor's
+``items``): a later run of a benchmark on the same items replaces an earlier one (a
+rerun), a run on other items starts a row of its own, so a later 2-problem run never
+hides the full one.  Every cell knows its n and whether its items are a subset of the
+benchmark's default set (``default_items``).  ``published_rows`` adds the figures the papers published, labelled as
 published: each benchmark's ``published`` rows (the NeoCoder paper's Table 4, the
 LiveIdeaBench leaderboard of December 2024, ...).
 """
@@ -17,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neocoder.benchmarks import SUITE, benchmark_of_kind, benchmarks
+from neocoder.benchmarks import SUITE, benchmark, benchmark_of_kind, benchmarks
 from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
 from neocoder.replies import mostly_unreadable
@@ -25,17 +32,34 @@ from neocoder.report.runs import display_name
 from neocoder.store import RunFolder
 from neocoder.suite.profile import measures_of, read_metrics, unreadable_total
 
+# the model settings a row is told apart by (the manifest's model config) and the task's own
+SETTINGS = ("temperature", "top_p", "max_tokens", "reasoning", "reasoning_effort", "seed", "api")
+TASK_SETTINGS = ("strategy", "samples", "states", "candidates", "max_steps", "max_answers", "ideas_per_keyword",
+                 "protocol")
+
 
 @dataclass
 class Source:
     """One benchmark run behind a row's measures: its folder, the benchmark, the model's
-    name in that run's metrics, the run's start time (ISO 8601) and the suite holding it."""
+    name in that run's metrics, the run's start time (ISO 8601) and the suite holding it;
+    ``items``: the sorted ids of the items it measured (None: the benchmark does not say),
+    ``default``: how many the benchmark's default set holds (None: unknown);
+    ``settings``: how the model was run; ``facts``: the run's dataset, versions, date and spend."""
 
     bench: str
     folder: Path
     model: str
     started: str
     suite: Path | None = None
+    items: tuple | None = None
+    default: int | None = None
+    settings: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def subset(self) -> bool:
+        """Measured on fewer items than the benchmark's default set."""
+        return self.items is not None and self.default is not None and len(self.items) < self.default
 
 
 @dataclass
@@ -53,6 +77,17 @@ class Row:
     runs: list = field(default_factory=list)  # the run folders (suites and single runs) behind the row
     outcomes: dict = field(default_factory=dict)  # bench -> its run's metrics.json "outcome" (runner.Outcome)
     unreadable: dict = field(default_factory=dict)  # bench -> its judge replies' unreadable counts (all roles)
+    settings: dict = field(default_factory=dict)  # how the model was run (SETTINGS, TASK_SETTINGS): the row's key
+
+    def settings_text(self) -> str:
+        """The settings as one short line ("temperature 0, max_tokens 1024, strategy direct")."""
+        return ", ".join(f"{k} {_text(v)}" for k, v in self.settings.items() if v not in (None, False, [], ""))
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return "/".join(map(str, value))
+    return "on" if value is True else str(value)
 
 
 def slug(text: str) -> str:
@@ -95,43 +130,99 @@ def _sources(folder: Path) -> list[tuple[str, Source]]:
         for step in run.read(SuiteStep):
             if step.skipped is None:
                 sub = folder / step.folder
-                out.append((model, Source(step.benchmark, sub, step.model, manifest.started, folder)))
+                out.append((model, _source(benchmark(step.benchmark), sub, step.model, folder, manifest.config)))
         return out
     bench = benchmark_of_kind(manifest.kind)
     if bench is None or manifest.kind not in bench.kinds or not bench.measures:
         return []  # a build or validation run: no headline measures
     metrics = read_metrics(folder)
-    return [(name, Source(bench.name, folder, name, manifest.started))
-            for name in bench.models(manifest.config, metrics)]
+    return [(name, _source(bench, folder, name)) for name in bench.models(manifest.config, metrics)]
+
+
+def _source(bench, folder: Path, model: str, suite: Path | None = None, suite_config: dict | None = None) -> Source:
+    """The Source of ``model`` in the run folder ``folder`` of ``bench``: its items, the
+    default set's size, its settings and facts (from its manifest and metrics.json).  The
+    settings of a suite's benchmark are the suite's (``suite_config``: what its user set;
+    each benchmark's own defaults are the suite's choice, the same in every suite run)."""
+    manifest = RunFolder(folder, create=False).read_manifest()
+    metrics = read_metrics(folder)
+    items = resolve(bench.items)(folder, model) if bench.items else None
+    default = resolve(bench.default_items)(manifest) if bench.default_items else None
+    config = manifest.config
+    spec = ((suite_config if suite_config is not None else config).get("model") or {})
+    settings = {k: spec.get(k) for k in SETTINGS if spec.get(k) not in (None, False)}
+    if suite_config is not None:
+        settings["suite"] = suite_config.get("preset")
+    else:
+        settings.update({k: config[k] for k in TASK_SETTINGS if config.get(k) not in (None, False, [], "")})
+    calls = metrics.get("calls") or {}
+    facts = {"started": manifest.started, "provider": model.split("/", 1)[0] if "/" in model else model,
+             "dataset": manifest.extra.get("dataset_version") or manifest.extra.get("dataset") or config.get("domain"),
+             "neocoder": manifest.packages.get("neocoder"), "metrics_version": metrics.get("format_version"),
+             "git_commit": manifest.git_commit, "prompt_tokens": calls.get("prompt_tokens"),
+             "completion_tokens": calls.get("completion_tokens"), "cost": metrics.get("cost")}
+    return Source(bench.name, folder, model, manifest.started, suite, tuple(items) if items is not None else None,
+                  default, settings, facts)
 
 
 def collect(paths: list[Path]) -> list[Row]:
-    """One Row per model found in ``paths`` (run folders or folders of them), each
-    benchmark's measures from the model's latest run of it.  Raises NeocoderError for a
-    path that is not a run folder or a folder of them, or a finished run whose metrics
-    cannot be read."""
-    rows: dict[str, Row] = {}
-    for folder in run_folders(paths):
-        for model, source in _sources(folder):
-            name = display_name(model)
-            row = rows.setdefault(name, Row(id=slug(name), model=name))
-            known = row.sources.get(source.bench)
-            if known is not None and known.started > source.started:
-                continue
-            row.sources[source.bench] = source
-            if source.suite is not None and source.model != model:
-                row.stand_in[source.bench] = display_name(source.model)
-            metrics = read_metrics(source.folder)
-            row.outcomes[source.bench] = metrics.get("outcome")
-            row.unreadable[source.bench] = counts = unreadable_total(metrics)
-            for m in measures_of(source.bench, metrics, source.model):
-                cell = {k: m[k] for k in ("value", "low", "high")}
-                if mostly_unreadable(counts):  # never a number resting on the few readable replies
-                    cell = {"value": None, "low": None, "high": None, "unreadable": True}
-                row.values[f"{source.bench}.{m['key']}"] = cell
-    for row in rows.values():
+    """The rows of the runs in ``paths`` (run folders or folders of them): one per model and
+    settings, each benchmark's measures from one run of it, a run on other items than the
+    row's run of that benchmark in a row of its own (see the module).  Sorted by model,
+    then by the first run's start.  Raises NeocoderError for a path that is not a run
+    folder or a folder of them, or a finished run whose metrics cannot be read."""
+    found = [(model, source) for folder in run_folders(paths) for model, source in _sources(folder)]
+    found.sort(key=lambda ms: (ms[1].started, str(ms[1].folder)))  # earliest first: a rerun replaces
+    rows: list[Row] = []
+    for model, source in found:
+        name = display_name(model)
+        row = _row_for(rows, name, source)
+        if row is None:
+            row = Row(id=_row_id(rows, name), model=name, settings=dict(source.settings))
+            rows.append(row)
+        _fill(row, model, source)
+    for row in rows:
         row.runs = sorted({s.suite or s.folder for s in row.sources.values()}, key=str)
-    return sorted(rows.values(), key=lambda r: r.model)
+    return sorted(rows, key=lambda r: (r.model, min(s.started for s in r.sources.values())))
+
+
+def _row_for(rows: list[Row], name: str, source: Source) -> Row | None:
+    """The row of model ``name`` with the source's settings that can take it: one without
+    a run of its benchmark, or whose run of it covered the same items (the later one
+    replaces it); None when a new row is needed."""
+    for row in rows:
+        if row.model != name or row.settings != source.settings:
+            continue
+        known = row.sources.get(source.bench)
+        if known is None or known.items == source.items:
+            return row
+    return None
+
+
+def _row_id(rows: list[Row], name: str) -> str:
+    """A file-name-safe id for a new row of ``name``, unique among ``rows``."""
+    base, taken = slug(name), {r.id for r in rows}
+    rid, n = base, 2
+    while rid in taken:
+        rid, n = f"{base}-{n}", n + 1
+    return rid
+
+
+def _fill(row: Row, model: str, source: Source) -> None:
+    """Put ``source``'s measures into ``row`` (a cell: value, interval, n, subset)."""
+    row.sources[source.bench] = source
+    if source.suite is not None and source.model != model:
+        row.stand_in[source.bench] = display_name(source.model)
+    metrics = read_metrics(source.folder)
+    row.outcomes[source.bench] = outcome = metrics.get("outcome")
+    row.unreadable[source.bench] = counts = unreadable_total(metrics)
+    n = len(source.items) if source.items is not None else (outcome or {}).get("items")
+    for m in measures_of(source.bench, metrics, source.model):
+        cell = {k: m[k] for k in ("value", "low", "high")}
+        if mostly_unreadable(counts):  # never a number resting on the few readable replies
+            cell = {"value": None, "low": None, "high": None, "unreadable": True}
+        cell.update(n=n, of=source.default, subset=source.subset)
+        row.values[f"{source.bench}.{m['key']}"] = cell
 
 
 def published_rows() -> list[Row]:

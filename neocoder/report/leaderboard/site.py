@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from neocoder.benchmarks import SUITE, benchmarks
+from neocoder.benchmarks import SUITE, benchmark, benchmarks
 from neocoder.errors import NeocoderError
 from neocoder.report.leaderboard.collect import Row, collect, published_rows, slug
 from neocoder.report.leaderboard.ties import ties
@@ -50,17 +50,25 @@ def fmt_value(value, scale: str) -> str:
 
 
 def cells(row: Row, marks: dict) -> dict:
-    """``{column id: {"value", "text", "ci", "mark", "how"}}`` of ``row`` for the table."""
+    """``{column id: {"value", "text", "ci", "mark", "how", "n", "subset"}}`` of ``row`` for
+    the table: ``n`` the items the cell was measured on ("" unknown), ``subset`` a note
+    when those are fewer than the benchmark's default set."""
     out = {}
     for bench in columns():
+        unit = benchmark(bench["name"]).unit
         for c in bench["columns"]:
             got = row.values.get(c["id"], {})
             low, high = got.get("low"), got.get("high")
             how = marks.get(c["id"], {}).get("tied", {}).get(row.id)
+            n, of = got.get("n"), got.get("of")
             out[c["id"]] = {"value": got.get("value"), "text": fmt_value(got.get("value"), c["scale"]),
                             "ci": f"[{fmt_value(low, c['scale'])}, {fmt_value(high, c['scale'])}]"
                             if low is not None and high is not None else "",
-                            "mark": how, "how": "" if how in (None, "best") else f"tied with the best: {how}"}
+                            "mark": how, "how": "" if how in (None, "best") else f"tied with the best: {how}",
+                            "n": "" if n is None or got.get("value") is None else str(n),
+                            "subset": f"measured on {n} of the {of} {unit}s of the benchmark's default set: "
+                                      "not ranked against runs on other items"
+                                      if got.get("subset") and got.get("value") is not None else ""}
             if got.get("unreadable"):
                 u = row.unreadable.get(bench["name"]) or {}
                 out[c["id"]].update(text="unreadable", how=f"{u.get('unreadable')} of {u.get('replies')} judge "
@@ -73,7 +81,8 @@ def board_html(rows: list[Row], base: str = "", pages: dict | None = None) -> Ma
     site's "" or the server's URL prefix); ``pages`` maps a row id to its model page."""
     marks = ties(rows, [c["id"] for b in columns() for c in b["columns"]])
     shown = [{"id": r.id, "model": r.model, "published": r.published, "origin": r.origin,
-              "page": (pages or {}).get(r.id), "cells": cells(r, marks)} for r in rows]
+              "page": (pages or {}).get(r.id), "cells": cells(r, marks), "settings": r.settings_text(),
+              "date": min((s.started for s in r.sources.values()), default="")[:10]} for r in rows]
     return Markup(ENV.get_template("board.html").render(benches=columns(), rows=shown, base=base))
 
 

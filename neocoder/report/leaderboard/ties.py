@@ -1,8 +1,15 @@
 """Which rows the leaderboard cannot tell apart on a measure: ties marked, not ranks.
 
-Why: a leaderboard of point estimates ranks models whose difference is noise.  For each
-measure, every row (ours, not the published ones, which have no intervals) is compared
-with the column's best row:
+Why: a leaderboard of point estimates ranks models whose difference is noise, and a run
+on two problems can beat a run on 199 by luck.  So a column's best run (the star) is
+chosen only among runs measured on the same items: the rows whose run of the benchmark
+covered exactly the benchmark's default set (all of it), or, where the benchmark does not
+say what its default set is, the largest set of items at least two rows share.  A row
+measured on other items (a subset: a quick suite, a ``--limit`` run) is never starred
+and never tied; where no two rows share the chosen items, the column has no star.
+Published rows have no intervals and other judges: they are never ranked.
+
+Among the rows that are compared, each is compared with the best:
 
 - when both rows' runs share items of the benchmark (the same problems for NeoCoder, the
   same questions for AidanBench: the measure's ``per_item``), by a paired bootstrap of the
@@ -68,12 +75,37 @@ def tied(a: Row, b: Row, column: str, resamples: int = 2000, seed: int = 0) -> t
     return overlap, "intervals overlap" if overlap else "intervals apart"
 
 
+def comparable(rows: list[Row], column: str) -> list[Row]:
+    """The rows of ``column`` (``bench.key``) that may be ranked: ours with a value, on the
+    same items, those items the benchmark's whole default set where it has one, else the
+    largest item set two rows share (see the module); [] when fewer than two qualify."""
+    bench = column.split(".", 1)[0]
+    ours = [r for r in rows if not r.published and r.values.get(column, {}).get("value") is not None]
+    groups: dict = {}
+    for row in ours:
+        source = row.sources.get(bench)
+        items = getattr(source, "items", None)
+        groups.setdefault(items, []).append(row)
+    if None in groups and len(groups) == 1:  # the benchmark does not say its items: compare them all
+        return ours if len(ours) >= 2 else []
+    groups.pop(None, None)
+    full = [g for g in groups.values() if len(g) >= 2 and not any(r.sources[bench].subset for r in g)
+            and all(r.sources[bench].default is not None for r in g)]
+    if full:
+        return full[0]
+    if any(r.sources[bench].default is not None for g in groups.values() for r in g):
+        return []  # the default set is known and no two rows cover it: no star
+    shared = [g for g in groups.values() if len(g) >= 2]
+    return max(shared, key=lambda g: (len(next(iter(g)).sources[bench].items), len(g))) if shared else []
+
+
 def ties(rows: list[Row], columns: list[str]) -> dict[str, dict]:
-    """Per column: ``{"best": row id, "tied": {row id: how}}`` over our rows (published ones
-    left out); a column without two measured rows has no entry."""
+    """Per column: ``{"best": row id, "tied": {row id: how}}`` over the rows ``comparable``
+    gives (ours on the same items; published ones left out); a column without two such
+    rows has no entry."""
     out = {}
     for column in columns:
-        ours = [r for r in rows if not r.published and r.values.get(column, {}).get("value") is not None]
+        ours = comparable(rows, column)
         if len(ours) < 2:
             continue
         measure = measure_of(column)
