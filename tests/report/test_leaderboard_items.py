@@ -120,3 +120,24 @@ def test_the_board_in_chromium_shows_n_subsets_and_no_star_on_a_subset(board, tm
             if col.startswith("eval."):
                 assert not best and not tie, (model, col)  # nothing in NeoCoder's columns shares the full set
                 assert subset == (n != "n=199"), (model, col, n)
+
+
+def test_the_framework_papers_tables_are_published_rows_macgyver_in_its_columns_the_rest_apart():
+    from neocoder.report.leaderboard.collect import published_rows
+    from neocoder.report.leaderboard.site import board_html
+    rows = [r for r in published_rows() if r.id.startswith("published-framework-")]
+    assert len(rows) == 14 + 4 + 4  # Tables 3, 4 and 5 of the paper
+    gpt4o = next(r for r in rows if r.model == "GPT 4o" and "Table 3" in r.origin)
+    assert gpt4o.values["framework.overall"]["value"] == 0.63 and gpt4o.values["framework.entropy"]["value"] == 2.08
+    assert gpt4o.other == {"safety": 0.86}
+    # the paper's Overall is the mean of its three criteria (to the table's rounding)
+    for r in rows:
+        criteria = [v for k, v in r.other.items() if k not in ("semantic entropy", "overall")]
+        if "Table 3" in r.origin:
+            criteria += [r.values["framework.feasible"]["value"], r.values["framework.effective"]["value"]]
+        overall = r.values.get("framework.overall", {}).get("value", r.other.get("overall"))
+        assert len(criteria) == 3 and abs(sum(criteria) / 3 - overall) <= 0.011, (r.model, r.origin)
+    html = str(board_html(rows))
+    main, apart = html.split('id="apart"')
+    assert "Vicuna 7B" in main and "Table 4 (hypogen)" not in main  # HypoGen's figures never in MacGyver's columns
+    assert "Table 4 (hypogen)" in apart and "Table 5 (bookmia)" in apart and "scientific accuracy 0.21" in apart

@@ -59,4 +59,5 @@ BENCHMARK = Benchmark(
     inspect=("neocoder.inspect_tasks.framework_task",),
     tables="neocoder.benchmarks.framework.tables:tables",
     items=run_items, default_items=default_items,
+    published="neocoder.report.sections.framework_published:published_rows",
 )

@@ -78,6 +78,7 @@ class Row:
     outcomes: dict = field(default_factory=dict)  # bench -> its run's metrics.json "outcome" (runner.Outcome)
     unreadable: dict = field(default_factory=dict)  # bench -> its judge replies' unreadable counts (all roles)
     settings: dict = field(default_factory=dict)  # how the model was run (SETTINGS, TASK_SETTINGS): the row's key
+    other: dict = field(default_factory=dict)  # a published row's figures that have no column here: {label: value}
 
     def settings_text(self) -> str:
         """The settings as one short line ("temperature 0, max_tokens 1024, strategy direct")."""
@@ -227,7 +228,8 @@ def _fill(row: Row, model: str, source: Source) -> None:
 
 def published_rows() -> list[Row]:
     """The published figures as rows, each benchmark's (``Benchmark.published``: dicts with
-    ``id``, ``model``, ``origin`` and ``values`` by ``bench.key``), labelled as published.
+    ``id``, ``model``, ``origin``, ``values`` by ``bench.key`` and, optionally, ``other``:
+    figures without a column, ``{label: value}``), labelled as published.
     A benchmark whose published table cannot be read here gives none (its function says
     why it left it out)."""
     rows = []
@@ -236,5 +238,5 @@ def published_rows() -> list[Row]:
             continue
         for entry in resolve(bench.published)():
             rows.append(Row(id=entry["id"], model=entry["model"], published=True, origin=entry["origin"],
-                            values=dict(entry["values"])))
+                            values=dict(entry["values"]), other=dict(entry.get("other") or {})))
     return rows

@@ -82,8 +82,12 @@ def board_html(rows: list[Row], base: str = "", pages: dict | None = None) -> Ma
     marks = ties(rows, [c["id"] for b in columns() for c in b["columns"]])
     shown = [{"id": r.id, "model": r.model, "published": r.published, "origin": r.origin,
               "page": (pages or {}).get(r.id), "cells": cells(r, marks), "settings": r.settings_text(),
-              "date": min((s.started for s in r.sources.values()), default="")[:10]} for r in rows]
-    return Markup(ENV.get_template("board.html").render(benches=columns(), rows=shown, base=base))
+              "date": min((s.started for s in r.sources.values()), default="")[:10]}
+             for r in rows if not (r.published and not r.values)]
+    # published figures without a column here (another domain's criteria): listed apart, never in a column
+    apart = [{"model": r.model, "origin": r.origin, "figures": [(k, f"{v:g}") for k, v in r.other.items()]}
+             for r in rows if r.published and r.other]
+    return Markup(ENV.get_template("board.html").render(benches=columns(), rows=shown, base=base, apart=apart))
 
 
 def page(title: str, body: Markup, base: str, script: bool = False) -> str:
