@@ -55,6 +55,11 @@ class Source:
     default: int | None = None
     settings: dict = field(default_factory=dict)
     facts: dict = field(default_factory=dict)
+    row_model: str = ""  # the model of the row it belongs to (a suite's model, whoever answered)
+    values: dict = field(default_factory=dict)  # bench.key -> cell {"value", "low", "high", "n", "of", "subset"}
+    outcome: dict | None = None  # its metrics.json "outcome" (runner.Outcome)
+    unreadable: dict | None = None  # its judge replies' unreadable counts, all roles summed
+    ratios: dict | None = None  # key -> per-item Ratios as stored in a board summary (None: read from ``folder``)
 
     @property
     def subset(self) -> bool:
@@ -114,9 +119,10 @@ def run_folders(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _sources(folder: Path) -> list[tuple[str, Source]]:
-    """``(row model, Source)`` for each model and benchmark in the run folder ``folder``;
-    a folder of another kind, or unfinished, gives none."""
+def sources_of(folder: Path) -> list[Source]:
+    """A Source for each model and benchmark in the run folder ``folder`` (its
+    ``row_model`` the row it belongs to); a folder of another kind, or unfinished, gives
+    none."""
     run = RunFolder(folder, create=False)
     try:
         manifest = run.read_manifest()
@@ -131,16 +137,17 @@ def _sources(folder: Path) -> list[tuple[str, Source]]:
         for step in run.read(SuiteStep):
             if step.skipped is None:
                 sub = folder / step.folder
-                out.append((model, _source(benchmark(step.benchmark), sub, step.model, folder, manifest.config)))
+                out.append(_source(benchmark(step.benchmark), sub, step.model, model, folder, manifest.config))
         return out
     bench = benchmark_of_kind(manifest.kind)
     if bench is None or manifest.kind not in bench.kinds or not bench.measures:
         return []  # a build or validation run: no headline measures
     metrics = read_metrics(folder)
-    return [(name, _source(bench, folder, name)) for name in bench.models(manifest.config, metrics)]
+    return [_source(bench, folder, name, name) for name in bench.models(manifest.config, metrics)]
 
 
-def _source(bench, folder: Path, model: str, suite: Path | None = None, suite_config: dict | None = None) -> Source:
+def _source(bench, folder: Path, model: str, row_model: str, suite: Path | None = None,
+            suite_config: dict | None = None) -> Source:
     """The Source of ``model`` in the run folder ``folder`` of ``bench``: its items, the
     default set's size, its settings and facts (from its manifest and metrics.json).  The
     settings of a suite's benchmark are the suite's (``suite_config``: what its user set;
@@ -162,8 +169,17 @@ def _source(bench, folder: Path, model: str, suite: Path | None = None, suite_co
              "neocoder": manifest.packages.get("neocoder"), "metrics_version": metrics.get("format_version"),
              "git_commit": manifest.git_commit, "prompt_tokens": calls.get("prompt_tokens"),
              "completion_tokens": calls.get("completion_tokens"), "cost": metrics.get("cost")}
-    return Source(bench.name, folder, model, manifest.started, suite, tuple(items) if items is not None else None,
-                  default, settings, facts)
+    source = Source(bench.name, folder, model, manifest.started, suite, tuple(items) if items is not None else None,
+                    default, settings, facts, row_model, outcome=metrics.get("outcome"),
+                    unreadable=unreadable_total(metrics))
+    n = len(source.items) if source.items is not None else (source.outcome or {}).get("items")
+    for m in measures_of(bench.name, metrics, model):
+        cell = {k: m[k] for k in ("value", "low", "high")}
+        if mostly_unreadable(source.unreadable):  # never a number resting on the few readable replies
+            cell = {"value": None, "low": None, "high": None, "unreadable": True}
+        cell.update(n=n, of=default, subset=source.subset)
+        source.values[f"{bench.name}.{m['key']}"] = cell
+    return source
 
 
 def collect(paths: list[Path]) -> list[Row]:
@@ -172,16 +188,21 @@ def collect(paths: list[Path]) -> list[Row]:
     row's run of that benchmark in a row of its own (see the module).  Sorted by model,
     then by the first run's start.  Raises NeocoderError for a path that is not a run
     folder or a folder of them, or a finished run whose metrics cannot be read."""
-    found = [(model, source) for folder in run_folders(paths) for model, source in _sources(folder)]
-    found.sort(key=lambda ms: (ms[1].started, str(ms[1].folder)))  # earliest first: a rerun replaces
+    return rows_of([source for folder in run_folders(paths) for source in sources_of(folder)])
+
+
+def rows_of(sources: list[Source]) -> list[Row]:
+    """The rows of ``sources`` (from run folders, or from a board's summaries), grouped as
+    the module says, sorted by model, then by the first run's start."""
+    found = sorted(sources, key=lambda s: (s.started, str(s.folder), s.bench, s.model))  # earliest first
     rows: list[Row] = []
-    for model, source in found:
-        name = display_name(model)
+    for source in found:
+        name = display_name(source.row_model)
         row = _row_for(rows, name, source)
         if row is None:
             row = Row(id=_row_id(rows, name), model=name, settings=dict(source.settings))
             rows.append(row)
-        _fill(row, model, source)
+        _fill(row, source)
     for row in rows:
         row.runs = sorted({s.suite or s.folder for s in row.sources.values()}, key=str)
     return sorted(rows, key=lambda r: (r.model, min(s.started for s in r.sources.values())))
@@ -209,21 +230,19 @@ def _row_id(rows: list[Row], name: str) -> str:
     return rid
 
 
-def _fill(row: Row, model: str, source: Source) -> None:
-    """Put ``source``'s measures into ``row`` (a cell: value, interval, n, subset)."""
+def _fill(row: Row, source: Source) -> None:
+    """Put ``source``'s cells into ``row`` (a later run of the benchmark replaces its cells)."""
+    known = row.sources.get(source.bench)
+    if known is not None:
+        for key in known.values:
+            row.values.pop(key, None)
     row.sources[source.bench] = source
-    if source.suite is not None and source.model != model:
+    row.stand_in.pop(source.bench, None)
+    if source.suite is not None and source.model != source.row_model:
         row.stand_in[source.bench] = display_name(source.model)
-    metrics = read_metrics(source.folder)
-    row.outcomes[source.bench] = outcome = metrics.get("outcome")
-    row.unreadable[source.bench] = counts = unreadable_total(metrics)
-    n = len(source.items) if source.items is not None else (outcome or {}).get("items")
-    for m in measures_of(source.bench, metrics, source.model):
-        cell = {k: m[k] for k in ("value", "low", "high")}
-        if mostly_unreadable(counts):  # never a number resting on the few readable replies
-            cell = {"value": None, "low": None, "high": None, "unreadable": True}
-        cell.update(n=n, of=source.default, subset=source.subset)
-        row.values[f"{source.bench}.{m['key']}"] = cell
+    row.outcomes[source.bench] = source.outcome
+    row.unreadable[source.bench] = source.unreadable
+    row.values.update(source.values)
 
 
 def published_rows() -> list[Row]:

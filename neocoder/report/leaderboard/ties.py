@@ -49,6 +49,8 @@ def unit_ratios(row: Row, bench: str, key: str) -> list[Ratio] | None:
     measure = measure_of(f"{bench}.{key}")
     if source is None or measure is None or measure.per_item is None:
         return None
+    if source.ratios is not None:  # a board's summary keeps them: its run folder is not here
+        return source.ratios.get(f"{bench}.{key}") or None
     return measure.per_item(Path(source.folder), source.model) or None
 
 
