@@ -70,5 +70,5 @@ def generic_commands() -> list[str]:
 
 
 # The shared commands: one module per command (group); each adds its commands to ``main``.
-from neocoder.cli import export, leaderboard, results, run, sandbox, serve, suite  # noqa: E402,F401
+from neocoder.cli import board, export, leaderboard, results, run, sandbox, serve, suite  # noqa: E402,F401
 from neocoder.cli.options import parse_states  # noqa: E402,F401  (re-exported: tests and users parse --states with it)
