@@ -131,6 +131,10 @@ def test_a_planted_login_cookie_the_server_never_issued_signs_nobody_in(serve):
     cross = other.post(server.url + "/web/signin", data={"csrf": csrf, "token": TOKEN},
                        headers={"Origin": "http://attacker.invalid"}, allow_redirects=False, timeout=30)
     assert cross.status_code == 403
+    csrf = signin_form(other, server.url)  # a page that hides its origin sends "null": refused too
+    hidden = other.post(server.url + "/web/signin", data={"csrf": csrf, "token": TOKEN}, headers={"Origin": "null"},
+                        allow_redirects=False, timeout=30)
+    assert hidden.status_code == 403
 
 
 def test_a_nul_byte_in_a_board_path_is_not_found(serve):

@@ -14,9 +14,9 @@ The checks, each refusing with one line naming it (``SubmissionRefused.check``):
 - ``dataset``: the run measured the benchmark's known default set (the shipped dataset
   of this version, the shipped questions, keywords or problems: the descriptor's
   ``default_items`` knows it), not a file of the submitter's;
-- ``items``: the items the records hold are those the run claims: as many as its
-  ``outcome`` block counts (records cut short, or items added, are refused), and for
-  NeoCoder the problems its manifest names;
+- ``items``: the items the records hold are those the run claims: the problems its
+  manifest names, and as many as its ``outcome`` block counts where that block counts
+  the benchmark's own unit (records cut short, or items added, are refused);
 - ``metrics``: every headline measure with per-item values is recomputed from the records
   (``Measure.per_item``: the ratio of the sums over the items) and must equal the value
   in metrics.json (to 1e-9): a hand-edited number is refused.
@@ -76,16 +76,16 @@ def _check_source(source: Source) -> None:
         raise SubmissionRefused("dataset", f"{where}: not measured on the benchmark's known default set "
                                            "(a dataset, questions or keywords file of its own)")
     manifest = RunFolder(source.folder, create=False).read_manifest()
-    if source.bench == "eval" and source.items is not None:
-        claimed = manifest.extra.get("problems")
-        if claimed is not None and int(claimed) != len(source.items):
-            raise SubmissionRefused("items", f"{where}: manifest.json names {claimed} problems, the records hold "
-                                             f"samples of {len(source.items)}")
+    claimed = manifest.extra.get("problems") if bench.unit == "problem" else None
+    if claimed is not None and source.items is not None and int(claimed) != len(source.items):
+        raise SubmissionRefused("items", f"{where}: manifest.json names {claimed} problems, the records hold "
+                                         f"{len(source.items)}")
     outcome = source.outcome or {}
-    counted = _counted(source)
-    if outcome.get("items") is not None and counted is not None and counted != outcome["items"]:
-        raise SubmissionRefused("items", f"{where}: metrics.json counts {outcome['items']} {outcome.get('unit')}s, "
-                                         f"the records hold {counted}")
+    if outcome.get("unit") == bench.unit and outcome.get("items") is not None and source.items is not None:
+        finished = outcome["items"] - outcome.get("errors", 0)
+        if finished != len(source.items):
+            raise SubmissionRefused("items", f"{where}: metrics.json counts {finished} finished {bench.unit}s, "
+                                             f"the records hold {len(source.items)}")
     for m in bench.measures:
         if m.per_item is None:
             continue
@@ -98,20 +98,6 @@ def _check_source(source: Source) -> None:
         if claimed is None or recomputed is None or abs(claimed - recomputed) > TOLERANCE * max(1.0, abs(claimed)):
             raise SubmissionRefused("metrics", f"{where}: {m.key} is {claimed} in metrics.json, {recomputed} "
                                                "recomputed from the records")
-
-
-def _counted(source: Source) -> int | None:
-    """The items the records hold in the unit of the run's outcome block (NeoCoder's
-    samples, AidanBench's questions); None where this check does not know the unit."""
-    unit = (source.outcome or {}).get("unit")
-    folder = RunFolder(source.folder, create=False)
-    if source.bench == "eval" and unit == "sample":
-        from neocoder.records import Sample
-        return sum(1 for s in folder.read(Sample) if s.model == source.model)
-    if source.bench == "aidanbench" and unit == "question":
-        from neocoder.benchmarks.aidanbench.records import QuestionResult
-        return sum(1 for q in folder.read(QuestionResult) if q.model == source.model)
-    return None
 
 
 def _total(ratios: list[Ratio]) -> float | None:

@@ -39,10 +39,12 @@ router = APIRouter(include_in_schema=False)
 ENV = Environment(loader=PackageLoader("neocoder.serve.web", "templates"), autoescape=True,
                   undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 ENDED = (SUCCEEDED, FAILED, CANCELLED, PAUSED)
+# same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the
+# pages' own forms, and sign-in refuses any origin but this server's (another site can send null)
 CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; "
        "form-action 'self'")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
-           "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+           "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
 DATA_NAME = r"^[a-z]{2,20}$"  # a download's name: a benchmark, or "samples"
 
 
