@@ -103,11 +103,19 @@ def validate_command(judge_spec, judge_generation, declared, sandbox, out, quiet
     config = ValidateConfig(judge=ModelConfig(judge_spec, **judge_generation), sandbox=sandbox, progress=not quiet,
                             out=out or run_dir(judge_spec, "framework-validate", declared["against"]), **declared)
     m = run_task("framework-validate", config)
-    click.echo(f"against {m['against']}: {m['pairs']} solutions, {m['correct_share']:.3f} of them correct")
+    share = "-" if m["correct_share"] is None else f"{m['correct_share']:.3f}"
+    click.echo(f"against {m['against']}: {m['pairs']} solutions, {share} of them correct")
     for name, block in m["judges"].items():
+        said = "-" if block["said_correct"] is None else f"{block['said_correct']:.3f}"
         click.echo(f"{name}: accuracy {_number(block['accuracy'])}; AUARC {_number(block['auarc'])}; "
-                   f"said correct {block['said_correct']:.3f}; unreadable verdicts {block['unreadable_verdicts']}; "
+                   f"said correct {said}; {block['set_aside']} solutions set aside for an unreadable verdict; "
                    f"per pair {_cost(block['cost_per_pair'])}")
+        for criterion, summary in (block.get("unreadable") or {}).items():
+            click.echo(f"{name} judge, {criterion}: {_replies(summary)}, {summary['unreadable']} set aside")
+    for role, summary in (m.get("unreadable") or {}).items():
+        click.echo(f"{role}: {_replies(summary)}")
+    if m.get("outcome"):
+        click.echo(_outcome(m["outcome"]))
     if "token_ratio" in m:
         click.echo(f"tokens retrieval / ChatEval: {_ratio(m['token_ratio']['ratio'])}")
 

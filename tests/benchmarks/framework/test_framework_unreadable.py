@@ -55,3 +55,20 @@ def test_the_outcome_counts_solutions_judged_unreadable_and_in_error():
     o = outcome(sols, judged_by=True).to_dict()
     assert (o["items"], o["judged"], o["unreadable"], o["errors"]) == (3, 1, 1, 1)
     assert o["unit"] == "solution" and o["reasons"] == {"judge: HTTP 500 after 3 retries": 1}
+
+
+def test_validate_sets_an_unreadable_verdict_aside_instead_of_reading_no():
+    from neocoder.benchmarks.framework.records import JudgedPair
+    from neocoder.benchmarks.framework.validate import judge_accuracy, verdict_of
+    yes, no, lost = verdict("YES"), verdict("NO"), verdict(None, "echo")
+    assert verdict_of({"f": yes, "s": yes})[0] is True
+    assert verdict_of({"f": no, "s": lost})[0] is False  # one NO decides, the unreadable one does not matter
+    assert verdict_of({"f": yes, "s": lost})[0] is None  # undecided: set aside, never NO
+    pairs = {p: JudgedPair("macgyver", p, "P", "S", truth, "x", verdicts={"retrieval": v})
+             for p, truth, v in (("a", True, {"f": yes, "s": yes}), ("b", False, {"f": yes, "s": lost}),
+                                 ("c", False, {"f": no, "s": lost}))}
+    got = judge_accuracy(pairs, "retrieval", 50, 0)
+    assert got["set_aside"] == 1 and got["accuracy"]["n"] == 2 and got["accuracy"]["value"] == 1.0
+    assert got["unreadable"]["s"] == {"replies": 3, "readable": 1, "unreadable": 2, "share": 2 / 3,
+                                      "reasons": {"echo": 2}}
+    assert got["unreadable_verdicts"] == 2
