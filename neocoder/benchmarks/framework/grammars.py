@@ -5,11 +5,12 @@ One grammar per judge role, each reading the marker the paper's prompts fix
 
 - ``VERDICT``: the retrieval judge's verdict, ``[[YES]]`` or ``[[NO]]`` (the prompt ends
   with "Verdict: [[", so a base model's ``YES]] ...`` gets its opening put back);
-- ``CONFIDENCE``: an analyst's certainty, ``[[c]]`` with c in [0, 1];
+- ``CONFIDENCE``: an analyst's certainty, ``[[c]]`` with c in [0, 1] (another number in
+  single square brackets, ``[0.2]``, is a contradiction);
 - ``STANCE``: an analyst's current stance beside its certainty, ``([YES])`` or ``([NO])``;
 - ``CHATEVAL_VERDICT``: a ChatEval debater's final ``[[YES]]`` or ``[[NO]]`` ("Judgement: [[");
 - ``PROBABILITY``: a ChatEval debater's probability that the criterion is met, ``([p])``,
-  p in [0, 1];
+  p in [0, 1] (another number in square brackets, ``[0.6]``, is a contradiction);
 - ``ENTAIL``: the LLM entailment backend's answer, its first word ``yes`` or ``no``;
 - ``read_candidate``: a sampled step, the step's text or the word STOP.
 
@@ -44,6 +45,7 @@ from neocoder.replies import (
 _DOUBLE = r"(?<!\[)\[\[\s*([^\[\]\n]{1,40}?)\s*\]\](?!\])"  # [[content]]
 _PAREN = r"\(\[\s*([^\[\]\n]{1,40}?)\s*\]\)"  # ([content])
 _LOOSE_YES_NO = r"[\[(*]+\s*(YES|NO)\s*[\])*]+"
+_LOOSE_NUMBER = r"\[\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*\]"  # a number in single square brackets
 
 VERDICT = replace(bracketed("retrieval verdict", ("YES", "NO"), opened=True,
                             describe="the last [[YES]] or [[NO]] (the prompt ends with \"Verdict: [[\")"),
@@ -52,11 +54,13 @@ CHATEVAL_VERDICT = replace(bracketed("chateval verdict", ("YES", "NO"), opened=T
                                      describe="the last [[YES]] or [[NO]] (the prompt ends with \"Judgement: [[\")"),
                            placeholders=("<verdict>",))
 CONFIDENCE = Grammar("retrieval confidence", marker=_DOUBLE, value=number, check=within(0.0, 1.0),
-                     placeholders=("<certainty>",), describe="the last [[c]], c a number in [0, 1]")
+                     loose=_LOOSE_NUMBER, placeholders=("<certainty>",),
+                     describe="the last [[c]], c a number in [0, 1]")
 STANCE = Grammar("retrieval stance", marker=_PAREN, value=choice("YES", "NO"), loose=_LOOSE_YES_NO,
                  placeholders=("<stance>",), describe="the last ([YES]) or ([NO])")
 PROBABILITY = Grammar("chateval probability", marker=_PAREN, value=number, check=within(0.0, 1.0),
-                      placeholders=("<probability>",), describe="the last ([p]), p a number in [0, 1]")
+                      loose=_LOOSE_NUMBER, placeholders=("<probability>",),
+                      describe="the last ([p]), p a number in [0, 1]")
 ENTAIL = first_word("entailment", ("yes", "no"), describe="the reply's first word: yes or no")
 
 GRAMMARS = {g.name: g for g in (VERDICT, CHATEVAL_VERDICT, CONFIDENCE, STANCE, PROBABILITY, ENTAIL)}

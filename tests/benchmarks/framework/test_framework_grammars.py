@@ -52,6 +52,8 @@ def test_an_echoed_verdict_prompt_is_unreadable():
     ("I'd say 0.4", None, r.NO_MARKER),  # a bare number is no marker (the old parser read 0.4)
     ("[[7]] then 0.3", None, r.OUT_OF_RANGE),  # the old parser read 0.3
     ("[[0.2]] no, [[0.9]]", None, r.CONFLICT),
+    ("[[0.7]] [0.2] ([YES])", None, r.CONFLICT),  # another number in other brackets
+    ("criterion (1) holds: [[0.7]] ([YES])", 0.7, None),  # a numbered point in parentheses is no rival
     ("Thinking about the rope and", None, r.CUT_OFF),
 ])
 def test_confidence(reply, value, reason):
@@ -82,6 +84,7 @@ def test_stance(reply, value, reason):
     ("YES]] ([0.8]) or rather NO]] ([0.3])", ("YES", None), (None, r.CONFLICT)),
     ("[[YES]] ([0.8]) no: [[NO]] ([0.8])", (None, r.CONFLICT), (0.8, None)),
     ("probably 0.7", (None, r.NO_MARKER), (None, r.NO_MARKER)),
+    ("[YES]] [NO] ([0.4]) [0.6]", (None, r.CONFLICT), (None, r.CONFLICT)),
 ])
 def test_chateval_verdict_and_probability(reply, verdict, probability):
     prompt = fill("framework_chateval_verdict.txt", **CTX)
