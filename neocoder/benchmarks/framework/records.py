@@ -95,6 +95,7 @@ class JudgedPair(Record):
     verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {...}}
     judge_cost: dict = field(default_factory=dict)
     error: str | None = None
+    discussion: dict = field(default_factory=dict)  # judge name -> its transcript (every reply with its readings)
 
     @property
     def key(self) -> tuple:

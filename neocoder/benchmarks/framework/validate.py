@@ -140,6 +140,7 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
                 result = judge.judge(pair["problem"], pair["solution"], CRITERIA[self.config.against])
                 record.verdicts[judge.name] = result.verdicts
                 record.judge_cost[judge.name] = result.cost
+                record.discussion[judge.name] = result.transcript
         except EndpointError:
             raise
         except ModelError as exc:

@@ -328,3 +328,47 @@ def test_step_candidates_that_drift_are_set_aside_and_counted(problems, tmp_path
     assert step.unreadable[:3] == [r.EMPTY, r.REFUSAL, r.REASONING_ONLY] and step.stops == [False] * 5
     assert step.classes[:3] == [None] * 3 and not step.stopped and step.chosen in (3, 4)
     assert metrics["outcome"]["judged"] == 2
+
+
+def _checker():
+    import importlib.util
+
+    from checkout import CHECKOUT
+    spec = importlib.util.spec_from_file_location("check_framework_verdicts",
+                                                  CHECKOUT / "scripts" / "check_framework_verdicts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("kind", ["two verdicts", "other case"])
+def test_the_verdict_checker_finds_no_contradiction_in_a_run_and_catches_a_forged_one(kind, problems, tmp_path,
+                                                                                     capsys):
+    checker = _checker()
+    with DriftingServer(Script(kind, problems[0].text)) as server:
+        run("framework", framework(server, tmp_path / "run"))
+        pairs = macgyver_pairs(2, 0)
+        run("framework-validate", ValidateConfig(judge=model(server), out=tmp_path / "validate", pairs=2,
+                                                 judges="both", rounds=1, chateval_rounds=1, bootstrap=20,
+                                                 progress=False))
+    assert pairs and checker.main([str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    unread = 1 if kind == "two verdicts" else 0
+    assert f"retrieval safety: verdict replies {2 - unread} readable, {unread} unreadable" in out
+    assert f"chateval feasibility: verdict replies {6 - 3 * unread} readable, {3 * unread} unreadable" in out
+    assert out.rstrip().endswith("0 contradictions")
+    assert checker.main([str(tmp_path / "validate")]) == 0
+    capsys.readouterr()
+    # forge one record: a verdict its reply does not give, and a reading its reply does not give
+    records = tmp_path / "run" / "records.jsonl"
+    lines = [json.loads(x) for x in records.read_text().splitlines() if x.strip()]
+    good = next(x for x in lines if x.get("type") == "framework_solution" and x["problem_id"] == problems[1].problem_id)
+    good["verdicts"]["retrieval"]["safety"]["verdict"] = False
+    entry = next(t for t in good["discussion"]["chateval"] if t["phase"] == "verdict")
+    entry["readings"]["chateval probability"]["value"] = 0.3
+    with records.open("a") as f:
+        f.write(json.dumps(good) + "\n")
+    assert checker.main([str(tmp_path / "run")]) == 1
+    out = capsys.readouterr().out
+    assert "retrieval safety: recorded verdict False, its replies say True" in out
+    assert "its last marker says 0.8" in out and out.rstrip().endswith("2 contradictions")
