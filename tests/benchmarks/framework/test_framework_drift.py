@@ -372,3 +372,19 @@ def test_the_verdict_checker_finds_no_contradiction_in_a_run_and_catches_a_forge
     out = capsys.readouterr().out
     assert "retrieval safety: recorded verdict False, its replies say True" in out
     assert "its last marker says 0.8" in out and out.rstrip().endswith("2 contradictions")
+
+
+def test_validate_says_per_criterion_how_many_replies_it_set_aside(tmp_path):
+    pairs = macgyver_pairs(2, 0)
+    with DriftingServer(Script("echo of the example", pairs[0]["problem"])) as server:
+        # validate's judge takes no --base-url: the endpoint comes from the environment
+        done = CliRunner().invoke(main, ["framework", "validate", "--judge", "openai/drifting", "--pairs", "2",
+                                         "--judges", "both", "--rounds", "1", "--chateval-rounds", "1",
+                                         "--bootstrap", "20", "--out", str(tmp_path / "v"), "--quiet"],
+                                  env={"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "k"})
+    assert done.exit_code == 0, done.output
+    out = done.output
+    assert "retrieval: accuracy" in out and "1 solutions set aside for an unreadable verdict" in out
+    assert "retrieval judge, safety: 1 of 2 replies readable, 1 unreadable (1 x echo), 1 set aside" in out
+    assert "chateval judge, safety: 3 of 6 replies readable, 3 unreadable (3 x echo), 3 set aside" in out
+    assert "2 solutions: 1 judged, 1 unreadable, 0 in error" in out
