@@ -17,10 +17,29 @@ from neocoder.config import ModelConfig
 
 
 def _number(block: dict | None) -> str:
+    if block and block.get("unreadable"):
+        return "unreadable (most of its judge replies could not be read: no number)"
     if not block or block.get("value") is None:
         return "-"
     ci = f" [{block['low']:.3f}, {block['high']:.3f}]" if "low" in block else ""
     return f"{block['value']:.3f}{ci} (n={block.get('n')})"
+
+
+def _replies(summary: dict | None) -> str:
+    """A role's or criterion's replies, e.g. "3 of 4 replies readable, 1 unreadable (1 x echo)"."""
+    if not summary or not summary.get("replies"):
+        return "no replies"
+    why = ", ".join(f"{n} x {r}" for r, n in (summary.get("reasons") or {}).items())
+    return (f"{summary['readable']} of {summary['replies']} replies readable, {summary['unreadable']} unreadable"
+            + (f" ({why})" if why else ""))
+
+
+def _outcome(o: dict | None) -> str:
+    """The run's solutions: judged, unreadable, in error (metrics ``outcome``)."""
+    if not o:
+        return ""
+    return (f"{o['items']} solutions: {o['judged']} judged, {o['unreadable']} unreadable, "
+            f"{o['errors']} in error")
 
 
 def _cost(cost: dict) -> str:
@@ -59,9 +78,14 @@ def framework_command(ctx, model, judge_spec, judge_generation, declared, sandbo
         click.echo(f"divergent ({agg} of step entropies, nats): {_number(block)}")
     for name, judged in m["judges"].items():
         for criterion, block in judged["yes"].items():
-            click.echo(f"{name} judge, {criterion}: share YES {_number(block)}")
+            click.echo(f"{name} judge, {criterion}: share YES {_number(block)}; verdicts: "
+                       f"{_replies((judged.get('unreadable') or {}).get(criterion))}")
         click.echo(f"{name} judge, overall (mean of the criteria): {_number(judged['overall'])}")
         click.echo(f"{name} judge per solution: {_cost(judged['cost_per_solution'])}")
+    for role, summary in (m.get("unreadable") or {}).items():
+        click.echo(f"{role}: {_replies(summary)}")
+    if m.get("outcome"):
+        click.echo(_outcome(m["outcome"]))
     if "token_ratio" in m:
         click.echo(f"tokens retrieval / ChatEval: {_ratio(m['token_ratio']['ratio'])}")
     if "sandbox" in m:
@@ -79,11 +103,19 @@ def validate_command(judge_spec, judge_generation, declared, sandbox, out, quiet
     config = ValidateConfig(judge=ModelConfig(judge_spec, **judge_generation), sandbox=sandbox, progress=not quiet,
                             out=out or run_dir(judge_spec, "framework-validate", declared["against"]), **declared)
     m = run_task("framework-validate", config)
-    click.echo(f"against {m['against']}: {m['pairs']} solutions, {m['correct_share']:.3f} of them correct")
+    share = "-" if m["correct_share"] is None else f"{m['correct_share']:.3f}"
+    click.echo(f"against {m['against']}: {m['pairs']} solutions, {share} of them correct")
     for name, block in m["judges"].items():
+        said = "-" if block["said_correct"] is None else f"{block['said_correct']:.3f}"
         click.echo(f"{name}: accuracy {_number(block['accuracy'])}; AUARC {_number(block['auarc'])}; "
-                   f"said correct {block['said_correct']:.3f}; unreadable verdicts {block['unreadable_verdicts']}; "
+                   f"said correct {said}; {block['set_aside']} solutions set aside for an unreadable verdict; "
                    f"per pair {_cost(block['cost_per_pair'])}")
+        for criterion, summary in (block.get("unreadable") or {}).items():
+            click.echo(f"{name} judge, {criterion}: {_replies(summary)}, {summary['unreadable']} set aside")
+    for role, summary in (m.get("unreadable") or {}).items():
+        click.echo(f"{role}: {_replies(summary)}")
+    if m.get("outcome"):
+        click.echo(_outcome(m["outcome"]))
     if "token_ratio" in m:
         click.echo(f"tokens retrieval / ChatEval: {_ratio(m['token_ratio']['ratio'])}")
 

@@ -54,16 +54,29 @@ class Meter:
         """``model.generate(prompt)``, counted.  Raises what the model raises."""
         return self.add(model.generate(prompt))
 
-    def judge_turn(self, model: Model, transcript: list, text: str, max_tokens: int, **where) -> str:
+    def judge_turn(self, model: Model, transcript: list, text: str, max_tokens: int, **where) -> Reply:
         """One judge turn: ``text`` asked of ``model`` (greedy, at most ``max_tokens``),
-        counted, and kept in ``transcript`` with ``where`` it happened and its tokens.
-        Returns the reply's text.  Raises what the model raises."""
+        counted, and kept in ``transcript`` with ``where`` it happened, its tokens and the
+        endpoint's finish reason.  Returns the Reply.  Raises what the model raises."""
         reply = self.ask(model, text_prompt(text, max_tokens, temperature=0.0))
-        transcript.append({**where, "reply": reply.text, "prompt_tokens": reply.prompt_tokens,
-                           "completion_tokens": reply.completion_tokens})
-        return reply.text
+        transcript.append({**where, "reply": reply.text, "finish_reason": (reply.extra or {}).get("finish_reason"),
+                           "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
+        if reply.reasoning:
+            transcript[-1]["reasoning"] = reply.reasoning
+        return reply
 
     def to_dict(self) -> dict:
         """``{"calls", "prompt_tokens", "completion_tokens"}`` so far, for a record."""
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens}
+
+
+def read_turn(transcript: list, grammar, reply: Reply, prompt: str):
+    """Read the judge turn just kept in ``transcript`` (its last entry) with ``grammar``
+    (grammars.py), keep the reading on it under ``readings[grammar.name]`` (``{"value",
+    "reason"}``) and return the ``Reading``."""
+    from neocoder.benchmarks.framework.grammars import read, reading_dict
+    reading = read(grammar, reply, prompt)
+    transcript[-1].setdefault("readings", {})[grammar.name] = reading_dict(reading)
+    return reading
+

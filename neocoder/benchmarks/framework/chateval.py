@@ -6,29 +6,32 @@ For each criterion the three analysts speak in turn for ``chateval_rounds`` roun
 seeing the whole discussion so far (every reply is appended to the history at once, the
 paper's modification of the one-by-one order); then each gives a final [[YES]]/[[NO]]
 with a probability from the whole history, and the majority of the readable verdicts is
-the verdict (a tie, or none readable: None).  Every call is counted, so the token cost
-set against the retrieval judge's (retrieval.py) is measured on the same items.
+the verdict (a tie, or none readable: None, with its ``reason``).  The final replies are
+read by grammars.py (``CHATEVAL_VERDICT``: the last [[YES]]/[[NO]]; ``PROBABILITY``: the
+last ([p])); an unreadable one is recorded with its reason and left out, never guessed.
+Every call is counted, so the token cost set against the retrieval judge's (retrieval.py) is measured on the same items.
 """
 
 from __future__ import annotations
 
-import re
+from neocoder.benchmarks.framework.calls import Meter, fill, read_turn
+from neocoder.benchmarks.framework.grammars import CHATEVAL_VERDICT, PROBABILITY, as_bool
+from neocoder.benchmarks.framework.retrieval import ANALYSTS, JudgeResult, JudgeSettings
+from neocoder.replies import Reading
 
-from neocoder.benchmarks.framework.calls import Meter, fill
-from neocoder.benchmarks.framework.retrieval import ANALYSTS, JudgeResult, JudgeSettings, parse_verdict
+TIE = "tie"  # the readable votes split evenly: no verdict (not an unreadable reply)
+NO_VOTE = "no readable vote"  # every final reply unreadable
 
 
-def parse_probability(reply: str) -> float | None:
-    """The probability in ([p]), None when absent or outside [0, 1]."""
-    m = re.search(r"\(\[\s*(\d*\.?\d+)\s*\]\)", reply)
-    if m is None:
-        return None
-    value = float(m.group(1))
-    return value if 0.0 <= value <= 1.0 else None
+def parse_probability(reply: str, prompt: str | None = None) -> Reading:
+    """A debater's probability that the criterion is met: the last ([p]), p in [0, 1]
+    (grammars.PROBABILITY)."""
+    return PROBABILITY.read(reply, prompt=prompt)
 
 
 def majority(verdicts: list) -> bool | None:
-    """The majority of the readable verdicts; None for a tie or none readable."""
+    """The majority of the readable verdicts (None entries left out); None for a tie or
+    none readable."""
     yes, no = sum(v is True for v in verdicts), sum(v is False for v in verdicts)
     return None if yes == no else yes > no
 
@@ -42,7 +45,7 @@ class ChatEvalJudge:
         self.model, self.settings = model, settings
 
     def _ask(self, meter: Meter, transcript: list, text: str, **where) -> str:
-        return meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where)
+        return meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where).text
 
     def judge(self, problem: str, solution: str, criteria: dict[str, str]) -> JudgeResult:
         """Verdicts on ``solution`` for each of ``criteria`` ({name: definition})."""
@@ -58,14 +61,21 @@ class ChatEvalJudge:
                                                               words=s.words, **ctx),
                                       phase="discuss", analyst=role, criterion=criterion, round=r)
                     history.append(f"{role}: {reply.strip()}")
-            finals, probs = [], []
+            finals, probs, readings = [], [], []
             for role in ANALYSTS:
-                reply = self._ask(meter, transcript, fill("framework_chateval_verdict.txt", role=role,
-                                                          history="\n".join(history), **ctx),
-                                  phase="verdict", analyst=role, criterion=criterion)
-                finals.append(parse_verdict(reply))
-                probs.append(parse_probability(reply))
+                text = fill("framework_chateval_verdict.txt", role=role, history="\n".join(history), **ctx)
+                reply = meter.judge_turn(self.model, transcript, text, s.judge_tokens, phase="verdict",
+                                         analyst=role, criterion=criterion)
+                vote = read_turn(transcript, CHATEVAL_VERDICT, reply, text)
+                prob = read_turn(transcript, PROBABILITY, reply, text)
+                finals.append(as_bool(vote))
+                probs.append(prob.value)
+                readings += [{"role": "verdict", "analyst": role, "value": vote.value, "reason": vote.reason},
+                             {"role": "probability", "analyst": role, "value": prob.value, "reason": prob.reason}]
             known = [p for p in probs if p is not None]
-            verdicts[criterion] = {"verdict": majority(finals), "votes": finals, "probabilities": probs,
-                                   "confidence": sum(known) / len(known) if known else None}
+            verdict = majority(finals)
+            reason = None if verdict is not None else (TIE if any(v is not None for v in finals) else NO_VOTE)
+            verdicts[criterion] = {"verdict": verdict, "reason": reason, "votes": finals, "probabilities": probs,
+                                   "confidence": sum(known) / len(known) if known else None,
+                                   "readings": readings}
         return JudgeResult(verdicts, meter.to_dict(), transcript)

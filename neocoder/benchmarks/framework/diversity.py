@@ -109,15 +109,19 @@ def _correlations(rows: list[dict], resamples: int, seed: int) -> dict:
 
 
 def entropy_vs_diversity(run: Path, embedder, resamples: int = 2000, seed: int = 0) -> dict:
-    """Per step of the run folder ``run`` (steps with at least two candidates that did not
-    say STOP): the entropy and the baselines over those candidates; per problem: their
+    """Per step of the run folder ``run`` (steps with an entropy and at least two readable
+    candidates that did not say STOP; an unreadable candidate, grammars.read_candidate, is
+    left out): the entropy and the baselines over those candidates; per problem: their
     means over its steps (the paper's unit, App. C.3).  Spearman's rho with intervals at
     both grains."""
+    def live(s: FrameworkStep) -> list[str]:
+        why = list(s.unreadable or []) + [None] * (len(s.candidates) - len(s.unreadable or []))
+        return [t for t, stop, reason in zip(s.candidates, s.stops, why) if not stop and reason is None]
     steps = [s for s in RunFolder(Path(run), create=False).read(FrameworkStep)
-             if sum(not x for x in s.stops) >= 2]
+             if s.entropy is not None and len(live(s)) >= 2]
     rows = []
     for s in steps:
-        texts = [t for t, stop in zip(s.candidates, s.stops) if not stop]
+        texts = live(s)
         rows.append({"problem": s.problem_id, "entropy": s.entropy,
                      "average_cosine": average_cosine(embedder.embed(texts)), "self_bleu": self_bleu(texts),
                      "distinct_1": distinct_n(texts, 1), "distinct_2": distinct_n(texts, 2)})

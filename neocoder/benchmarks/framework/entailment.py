@@ -11,7 +11,10 @@ joins the first class it mutually entails, else it starts a class.  Backends, ch
   model in batches of ``batch`` pairs; "entails" is the argmax label being the model's
   entailment label (found by name in its ``id2label``).
 - ``llm``: a language model asked "if A, must B?" (prompts/framework_entail.txt), both
-  directions; a reply that starts with "yes" entails.
+  directions; its reply is read by grammars.ENTAIL (the first word, yes or no; the same
+  words later saying otherwise conflict).  Only a readable "yes" entails: an unreadable
+  reply keeps the two candidates apart, and is recorded with its reason and counted
+  (``classes_read``), never taken for an answer.
 - ``embedding``: cosine similarity of sentence embeddings (the shipped MiniLM) at or above
   a threshold: an approximation, not an entailment test (entropy.classes_by_similarity).
 """
@@ -22,14 +25,21 @@ import threading
 from pathlib import Path
 
 from neocoder.benchmarks.framework.calls import Meter, fill, text_prompt
+from neocoder.benchmarks.framework.grammars import ENTAIL, read
 from neocoder.errors import NeocoderError
 from neocoder.metrics.entropy import GreedyClasses, classes_by_similarity
+from neocoder.replies import Reading
 
 
 class Entailment:
     """A backend: ``classes(texts) -> ids`` and its ``name`` for the records."""
 
     name = "?"
+
+    def classes_read(self, texts: list[str]) -> tuple[list[int], list]:
+        """``(classes(texts), readings)``: the class ids and the model replies read on the way
+        (``replies.Reading``, one per reply; none for a backend that asks no model)."""
+        return self.classes(texts), []
 
     def classes(self, texts: list[str]) -> list[int]:  # pragma: no cover - interface
         """The class id (0, 1, ... in order of first appearance) of each of ``texts``."""
@@ -101,18 +111,37 @@ class LLMEntailment(Entailment):
     def __init__(self, model, meter: Meter | None = None):
         self.model, self.meter, self.name = model, meter or Meter(), f"llm:{model.name}"
 
+    def read(self, a: str, b: str) -> Reading:
+        """The model's answer to "if ``a``, must ``b``?" (one greedy call of at most 3 tokens,
+        counted on the meter), read by grammars.ENTAIL: "yes" or "no", or unreadable with its
+        reason.  Raises what the model raises."""
+        text = fill("framework_entail.txt", a=a, b=b)
+        reply = self.meter.ask(self.model, text_prompt(text, max_tokens=3, stop=("\n",), temperature=0.0))
+        return read(ENTAIL, reply, text)
+
     def entails(self, a: str, b: str) -> bool:
-        """Whether the model answers "yes" to "if ``a``, must ``b``?" (one greedy call of at most 3
-        tokens, counted on the meter).  Raises what the model raises."""
-        reply = self.meter.ask(self.model, text_prompt(fill("framework_entail.txt", a=a, b=b), max_tokens=3,
-                                                       stop=("\n",), temperature=0.0))
-        return reply.text.strip().lower().startswith("yes")
+        """Whether the model answers a readable "yes" (``read``)."""
+        return self.read(a, b).value == "yes"
+
+    def classes_read(self, texts: list[str]) -> tuple[list[int], list]:
+        """Greedy classes by the model: a text joins the first class whose first member it entails
+        both ways (up to two calls per class; the second only after a readable "yes"), with every
+        reply's reading."""
+        readings: list = []
+
+        def both(a: str, b: str) -> bool:
+            for x, y in ((a, b), (b, a)):
+                got = self.read(x, y)
+                readings.append(got)
+                if got.value != "yes":
+                    return False
+            return True
+        greedy = GreedyClasses(both)
+        return [greedy.add(t) for t in texts], readings
 
     def classes(self, texts: list[str]) -> list[int]:
-        """Greedy classes by the model: a text joins the first class whose first member it entails
-        both ways (up to two calls per class)."""
-        greedy = GreedyClasses(lambda a, b: self.entails(a, b) and self.entails(b, a))
-        return [greedy.add(t) for t in texts]
+        """The class ids of ``classes_read``."""
+        return self.classes_read(texts)[0]
 
 
 class EmbeddingEntailment(Entailment):

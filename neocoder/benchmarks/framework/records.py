@@ -29,13 +29,15 @@ class FrameworkStep(Record):
     candidates: list  # the n sampled next steps (texts, as the model wrote them)
     stops: list  # per candidate: it said STOP
     logprobs: list  # per candidate: length-normalised log-probability (nats per token), None where not reported
-    classes: list  # per candidate: meaning class (0, 1, ... in order of first appearance)
-    entropy: float  # the step's semantic entropy, nats (Eq. 3)
+    classes: list  # per candidate: meaning class (0, 1, ... in order of first appearance); None: unreadable
+    entropy: float | None  # the step's semantic entropy, nats (Eq. 3), over its readable candidates; None: none
     estimator: str  # "rao-blackwell" (class probabilities from log-probabilities, App. C) or "discrete" (counts)
     chosen: int | None  # index of the candidate appended (greedy: the highest mean log-probability); None at STOP
     stopped: bool  # a strict majority of the candidates said STOP: the solution ended before this step
     entailment: str  # the backend that made the classes ("nli:<model>", "llm:<model>", "embedding:<model>")
     tokens: dict = field(default_factory=dict)  # {"prompt", "completion", "entailment_calls"}
+    unreadable: list = field(default_factory=list)  # per candidate: why it is unreadable (replies.py), None: read
+    entailment_replies: dict = field(default_factory=dict)  # the LLM backend's replies: replies.unreadable_summary
 
     @property
     def key(self) -> tuple:
@@ -57,7 +59,7 @@ class FrameworkSolution(Record):
     divergent: float | None  # mean of ``entropies`` (the paper's divergent creativity); None with no step
     divergent_min: float | None  # the ablations of App. C.7.2
     divergent_max: float | None
-    stop_reason: str  # "stop" (majority said STOP), "cap" (max_steps), "repeat" (identical consecutive steps)
+    stop_reason: str  # "stop" (majority said STOP), "cap" (max_steps), "unreadable" (no readable candidate), "error"
     repeated: bool = False  # two consecutive chosen steps identical (BookMIA's filter, App. F)
     verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {"verdict", "confidence", ...}}
     judge_cost: dict = field(default_factory=dict)  # judge name -> {"calls", "prompt_tokens", "completion_tokens"}
@@ -93,6 +95,7 @@ class JudgedPair(Record):
     verdicts: dict = field(default_factory=dict)  # judge name -> {criterion: {...}}
     judge_cost: dict = field(default_factory=dict)
     error: str | None = None
+    discussion: dict = field(default_factory=dict)  # judge name -> its transcript (every reply with its readings)
 
     @property
     def key(self) -> tuple:

@@ -19,8 +19,11 @@ Three analysts (problem, solution, criterion) judge one solution, criterion by c
    criterion) gives a binary verdict from GET(Q_max, l) (prompts/framework_verdict.txt).
 
 Every call is counted (``Meter``: calls, prompt and completion tokens) and kept in the
-transcript.  A reply that cannot be read is recorded as such: an unreadable confidence
-counts as 0, an unreadable verdict is None (no verdict).
+transcript.  The confidence, stance and verdict replies are read by the grammars of
+grammars.py (the last marker only); an unreadable reply is recorded with its reason and
+never guessed: an unreadable confidence is left out of the mean (none readable: no early
+stop, and the tie rule picks the verdict's analyst), an unreadable verdict is None with its
+``reason``.  Each criterion keeps its ``readings`` (role, analyst, round, value, reason).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from neocoder.benchmarks.framework.calls import Meter, fill
+from neocoder.benchmarks.framework.calls import Meter, fill, read_turn
 from neocoder.benchmarks.framework.config import (
     CHATEVAL_ROUNDS,
     DISCUSS_K,
@@ -41,6 +44,8 @@ from neocoder.benchmarks.framework.config import (
     VERDICT_L,
     WORDS,
 )
+from neocoder.benchmarks.framework.grammars import CONFIDENCE, STANCE, VERDICT, as_bool
+from neocoder.replies import Reading
 
 ANALYSTS = ("problem analyst", "solution analyst", "criterion analyst")
 FOCUS = {
@@ -141,32 +146,24 @@ def questions_of(reply: str) -> list[str]:
     return [line.strip().lstrip("-* ").strip() for line in tail.splitlines() if line.strip().endswith("?")]
 
 
-_CONF = re.compile(r"\[\[\s*(\d*\.?\d+)\s*\]\]")
-_NUM = re.compile(r"(?<![\d.])(0(?:\.\d+)?|1(?:\.0+)?|\.\d+)(?![\d.])")
+def parse_confidence(reply: str, prompt: str | None = None) -> Reading:
+    """An analyst's certainty: the last [[c]], c in [0, 1] (grammars.CONFIDENCE)."""
+    return CONFIDENCE.read(reply, prompt=prompt)
 
 
-def parse_confidence(reply: str) -> float | None:
-    """The certainty in [0, 1]: the number in [[x]], else the first number in [0, 1];
-    None when there is none."""
-    for pattern in (_CONF, _NUM):
-        for m in pattern.finditer(reply):
-            value = float(m.group(1))
-            if 0.0 <= value <= 1.0:
-                return value
-    return None
+def parse_verdict(reply: str, prompt: str | None = None) -> Reading:
+    """The verdict: the last [[YES]] or [[NO]], the prompt's "[[" put back before a base
+    model's continuation (grammars.VERDICT); its value "YES" or "NO"."""
+    return VERDICT.read(reply, prompt=prompt)
 
 
-def parse_verdict(reply: str) -> bool | None:
-    """[[YES]] / [[NO]] (or the first YES or NO word: the verdict prompt ends in "[[", so a
-    base model's reply begins with the word); None when there is neither."""
-    m = re.search(r"\b(YES|NO)\b", reply.upper())
-    return None if m is None else m.group(1) == "YES"
+def parse_stance(reply: str, prompt: str | None = None) -> Reading:
+    """The stance after a certainty: the last ([YES]) or ([NO]) (grammars.STANCE)."""
+    return STANCE.read(reply, prompt=prompt)
 
 
-def parse_stance(reply: str) -> bool | None:
-    """The stance ([YES]) / ([NO]) after a confidence score, None when absent."""
-    m = re.search(r"\(\[\s*(YES|NO)\s*\]\)", reply.upper())
-    return None if m is None else m.group(1) == "YES"
+def _reading(role: str, reading: Reading, **where) -> dict:
+    return {"role": role, **where, "value": reading.value, "reason": reading.reason}
 
 
 class RetrievalJudge:
@@ -178,7 +175,11 @@ class RetrievalJudge:
         self.model, self.embedder, self.settings = model, embedder, settings
 
     def _ask(self, meter: Meter, transcript: list, text: str, **where) -> str:
-        return meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where)
+        return meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where).text
+
+    def _ask_read(self, meter: Meter, transcript: list, text: str, grammars: tuple, **where) -> list[Reading]:
+        reply = meter.judge_turn(self.model, transcript, text, self.settings.judge_tokens, **where)
+        return [read_turn(transcript, g, reply, text) for g in grammars]
 
     def judge(self, problem: str, solution: str, criteria: dict[str, str]) -> JudgeResult:
         """Verdicts on ``solution`` for each of ``criteria`` ({name: definition})."""
@@ -203,8 +204,9 @@ class RetrievalJudge:
         index.add(fragments_of(self._ask(meter, transcript, text, phase="init", analyst=role, criterion=criterion)),
                   role)
         asked: dict[str, list[str]] = {a: [] for a in ANALYSTS}
-        confidences: dict[str, float] = {}
+        confidences: dict[str, float | None] = {}
         stances: dict[str, bool | None] = {}
+        readings: list[dict] = []
         rounds = 0
         for rounds in range(1, s.rounds + 1):
             for a in ANALYSTS:
@@ -218,18 +220,25 @@ class RetrievalJudge:
                 index.add([f for f in fragments_of(reply.split("[[QUESTIONS]]", 1)[0])], a)
             for a in ANALYSTS:
                 ids = index.get(QUERY[a], s.score_j)
-                reply = self._ask(meter, transcript, fill("framework_confidence.txt", role=a, focus=FOCUS[a],
-                                                          fragments=index.show(ids), **ctx),
-                                  phase="confidence", analyst=a, criterion=criterion, round=rounds, retrieved=ids)
-                value = parse_confidence(reply)
-                confidences[a] = 0.0 if value is None else value
-                stances[a] = parse_stance(reply)
-            if sum(confidences.values()) / len(ANALYSTS) > s.threshold:
+                conf, stance = self._ask_read(meter, transcript, fill("framework_confidence.txt", role=a,
+                                                                      focus=FOCUS[a], fragments=index.show(ids), **ctx),
+                                              (CONFIDENCE, STANCE), phase="confidence", analyst=a,
+                                              criterion=criterion, round=rounds, retrieved=ids)
+                confidences[a], stances[a] = conf.value, as_bool(stance)
+                readings += [_reading("confidence", conf, analyst=a, round=rounds),
+                             _reading("stance", stance, analyst=a, round=rounds)]
+            known = [c for c in confidences.values() if c is not None]
+            if known and sum(known) / len(known) > s.threshold:
                 break
-        best = max(ANALYSTS, key=lambda a: (confidences[a], -ANALYSTS.index(a)))
+        known = [c for c in confidences.values() if c is not None]
+        best = max(ANALYSTS, key=lambda a: (confidences[a] if confidences[a] is not None else -1.0,
+                                            -ANALYSTS.index(a)))
         ids = index.get(QUERY[best], s.verdict_l)
-        reply = self._ask(meter, transcript, fill("framework_verdict.txt", role=best, focus=FOCUS[best],
-                                                  fragments=index.show(ids), **ctx),
-                          phase="verdict", analyst=best, criterion=criterion, retrieved=ids)
-        return {"verdict": parse_verdict(reply), "confidence": sum(confidences.values()) / len(ANALYSTS),
-                "analyst": best, "rounds": rounds, "confidences": confidences, "stances": stances}
+        (verdict,) = self._ask_read(meter, transcript, fill("framework_verdict.txt", role=best, focus=FOCUS[best],
+                                                            fragments=index.show(ids), **ctx),
+                                    (VERDICT,), phase="verdict", analyst=best, criterion=criterion, retrieved=ids)
+        readings.append(_reading("verdict", verdict, analyst=best))
+        return {"verdict": as_bool(verdict), "reason": verdict.reason,
+                "confidence": sum(known) / len(known) if known else None,
+                "analyst": best, "rounds": rounds, "confidences": confidences, "stances": stances,
+                "readings": readings}

@@ -3,8 +3,13 @@ and the judge-validation measures.
 
 - ``mean_interval``: a per-problem value's mean and its 95% percentile interval;
 - ``run_scores``: divergent creativity (mean, min, max aggregations of the step entropies,
-  App. C.7.2) and, per judge and criterion, the share of YES verdicts; the judges' calls
-  and tokens per solution and their ratio (the token saving of App. D.3, Table 15);
+  App. C.7.2) and, per judge and criterion, the share of YES verdicts over the readable
+  ones with the paper's Overall beside them (the mean of the criteria, Tables 3-5); the
+  judges' calls and tokens per solution and their ratio (the token saving of App. D.3,
+  Table 15); the ``"unreadable"`` replies per judge role (replies.Tally's form) and per
+  judge and criterion; a measure whose replies are mostly unreadable
+  (replies.mostly_unreadable) is ``{"value": None, "unreadable": True}``, never a number;
+- ``outcome``: how the run's solutions ended (runner.Outcome, unit "solution");
 - ``auarc``: the area under the accuracy-rejection curve (Nadeem et al. 2009): solutions
   sorted by the judge's confidence, most confident first, AUARC = (1/n) sum_{k=1..n}
   accuracy of the k most confident; a judge whose confidence ranks its right verdicts
@@ -16,6 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from neocoder.metrics.bootstrap import Ratio, bootstrap_info, replicates, summarize, weights
+from neocoder.replies import Tally, mostly_unreadable
+from neocoder.runner import Outcome
+
+STEP_ROLE = "step candidate"  # the generator's sampled steps (grammars.read_candidate)
+ENTAIL_ROLE = "entailment"  # the LLM entailment backend's replies (grammars.ENTAIL)
 
 
 def mean_interval(values: dict[str, float], resamples: int, seed: int) -> dict:
@@ -54,26 +64,95 @@ def auarc_interval(correct: dict[str, bool], confidence: dict[str, float], resam
     return {"value": value, "n": len(units), **(summarize(reps) or {})}
 
 
-def run_scores(solutions: list, resamples: int, seed: int, drop_repeated: bool) -> dict:
-    """metrics.json of a framework run from its finished FrameworkSolution records."""
+def reply_tallies(solutions: list, steps: list = ()) -> tuple[Tally, dict]:
+    """The replies read by the framework's grammars, counted: ``(roles, criteria)`` where
+    ``roles`` is a Tally per role ("retrieval verdict", "retrieval confidence", "retrieval
+    stance", "chateval verdict", "chateval probability", ``ENTAIL_ROLE``, ``STEP_ROLE``)
+    and ``criteria`` is ``{judge: Tally per criterion}`` of the verdict replies.  From the
+    solutions' ``verdicts[judge][criterion]["readings"]`` and the FrameworkSteps ``steps``."""
+    from neocoder.replies import Reading
+    roles, criteria = Tally(), {}
+    for s in solutions:
+        for judge, by in (s.verdicts or {}).items():
+            for criterion, v in (by or {}).items():
+                for r in (v or {}).get("readings") or []:
+                    reading = Reading(r.get("value"), r.get("reason"))
+                    roles.add(f"{judge} {r['role']}", reading)
+                    if r["role"] == "verdict":
+                        criteria.setdefault(judge, Tally()).add(criterion, reading)
+    for st in steps:
+        for reason in st.unreadable or []:
+            roles.add_reason(STEP_ROLE, reason)
+        e = st.entailment_replies or {}
+        if e.get("replies"):
+            c = roles.counts.setdefault(ENTAIL_ROLE, {"replies": 0, "unreadable": 0, "reasons": {}})
+            c["replies"] += e["replies"]
+            c["unreadable"] += e["unreadable"]
+            for why, n in (e.get("reasons") or {}).items():
+                c["reasons"][why] = c["reasons"].get(why, 0) + n
+    return roles, criteria
+
+
+def unreadable_block(block: dict, replies: dict) -> dict:
+    """``block`` (a mean_interval) as shown when ``replies`` (unreadable_summary's form) are
+    mostly unreadable: ``{"value": None, "unreadable": True, "n", "replies"}``; else
+    ``block`` as it is."""
+    if not mostly_unreadable(replies):
+        return block
+    return {"value": None, "unreadable": True, "n": block.get("n", 0), "replies": replies}
+
+
+def outcome(records: list, judged_by: bool) -> Outcome:
+    """How the solutions ``records`` (the latest FrameworkSolution per problem, finished or
+    in error) ended: in error (``error``: a model or protocol failure), unreadable (every
+    verdict reply of every judge unreadable, or, with no judge (``judged_by`` False), no
+    step readable), else judged."""
+    out = Outcome("solution")
+    for s in records:
+        if s.error:
+            out.add(error=s.error)
+            continue
+        if judged_by:
+            replies = [r for by in (s.verdicts or {}).values() for v in (by or {}).values()
+                       for r in (v or {}).get("readings") or [] if r["role"] == "verdict"]
+            readable = any(r.get("reason") is None for r in replies)
+            out.add(judged=readable, unreadable=not readable)
+        else:
+            out.add(judged=s.divergent is not None, unreadable=s.divergent is None)
+    return out
+
+
+def run_scores(solutions: list, resamples: int, seed: int, drop_repeated: bool, steps: list = ()) -> dict:
+    """metrics.json of a framework run from its finished FrameworkSolution records (and their
+    FrameworkSteps ``steps``, for the candidates' and the entailment backend's replies)."""
     kept = [s for s in solutions if not (drop_repeated and s.repeated)]
     by = {s.problem_id: s for s in kept}
+    mine = [st for st in steps if st.problem_id in by]
+    roles, per_criterion = reply_tallies(kept, mine)
+    counted = roles.to_dict()
     out = {"problems": len(kept), "filtered_repeated": len(solutions) - len(kept),
            "steps": sum(len(s.steps) for s in kept),
            "divergent": {agg: mean_interval({p: getattr(s, key) for p, s in by.items()}, resamples, seed)
                          for agg, key in (("mean", "divergent"), ("min", "divergent_min"),
                                           ("max", "divergent_max"))}}
+    for role in (STEP_ROLE, ENTAIL_ROLE):
+        out["divergent"] = {agg: unreadable_block(b, counted.get(role)) for agg, b in out["divergent"].items()}
     judges: dict = {}
     for name in sorted({j for s in kept for j in s.verdicts}):
         crit = sorted({c for s in kept for c in s.verdicts.get(name, {})})
-        judges[name] = {"yes": {c: mean_interval({p: _yes(s.verdicts.get(name, {}).get(c)) for p, s in by.items()},
-                                                 resamples, seed) for c in crit},
-                        "overall": mean_interval({p: overall(s.verdicts.get(name, {}), crit) for p, s in by.items()},
-                                                 resamples, seed),
+        replies = per_criterion.get(name, Tally()).to_dict()
+        yes = {c: unreadable_block(mean_interval({p: _yes(s.verdicts.get(name, {}).get(c)) for p, s in by.items()},
+                                                 resamples, seed), replies.get(c)) for c in crit}
+        whole = mean_interval({p: overall(s.verdicts.get(name, {}), crit) for p, s in by.items()}, resamples, seed)
+        if any(b.get("unreadable") for b in yes.values()):  # the mean of the criteria needs every criterion
+            whole = {"value": None, "unreadable": True, "n": whole.get("n", 0),
+                     "criteria": [c for c, b in yes.items() if b.get("unreadable")]}
+        judges[name] = {"yes": yes, "overall": whole, "unreadable": replies,
                         "cost_per_solution": {k: mean_interval({p: s.judge_cost.get(name, {}).get(k)
                                                                 for p, s in by.items()}, resamples, seed)["value"]
                                               for k in ("calls", "prompt_tokens", "completion_tokens")}}
     out["judges"] = judges
+    out["unreadable"] = counted
     if {"retrieval", "chateval"} <= set(judges):
         out["token_ratio"] = token_ratio(kept)
     code = {p: s for p, s in by.items() if s.sandbox_correct is not None}

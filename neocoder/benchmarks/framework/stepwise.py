@@ -5,10 +5,13 @@ At each step the model is shown the problem and the steps chosen so far and ``n`
 candidate next steps are sampled (T = 1.0, top_p = 0.9 by default, each with its own
 seed, log-probabilities asked for).  Then:
 
-- a candidate that is empty or starts with STOP votes to stop; when a strict majority of
-  the candidates vote so (``stop_majority``: 6 of 10, never a 5-5 tie), the solution ends
-  (the step is recorded with ``stopped``, and its entropy is not part of the solution's score);
-- the candidates are put into meaning classes by bidirectional entailment (entailment.py);
+- each candidate is read by grammars.read_candidate: a step, or the word STOP (a vote to
+  stop), or unreadable with its reason (empty, reasoning only, a refusal, the prompt
+  echoed), recorded in ``unreadable`` and set aside: it is neither a vote nor a class;
+- when a strict majority of the readable candidates vote STOP (``stop_majority``: 6 of 10,
+  never a 5-5 tie), the solution ends (the step is recorded with ``stopped``, and its
+  entropy is not part of the solution's score);
+- the readable candidates are put into meaning classes by bidirectional entailment (entailment.py);
   STOP votes form one class of their own without asking the backend;
 - the step's semantic entropy (Eq. 3) is Rao-Blackwellised (App. C: class probabilities
   from the candidates' length-normalised log-probabilities, Eq. 1 with the mean over
@@ -36,8 +39,10 @@ from neocoder.benchmarks.framework.calls import Meter, fill, text_prompt
 from neocoder.benchmarks.framework.config import FrameworkConfig
 from neocoder.benchmarks.framework.domains import Problem
 from neocoder.benchmarks.framework.entailment import Entailment
+from neocoder.benchmarks.framework.grammars import read_candidate
 from neocoder.benchmarks.framework.records import FrameworkStep
 from neocoder.metrics.entropy import discrete_entropy, rao_blackwell_entropy
+from neocoder.replies import Tally
 from neocoder.resources import prompt_text
 
 STOP_WORD = "STOP"
@@ -59,10 +64,9 @@ class StepSettings:
 
 
 def says_stop(text: str) -> bool:
-    """A candidate votes to stop: it is empty, or its first word is STOP (any case,
-    punctuation and markdown around it ignored)."""
-    core = text.strip().strip("*_#:.- \"'").upper()
-    return not core or core.split()[0].strip(".,!:;") == STOP_WORD
+    """A candidate votes to stop: its first word is STOP (any case, punctuation and markdown
+    around it ignored; grammars.read_candidate).  An empty candidate is unreadable, no vote."""
+    return read_candidate(text).value == STOP_WORD
 
 
 _STEP_LABEL = re.compile(r"^\s*(?:step\s*\d+\s*[:.)-]\s*)+", re.I)
@@ -116,37 +120,54 @@ def greedy_choice(texts: list[str], stops: list[bool], logprobs: list, classes: 
 
 
 def sample_step(problem: Problem, steps: list[str], model, settings: StepSettings, meter: Meter):
-    """The ``n`` candidate texts of the next step and their mean log-probabilities."""
+    """The ``n`` candidates of the next step: their texts (the step, STOP, or for an
+    unreadable one the reply as it came), mean log-probabilities and readings
+    (grammars.read_candidate, the echo checked against the instructions and the problem)."""
     text = step_prompt(problem, steps)
-    texts, logprobs = [], []
+    asked = step_prompt(problem, [])
+    texts, logprobs, readings = [], [], []
     for j in range(settings.candidates):
         reply = meter.ask(model, text_prompt(text, settings.step_tokens, stop=STEP_STOP, seed=j, logprobs=1,
                                              temperature=settings.temperature, top_p=settings.top_p))
-        texts.append(candidate_text(reply.text))
+        reading = read_candidate(reply.text, asked, reply.reasoning)
+        readings.append(reading)
+        texts.append(candidate_text(reply.text) if reading.readable else (reply.text or "").strip())
         logprobs.append(reply.mean_logprob)
-    return texts, logprobs
+    return texts, logprobs, readings
 
 
 def one_step(problem: Problem, steps: list[str], model, entailment: Entailment,
              settings: StepSettings) -> FrameworkStep:
-    """Sample, class, score and choose step ``len(steps) + 1`` (see the module)."""
+    """Sample, read, class, score and choose step ``len(steps) + 1`` (see the module).  With
+    no readable candidate the step has no entropy (None) and no choice: the solution ends
+    there, unreadable."""
     meter = Meter()
-    texts, logprobs = sample_step(problem, steps, model, settings, meter)
-    stops = [says_stop(t) for t in texts]
-    live = [i for i, s in enumerate(stops) if not s]
-    live_classes = entailment.classes([texts[i] for i in live]) if live else []
-    classes = [0] * len(texts)
+    texts, logprobs, readings = sample_step(problem, steps, model, settings, meter)
+    readable = [i for i, r in enumerate(readings) if r.readable]
+    stops = [r.value == STOP_WORD for r in readings]
+    live = [i for i in readable if not stops[i]]
+    live_classes, asked = entailment.classes_read([texts[i] for i in live]) if live else ([], [])
+    classes: list = [None] * len(texts)
     mapping: dict = {}
-    for i in range(len(texts)):  # ids in order of first appearance, STOP votes one class
+    for i in readable:  # ids in order of first appearance, STOP votes one class
         c = "stop" if stops[i] else live_classes[live.index(i)]
         classes[i] = mapping.setdefault(c, len(mapping))
-    entropy, estimator = step_entropy(classes, logprobs)
-    stopped = stop_majority(stops)
-    chosen = None if stopped else greedy_choice(texts, stops, logprobs, classes)
+    if readable:
+        entropy, estimator = step_entropy([classes[i] for i in readable], [logprobs[i] for i in readable])
+    else:
+        entropy, estimator = None, "none"
+    stopped = bool(readable) and stop_majority([stops[i] for i in readable])
+    chosen = None if stopped or not readable else greedy_choice(texts, [stops[i] or i not in live
+                                                                       for i in range(len(texts))],
+                                                               logprobs, [c if c is not None else -1 for c in classes])
+    tally = Tally()
+    for r in asked:
+        tally.add("entailment", r)
     return FrameworkStep(domain=problem.domain, problem_id=problem.problem_id, step=len(steps) + 1,
                          candidates=texts, stops=stops, logprobs=logprobs, classes=classes, entropy=entropy,
                          estimator=estimator, chosen=chosen, stopped=stopped, entailment=entailment.name,
-                         tokens=meter.to_dict())
+                         tokens=meter.to_dict(), unreadable=[r.reason for r in readings],
+                         entailment_replies=tally.to_dict().get("entailment", {}))
 
 
 def run_steps(problem: Problem, model, entailment: Entailment, settings: StepSettings,
@@ -173,15 +194,19 @@ def summarise(steps: list[FrameworkStep], cap: int) -> dict:
     """A solution's steps and scores: ``steps`` (the chosen texts), ``entropies`` (of
     the steps whose candidate was appended), ``divergent`` (their mean, the paper's
     divergent creativity), ``divergent_min``/``divergent_max`` (App. C.7.2),
-    ``stop_reason`` ("stop" or "cap") and ``repeated`` (two identical consecutive steps)."""
+    ``stop_reason`` ("stop", "cap", or "unreadable": no candidate of the last step was
+    readable) and ``repeated`` (two identical consecutive steps)."""
     steps = sorted(steps, key=lambda s: s.step)
     chosen = [s for s in steps if s.chosen is not None and not s.stopped]
     texts = [s.candidates[s.chosen] for s in chosen]
     entropies = [s.entropy for s in chosen]
     repeated = any(a.strip().lower() == b.strip().lower() for a, b in zip(texts, texts[1:]))
     ended = bool(steps) and (steps[-1].stopped or steps[-1].chosen is None)
+    reason = "cap"
+    if ended:
+        reason = "unreadable" if steps[-1].entropy is None else "stop"
     return {"steps": texts, "entropies": entropies,
             "divergent": sum(entropies) / len(entropies) if entropies else None,
             "divergent_min": min(entropies) if entropies else None,
             "divergent_max": max(entropies) if entropies else None,
-            "stop_reason": "stop" if ended else "cap", "repeated": repeated}
+            "stop_reason": reason, "repeated": repeated}

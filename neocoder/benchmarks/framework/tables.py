@@ -22,7 +22,7 @@ STEP_COLUMNS = {
     **attributes(domain="string", problem_id="string"),
     "step": ("int64", lambda s: int(s.step)),
     **lists(candidates=STRINGS, stops=BOOLS, logprobs=DOUBLES, classes=INTS),
-    "n_classes": ("int64", lambda s: len(set(s.classes))),
+    "n_classes": ("int64", lambda s: len({c for c in s.classes if c is not None})),
     **attributes(entropy="double", estimator="string", chosen="int64"),
     "chosen_text": ("string", lambda s: None if s.chosen is None else s.candidates[s.chosen]),
     **attributes(stopped="bool", entailment="string"),

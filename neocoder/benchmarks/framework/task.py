@@ -218,15 +218,20 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
 
     def score(self, run: Run) -> dict:
         """``scores.run_scores`` of the domain's finished solutions (BookMIA's repeated stories
-        dropped), under the benchmark, domain, model, judge and entailment backend."""
-        from neocoder.benchmarks.framework.scores import run_scores
-        done = {s.problem_id: s for s in run.folder.read(FrameworkSolution)
-                if s.finished and s.domain == self.config.domain and s.problem_id in run.inputs.problems}
+        dropped), under the benchmark, domain, model, judge and entailment backend, with the
+        ``"outcome"`` of every solution in the run (``scores.outcome``: in error, unreadable or
+        judged), so a run that lost solutions fails (runner.check_outcome)."""
+        from neocoder.benchmarks.framework.scores import outcome, run_scores
+        latest = {s.problem_id: s for s in run.folder.read(FrameworkSolution)
+                  if s.domain == self.config.domain and s.problem_id in run.inputs.problems}
+        done = {p: s for p, s in latest.items() if s.finished}
+        steps = [s for s in run.folder.read(FrameworkStep) if s.domain == self.config.domain]
         metrics = run_scores(list(done.values()), self.config.bootstrap, self.config.bootstrap_seed,
-                             drop_repeated=self.config.domain == "bookmia")
+                             drop_repeated=self.config.domain == "bookmia", steps=steps)
         run.inputs.solutions = done
         return {"benchmark": NAME, "domain": self.config.domain, "model": self.config.model.spec,
-                "judge": self.config.judge.spec, "entailment": run.inputs.entailment.name, **metrics}
+                "judge": self.config.judge.spec, "entailment": run.inputs.entailment.name, **metrics,
+                "outcome": outcome(list(latest.values()), bool(run.inputs.judges)).to_dict()}
 
     def result(self, run: Run, metrics: dict):
         """``{"run", "metrics", "calls", "seconds"}``: the run folder (str), the metrics,

@@ -9,14 +9,21 @@ Ground truths:
   (wrong_entire_wrong_solution, wrong_fail_solvability_status, wrong_partial_correct) a
   wrong one.  ``pairs`` of them are drawn with ``sample_seed`` (a larger sample extends a
   smaller one).  The judge's verdict on a solution is "correct" when every criterion
-  (feasibility, safety, effectiveness) gets YES; an unreadable verdict counts as NO.
+  (feasibility, safety, effectiveness) gets YES, "wrong" when one gets NO; a solution whose
+  readable verdicts are all YES but one or more is unreadable (grammars.py) has no verdict
+  and is set aside, as a framework run sets unreadable verdicts aside: it is counted,
+  never taken for NO.
 - ``code``: the release's recorded GPT-4 programs shipped with neocoder, each run in the
   sandbox on its problem state's tests (all AC: correct); the judge's verdict is its
   "correctness" criterion.
 
 Per judge: accuracy and AUARC (scores.auarc; confidence = the mean over criteria of the
-judge's confidence) with 95% bootstrap intervals over the pairs, the base rate of correct
-solutions, and the calls and tokens per pair (with both judges, their ratio).
+judge's readable confidences, 0 with none) over the solutions with a verdict, with 95%
+bootstrap intervals over the pairs, how many were set aside, the verdict replies per
+criterion with their unreadable counts (replies.Tally's form, as a framework run counts
+them), the base rate of correct solutions, and the calls and tokens per pair (with both
+judges, their ratio).  ``"unreadable"`` (per judge role) and ``"outcome"`` (per solution)
+are a framework run's (scores.reply_tallies, scores.outcome).
 """
 
 from __future__ import annotations
@@ -29,7 +36,13 @@ from neocoder.benchmarks.framework.config import ValidateConfig
 from neocoder.benchmarks.framework.descriptor import FRAMEWORK_VALIDATE
 from neocoder.benchmarks.framework.domains import CRITERIA, macgyver_annotations, macgyver_problems
 from neocoder.benchmarks.framework.records import JudgedPair
-from neocoder.benchmarks.framework.scores import auarc_interval, mean_interval, token_ratio
+from neocoder.benchmarks.framework.scores import (
+    auarc_interval,
+    mean_interval,
+    outcome,
+    reply_tallies,
+    token_ratio,
+)
 from neocoder.benchmarks.framework.task import PROMPT_FILES, open_judges
 from neocoder.models import ModelError, Reply
 from neocoder.models.openai_compat import EndpointError
@@ -127,6 +140,7 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
                 result = judge.judge(pair["problem"], pair["solution"], CRITERIA[self.config.against])
                 record.verdicts[judge.name] = result.verdicts
                 record.judge_cost[judge.name] = result.cost
+                record.discussion[judge.name] = result.transcript
         except EndpointError:
             raise
         except ModelError as exc:
@@ -146,10 +160,12 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
 
     def score(self, run: Run) -> dict:
         """The judges' accuracy, AUARC and cost per pair (``judge_accuracy``) on the finished pairs,
-        with the share of correct solutions and, with both judges, their token ratio."""
+        with the share of correct solutions, the unreadable replies per judge role and the
+        outcome per solution, and, with both judges, their token ratio."""
         config = self.config
-        done = {r.pair_id: r for r in run.folder.read(JudgedPair)
-                if r.finished and r.against == config.against and r.pair_id in run.inputs.pairs}
+        latest = {r.pair_id: r for r in run.folder.read(JudgedPair)
+                  if r.against == config.against and r.pair_id in run.inputs.pairs}
+        done = {p: r for p, r in latest.items() if r.finished}
         out = {"benchmark": NAME, "against": config.against, "judge": config.judge.spec, "pairs": len(done),
                "correct_share": mean_interval({p: float(r.truth) for p, r in done.items()}, config.bootstrap,
                                               config.bootstrap_seed)["value"], "judges": {}}
@@ -157,31 +173,44 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
             out["judges"][name] = judge_accuracy(done, name, config.bootstrap, config.bootstrap_seed)
         if {"retrieval", "chateval"} <= set(out["judges"]):
             out["token_ratio"] = token_ratio(list(done.values()))
+        out["unreadable"] = reply_tallies(list(done.values()))[0].to_dict()
+        out["outcome"] = outcome(list(latest.values()), judged_by=True).to_dict()
         run.inputs.pairs_done = done
         return out
 
 
-def verdict_of(verdicts: dict) -> tuple[bool, float]:
-    """(the judge says correct: every criterion YES, an unreadable one counting NO; its
-    confidence: the mean over criteria, an unreadable one counting 0)."""
-    says = all(v.get("verdict") is True for v in verdicts.values()) if verdicts else False
-    confs = [v.get("confidence") or 0.0 for v in verdicts.values()]
+def verdict_of(verdicts: dict) -> tuple[bool | None, float]:
+    """(the judge says correct: True when every criterion is YES, False when one is NO, None
+    when the readable ones are all YES but one is unreadable (set aside, never read as NO);
+    its confidence: the mean over criteria of the readable confidences, 0.0 with none)."""
+    said = [v.get("verdict") for v in verdicts.values()]
+    if not said or any(v is False for v in said):
+        says = False if said else None
+    else:
+        says = True if all(v is True for v in said) else None
+    confs = [v.get("confidence") for v in verdicts.values() if v.get("confidence") is not None]
     return says, sum(confs) / len(confs) if confs else 0.0
 
 
 def judge_accuracy(done: dict, name: str, resamples: int, seed: int) -> dict:
-    """Accuracy, AUARC (intervals over pairs), share said correct, unreadable verdicts and
+    """Accuracy, AUARC (intervals over pairs), share said correct, the solutions set aside for
+    an unreadable verdict, the verdict replies per criterion (replies.Tally's form) and the
     cost per pair of judge ``name`` on the JudgedPairs ``done``."""
-    right, conf, says = {}, {}, {}
+    right, conf, says, aside = {}, {}, {}, 0
     for pid, r in done.items():
         if name not in r.verdicts:
             continue
         said, c = verdict_of(r.verdicts[name])
+        if said is None:
+            aside += 1
+            continue
         right[pid], conf[pid], says[pid] = said == r.truth, c, said
-    unreadable = sum(1 for r in done.values() for v in r.verdicts.get(name, {}).values() if v.get("verdict") is None)
+    per_criterion = reply_tallies([r for r in done.values() if name in r.verdicts])[1].get(name)
+    criteria = per_criterion.to_dict() if per_criterion else {}
     return {"accuracy": mean_interval({p: float(v) for p, v in right.items()}, resamples, seed),
             "auarc": auarc_interval(right, conf, resamples, seed),
             "said_correct": mean_interval({p: float(v) for p, v in says.items()}, resamples, seed)["value"],
-            "unreadable_verdicts": unreadable,
+            "set_aside": aside, "unreadable": criteria,
+            "unreadable_verdicts": sum(c["unreadable"] for c in criteria.values()),
             "cost_per_pair": {k: sum(r.judge_cost.get(name, {}).get(k, 0) or 0 for r in done.values()) /
-                              max(1, len(right)) for k in ("calls", "prompt_tokens", "completion_tokens")}}
+                              max(1, len(right) + aside) for k in ("calls", "prompt_tokens", "completion_tokens")}}

@@ -27,8 +27,6 @@ from neocoder.benchmarks.framework.retrieval import (
     FragmentIndex,
     JudgeSettings,
     RetrievalJudge,
-    parse_confidence,
-    parse_verdict,
 )
 from neocoder.benchmarks.framework.scores import auarc
 from neocoder.benchmarks.framework.stepwise import StepSettings, run_steps, summarise
@@ -167,17 +165,6 @@ def test_chateval_counts_every_call_and_takes_the_majority():
     assert result.cost == {"calls": 9, "prompt_tokens": 90, "completion_tokens": 45}  # 2 rounds x 3 + 3 verdicts
     assert last_turn.count("I think it works") == 5  # the whole history so far, appended one by one
     assert majority([True, False]) is None and majority([None, False]) is False
-
-
-@pytest.mark.parametrize("reply, value", [("sure. [[0.7]] ([NO])", 0.7), ("I'd say 0.4", 0.4), ("[[1.0]]", 1.0),
-                                          ("no idea", None), ("[[7]] then 0.3", 0.3)])
-def test_confidence_parsing(reply, value):
-    assert parse_confidence(reply) == value
-
-
-def test_verdict_parsing():
-    assert parse_verdict("YES]] fine") is True and parse_verdict("[[NO]]") is False
-    assert parse_verdict("maybe") is None
 
 
 def test_auarc_by_hand():
