@@ -30,8 +30,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from neocoder.models import Model, Prompt
+from neocoder.models.base import strip_thinking
 from neocoder.models.cache import CachedModel, CallCache
-from neocoder.replies import Reading, Tally, bracketed
+from neocoder.replies import ECHO, NO_MARKER, REASONING_ONLY, Reading, Tally, bracketed, copied_from
 from neocoder.resources import prompt_text
 
 CHAT_PROMPT, COMPLETION_PROMPT = "same_algorithm.txt", "same_algorithm_completion.txt"
@@ -72,6 +73,8 @@ def read_verdict(text: str | None, prompt: str | None = None, finish_reason: str
     text asked (for echoes), ``finish_reason`` the endpoint's (for ``cut off``);
     ``completion``: the reply continues the completion prompt's "Verdict: [[" opening."""
     reading = (COMPLETION_GRAMMAR if completion else GRAMMAR).read(text, prompt=prompt, finish_reason=finish_reason)
+    if reading.reason == NO_MARKER and copied_from(strip_thinking(text or ""), prompt):
+        return Reading.unreadable(ECHO)  # only the prompt's own lines came back, however short
     return reading if not reading.readable else Reading(reading.value == "SAME")
 
 
@@ -110,8 +113,11 @@ class Judge:
         reply = self.model.generate(prompt)
         self.calls += 1
         completion = bool(reply.code_prefix)
-        reading = read_verdict(reply.text, prompt.completion if completion else prompt.messages[0]["content"],
-                               reply.extra.get("finish_reason"), completion=completion)
+        if not (reply.text or "").strip() and reply.reasoning:  # thinking returned apart, no answer after it
+            reading = Reading.unreadable(REASONING_ONLY)
+        else:
+            reading = read_verdict(reply.text, prompt.completion if completion else prompt.messages[0]["content"],
+                                   reply.extra.get("finish_reason"), completion=completion)
         self.tally.add(ROLE, reading)
         return reading
 
