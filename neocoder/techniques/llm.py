@@ -2,7 +2,7 @@
 
 The model gets the taxonomy and the program (``prompts/detect_techniques.txt``) and
 answers with a bullet list, one technique of the list per line, or the single line
-``- none``.  The reply is read by ``parse_labels`` (docs/techniques.md#reply-grammars):
+``- none``.  The reply is read by ``parse_labels`` (docs/techniques.md, "Reply grammars"):
 each bullet is mapped to a taxonomy name through the aliases; bullets outside the
 taxonomy are dropped and counted.  A reply that is empty, only reasoning, an echo of the
 prompt (its ``<technique>`` placeholder or the whole taxonomy), a refusal, cut off at the

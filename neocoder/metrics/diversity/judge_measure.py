@@ -11,7 +11,7 @@ The prompt is ours (``prompts/same_algorithm.txt`` for chat models,
 completions-API base model, whose reply continues after "Verdict:"): the problem
 statement and the two programs, asking for one final marker, ``[[SAME]]`` or
 ``[[DIFFERENT]]`` (the prompt's example is the placeholder ``[[<verdict>]]``).  The reply
-is read by ``GRAMMAR`` (neocoder/replies.py; docs/techniques.md#reply-grammars): the last
+is read by ``GRAMMAR`` (neocoder/replies.py; docs/techniques.md, "Reply grammars"): the last
 marker decides; conflicting markers, no marker, an echo of the prompt, a refusal, only
 reasoning, an empty or cut-off reply are *unreadable*, with their reason, and counted
 per reason in ``tally`` under the role ``ROLE``.  An unreadable verdict is never taken as
