@@ -119,3 +119,39 @@ def test_a_malformed_200_is_a_model_error_not_a_verdict():
     finally:
         server.close()
     assert judge.tally.to_dict() == {}  # an error is no reply: not counted as readable or unreadable
+
+
+def test_validate_sets_aside_the_pairs_of_unreadable_verdicts_and_says_so(tmp_path, release_dir):
+    import json
+
+    from checkout import CHECKOUT
+    from click.testing import CliRunner
+
+    from neocoder.cli import main
+    labels = CHECKOUT / "data" / "codeforces" / "algorithm_pairs" / "partitions.jsonl"
+    calls = iter(range(10_000))
+    # every third verdict a refusal, the others SAME
+    server = DriftingServer(lambda kind, body: REFUSAL if next(calls) % 3 == 2 else "[[SAME]]")
+    try:
+        out = tmp_path / "report.json"
+        result = CliRunner().invoke(main, [
+            "diversity", "validate", "--release", str(release_dir), "--labels", str(labels), "--bootstrap", "20",
+            "--measures", "technique", "--model", "openai/judge", "--base-url", server.url, "--api-key", "k",
+            "--judge-programs", "4", "--judge-cache", str(tmp_path / "judge.jsonl"), "--json", str(out)])
+    finally:
+        server.close()
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    j = report["judge_calls"]
+    # a verdict asked twice (identical programs) is answered once by the call cache: the
+    # judge counts every verdict it read, the server only the calls that reached it
+    assert j["calls"] >= server.calls and server.count("refusal") > 0
+    refusals = j["unreadable"]
+    assert refusals >= server.count("refusal") and j["set_aside_programs"] == refusals
+    assert report["unreadable"]["diversity judge"] == {
+        "replies": j["calls"], "readable": j["calls"] - refusals, "unreadable": refusals,
+        "share": refusals / j["calls"], "reasons": {"refusal": refusals}}
+    assert j["set_aside_pairs"] > 0
+    line = next(x for x in result.output.splitlines() if x.startswith("judge openai/judge"))
+    assert f"{refusals} replies unreadable ({refusals} refusal)" in line
+    assert f"{j['set_aside_programs']} programs, {j['set_aside_pairs']} pairs" in line
