@@ -323,3 +323,21 @@ def mostly_unreadable(summary: dict | None) -> bool:
     if not summary or not summary.get("replies"):
         return False
     return summary["readable"] == 0 or (summary.get("share") or 0.0) > MOSTLY_UNREADABLE
+
+
+def answer_text(reply: str | None, prompt: str | None = None) -> tuple[str | None, Reading | None]:
+    """The answer text of ``reply`` for a reader that is not a ``Grammar`` (e.g. the LLM
+    detector's bullet list): thinking and lines echoed from ``prompt`` dropped, and None
+    with the unreadable reading (empty, reasoning only, echo) when nothing is left."""
+    return _prepare(reply, prompt)
+
+
+def copied_from(reply: str | None, prompt: str | None) -> bool:
+    """True when every non-blank line of ``reply`` is a line of ``prompt`` (white space
+    around it ignored): the prompt, or a piece of it, sent back, however short its lines
+    (``drop_echo`` drops only long ones).  False for an empty reply or no prompt."""
+    if not reply or not prompt:
+        return False
+    lines = [line.strip() for line in reply.splitlines() if line.strip()]
+    asked = {line.strip() for line in prompt.splitlines()}
+    return bool(lines) and all(line in asked for line in lines)

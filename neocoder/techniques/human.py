@@ -80,8 +80,14 @@ def detector_fingerprint() -> str:
     return fingerprint(_detector_files())
 
 
+# Not the detector that makes the sets: the LLM detector (--detector llm) reads a model's
+# reply, so its reply grammar may change without making the shipped sets stale.
+_NOT_THE_DETECTOR = ("llm.py",)
+
+
 def _detector_files() -> list:
-    return package_files("neocoder.techniques", suffixes=(".py", ".scm"))
+    return [f for f in package_files("neocoder.techniques", suffixes=(".py", ".scm"))
+            if f.name not in _NOT_THE_DETECTOR]
 
 
 def detected_solution_sets(release_dir: Path, problem_ids) -> dict[str, list[set[str]]]:

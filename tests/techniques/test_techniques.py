@@ -172,10 +172,11 @@ def test_agreement_with_real_labels_on_a_slice(tmp_path, release_dir):
 
 def test_llm_reply_parsing_maps_aliases_drops_unknown_and_never_defaults():
     from neocoder.techniques.llm import parse_labels
-    found, dropped = parse_labels("Here you go:\n- For Loop\n* breadth first search\n1. sorting.\n- vector\n")
+    found, dropped = parse_labels("Here you go:\n- For Loop\n* breadth first search\n1. sorting.\n- vector\n").value
     assert found == {"for loop", "width first search", "sorting"} and dropped == ["vector"]
-    assert parse_labels("- none") == (set(), [])
-    assert parse_labels("It uses a loop, I think.") == (None, [])  # unparseable: retried, never 'for loop'
+    assert parse_labels("- none").value == (set(), [])
+    # no bullet: unreadable, retried, never 'for loop' and never an empty set
+    assert parse_labels("It uses a loop, I think.").reason == "no marker"
 
 
 # ---------------------------------------------------------------- semantic techniques

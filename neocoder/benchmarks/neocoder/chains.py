@@ -5,7 +5,12 @@ it is ``denial.denial_chain`` (NeoCoder Algorithm 1: solve, detect the technique
 one, solve again, every solution judged in the sandbox).  The chains are written as
 problem states in problem order when the run ends; a killed build resumes from the call
 cache (calls.jsonl) without repeating a call.  A problem whose model calls fail is
-reported in ``failed``; an unreachable endpoint stops the run.
+reported in ``failed`` (an error in the outcome block); with ``--detector llm``, a problem
+whose technique detector gave no readable list (techniques/llm.py: after its retries) is
+reported in ``unreadable`` (unreadable in the outcome block: its techniques are unknown,
+so nothing can be denied, and its chain is not built on a guess), and every detector reply
+is counted under ``"unreadable"`` (role "technique detector").  An unreachable endpoint
+stops the run.
 """
 
 from __future__ import annotations
@@ -26,16 +31,19 @@ from neocoder.runner import Outcome, Run, Task
 class ChainInputs:
     """What chain building works with (``ChainTask.open``): the raw problems file
     ``path`` and its ``problems``, the sandbox ``box``, the cached ``model``, the technique
-    detector ``detect``, and what the items have built so far: ``chains`` and ``failed``
-    per problem index."""
+    detector ``detect`` (and the LLM ``detector`` whose replies it counts, None for
+    tree-sitter), and what the items have built so far: ``chains`` per problem index,
+    ``failed`` and ``unreadable`` (the reason) per problem id."""
 
     path: Path
     problems: list
     box: Any
     model: Any
     detect: Callable
+    detector: Any = None
     chains: dict = field(default_factory=dict)
     failed: dict = field(default_factory=dict)
+    unreadable: dict = field(default_factory=dict)
 
 
 class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
@@ -54,12 +62,13 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
         problems = load_raw_problems(path)
         box = run.open_sandbox(config.sandbox, config.concurrency)
         model = run.cached(run.open_model(config.model))
-        detect_code = detect
+        detect_code, detector = detect, None
         if config.detector == "llm":
             from neocoder.techniques.llm import LLMDetector
-            detect_code = LLMDetector(model).detect
+            detector = LLMDetector(model)
+            detect_code = detector.detect
         return ChainInputs(path=path, problems=problems[:config.limit] if config.limit else problems, box=box,
-                           model=model, detect=detect_code)
+                           model=model, detect=detect_code, detector=detector)
 
     def items(self, run: Run) -> list:
         """The raw problems' indexes, in file order."""
@@ -71,12 +80,14 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
 
     def solve(self, item, run: Run):
         """Build the problem's constraint chain (``denial.denial_chain``) into
-        ``run.inputs.chains``; a model failure is kept in ``run.inputs.failed`` instead.
-        Yields no record (the states are written by ``score``).  Raises EndpointError (every
-        call would fail alike)."""
+        ``run.inputs.chains``; a model failure is kept in ``run.inputs.failed`` instead, an
+        unreadable technique list (DetectionError) in ``run.inputs.unreadable``.  Yields no
+        record (the states are written by ``score``).  Raises EndpointError (every call
+        would fail alike)."""
         from neocoder.benchmarks.neocoder.denial import denial_chain
         from neocoder.models import ModelError
         from neocoder.models.openai_compat import EndpointError
+        from neocoder.techniques.llm import DetectionError
         s, config = run.inputs, self.config
         problem = s.problems[item]
         try:
@@ -86,6 +97,8 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
             raise
         except ModelError as exc:
             s.failed[problem["problem_id"]] = str(exc)
+        except DetectionError as exc:
+            s.unreadable[problem["problem_id"]] = exc.reason or str(exc)
         return ()
 
     def concurrency(self, run: Run) -> int:
@@ -100,16 +113,21 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
 
     def score(self, run: Run) -> dict:
         """Write every chain's problem states in problem order; return the counts of problems,
-        states and states whose solution was accepted, the failed problems and the call-cache
-        stats."""
+        states and states whose solution was accepted, the failed problems, those whose
+        technique list was unreadable, the detector's ``"unreadable"`` tally (replies.Tally
+        form; empty with tree-sitter), the call-cache stats and the ``"outcome"`` block."""
         s = run.inputs
         s.states = states = [ProblemState.from_dict(r) for i in sorted(s.chains) for r in s.chains[i]]
         run.folder.write_all(states)
         outcome = Outcome("problem")
         for problem in s.problems:
-            outcome.add(judged=problem["problem_id"] not in s.failed, error=s.failed.get(problem["problem_id"]))
+            pid = problem["problem_id"]
+            outcome.add(judged=pid not in s.failed and pid not in s.unreadable, unreadable=pid in s.unreadable,
+                        error=s.failed.get(pid))
         return {"problems": len(s.problems), "failed": s.failed, "states": len(states),
                 "accepted": sum(st.extra["augmentation"]["accepted"] for st in states), "calls": run.cache.stats(),
+                "unreadable_problems": s.unreadable,
+                "unreadable": s.detector.tally.to_dict() if s.detector is not None else {},
                 "outcome": outcome.to_dict()}
 
     def result(self, run: Run, metrics: dict) -> DatasetResult:

@@ -51,6 +51,10 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     of the metrics); a sandbox failure marks its tier ``infra`` and also excludes the
     sample.  EndpointError (the endpoint is unreachable, or refuses the key, the model or
     a parameter: RequestRefused) propagates: every sample would fail, so the run stops.
+    A model error inside a strategy of several calls (self-correct, self-plan, sample,
+    mcts) is recorded the same way, never judged as a wrong program: ``error`` names the
+    strategy, ``attempts`` keeps those made before it and ends with ``{"kind": "error",
+    "call": the failing call's number, "error"}``.
     ``protocol`` (neocoder/paper.py) judges as the release's harness did (docs/paper.md);
     None: this project's judging.
     """
@@ -66,7 +70,11 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     except EndpointError:
         raise
     except ModelError as exc:
-        record.error = str(exc)
+        if strategy == "direct":
+            record.error = str(exc)
+        else:
+            record.error = f"{strategy}: {exc}"
+            record.attempts = list(ctx.attempts) + [{"kind": "error", "call": ctx.failed_call, "error": str(exc)}]
         record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
         return record
     judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits, protocol,

@@ -4,7 +4,10 @@
 reads the labelled set (labelled.py) with the release's human programs and the shipped
 GPT-4 programs, scores every measure on the held-out half with thresholds from the
 tuning half (validity.py), and adds the judge measure when a model is given
-(judge_measure.py; its calls cached in ``judge_cache``).
+(judge_measure.py; its calls cached in ``judge_cache``).  The judge's replies are read by
+its grammar, as in every run: an unreadable verdict sets its program aside (none of its
+pairs is scored), and the report says how many replies were unreadable, by reason
+(``"unreadable"``, replies.Tally's form), and how many programs and pairs were set aside.
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ class ValidateConfig(Config):
     ``labels`` is a labelled set (None: the shipped one); ``model`` the judge (None: no
     judge measure)."""
 
-    # the same-algorithm judge answers one word, greedily (a reasoning judge gets room to think)
+    # the same-algorithm judge answers a sentence and its marker, greedily (a reasoning judge gets room to think)
     roles: ClassVar[dict[str, GenerateDefaults]] = {
-        "model": GenerateDefaults(temperature=0.0, max_tokens=48, reasoning_max_tokens=4096)}
+        "model": GenerateDefaults(temperature=0.0, max_tokens=160, reasoning_max_tokens=4096)}
 
     release_dir: Path
     model: ModelConfig | None = None
@@ -71,7 +74,9 @@ def statements() -> dict[str, str]:
 
 def run_validation(config: ValidateConfig) -> dict:
     """validity.validate on the labelled set, plus ``"default"`` (the measure of highest
-    kappa on the tuning half) and ``"judge_calls"`` when a judge ran.  Raises
+    kappa on the tuning half) and, when a judge ran, ``"judge_calls"`` ({"calls",
+    "unreadable", "set_aside_programs", "set_aside_pairs", "model"}) and ``"unreadable"``
+    (replies.Tally.to_dict(): per role, replies, readable, unreadable, share, reasons).  Raises
     LabelledSetError for an unreadable set or release, ModelError when the judge fails."""
     from neocoder.dataset.shipped import recorded_codes
     config.check()
@@ -103,7 +108,10 @@ def run_validation(config: ValidateConfig) -> dict:
             judge.model.close()
     report["default"] = validity.choose_default(report)
     if judge is not None:
-        report["judge_calls"] = {"calls": judge.calls, "unparsed": judge.unparsed, "model": config.model.spec}
+        report["judge_calls"] = {"calls": judge.calls, "unreadable": judge.unreadable,
+                                 "set_aside_programs": len(judge.set_aside), "set_aside_pairs": judge.pairs_set_aside(),
+                                 "model": config.model.spec}
+        report["unreadable"] = judge.tally.to_dict()
     return report
 
 
@@ -159,6 +167,9 @@ def render(report: dict) -> str:
     lines.append(f"default by validity (highest kappa on the tuning half): {report['default']}")
     if "judge_calls" in report:
         j = report["judge_calls"]
-        lines.append(f"judge {j['model']}: {j['calls']} verdicts asked, {j['unparsed']} replies without a verdict "
-                     "(counted as DIFFERENT)")
+        reasons = next(iter(report.get("unreadable", {}).values()), {}).get("reasons") or {}
+        why = f" ({', '.join(f'{n} {r}' for r, n in reasons.items())})" if reasons else ""
+        lines.append(f"judge {j['model']}: {j['calls']} verdicts asked, {j['unreadable']} replies unreadable{why}; "
+                     f"set aside (never counted as same or different): {j['set_aside_programs']} programs, "
+                     f"{j['set_aside_pairs']} pairs")
     return "\n".join(lines)

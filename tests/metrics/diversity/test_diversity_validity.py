@@ -116,28 +116,33 @@ def test_operations_beat_the_old_measures_on_held_out(problems):
 
 def test_judge_partitions_by_verdict_and_caches_calls(tmp_path):
     server = FlakyServer(fail_first=0)
-    replies = iter(["DIFFERENT: one sorts", "SAME", "same, I think", "no idea"])
+    replies = iter(["One sorts.\n[[DIFFERENT]]", "[[SAME]]", "Same steps. [[same]]", "no idea", "[[DIFFERENT]]"])
     server.next_reply = lambda: next(replies)
     try:
         model = get_model(ModelConfig("openai/judge", base_url=server.url, api_key="k", max_tokens=48))
         judge = Judge(model, {"1A": "Print the largest number."}, cache=tmp_path / "calls.jsonl")
-        codes = ["print(max(a))", "print(sorted(a)[-1])", "m=max(a)\nprint(m)", "print(sorted(a)[::-1][0])"]
-        # 2nd vs 1st: DIFFERENT -> new class; 3rd vs 1st: SAME; 4th vs 1st: "same" -> class 0
-        assert judge.partition("1A", codes) == [0, 1, 0, 0]
-        assert (judge.calls, server.requests) == (3, 3)
+        codes = ["print(max(a))", "print(sorted(a)[-1])", "m=max(a)\nprint(m)", "print(sorted(a)[::-1][0])",
+                 "print(a[0])"]
+        # 2nd vs 1st: DIFFERENT -> new class; 3rd vs 1st: SAME; 4th vs 1st: "[[same]]" -> class 0;
+        # 5th vs 1st: no marker -> set aside, never compared with the 2nd class's head
+        assert judge.partition("1A", codes) == [0, 1, 0, 0, None]
+        assert (judge.calls, server.requests, judge.unreadable) == (4, 4, 1)
+        assert judge.set_aside == [("1A", 4, 5)] and judge.pairs_set_aside() == 4
+        assert judge.tally.to_dict()["diversity judge"]["reasons"] == {"no marker": 1}
         again = Judge(model, {"1A": "Print the largest number."}, cache=tmp_path / "calls.jsonl")
-        assert again.partition("1A", codes) == [0, 1, 0, 0] and server.requests == 3  # from the cache
+        assert again.partition("1A", codes) == [0, 1, 0, 0, None] and server.requests == 4  # from the cache
     finally:
         server.close()
-    assert parse_verdict("no idea") is None and parse_verdict("Verdict: different") is False
+    assert parse_verdict("no idea") is None and parse_verdict("Verdict: [[different]]") is False
+    assert parse_verdict("Verdict: different") is None  # a bare word is no marker
     prompt = judge_prompt("statement", "A" * 5000, "b")
-    assert "Program A" in prompt.messages[0]["content"] and prompt.completion.endswith("Verdict:")
+    assert "Program A" in prompt.messages[0]["content"] and prompt.completion.endswith("Verdict: [[")
     assert len(prompt.messages[0]["content"]) < 5000 + 3000
 
 
 def test_validate_command_prints_every_measure_and_the_judge(tmp_path, release_dir):
     server = FlakyServer(fail_first=0)
-    server.next_reply = lambda: "SAME"
+    server.next_reply = lambda: "[[SAME]]"
     try:
         out = tmp_path / "report.json"
         result = CliRunner().invoke(main, [
@@ -153,7 +158,8 @@ def test_validate_command_prints_every_measure_and_the_judge(tmp_path, release_d
     judge = report["measures"]["judge"]["held_out"]
     assert judge["recall_same"]["value"] == 1.0  # a judge that always says SAME merges every pair
     assert judge["kappa"]["value"] == pytest.approx(0.0)
-    assert report["judge_calls"]["unparsed"] == 0
+    assert report["judge_calls"]["unreadable"] == 0 and report["judge_calls"]["set_aside_pairs"] == 0
+    assert report["unreadable"]["diversity judge"]["replies"] == report["judge_calls"]["calls"] > 0
 
 
 def test_the_run_measure_and_the_shipped_summary_match_the_validation(problems):

@@ -100,6 +100,9 @@ class Context:
     ``call`` sends a prompt to the model and counts the cost (calls, tokens, seconds);
     ``try_examples`` judges a program on the state's example tests only and detects its
     techniques (memoised per program).  ``seed`` is this sample's sampling seed.
+    ``attempts`` is where a solver keeps its attempts as it goes (the Solution carries
+    them), so a model error midway keeps those made before it in the sample's record;
+    ``failed_call`` is the number (1-based) of the call that raised, None while none did.
     """
 
     def __init__(self, state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
@@ -110,6 +113,8 @@ class Context:
                      "reasoning_tokens": 0, "model_s": 0.0, "judge_s": 0.0}
         self._trials: dict[str, Trial] = {}
         self._lock = threading.Lock()
+        self.attempts: list[dict] = []
+        self.failed_call: int | None = None
 
     def solve_prompt(self, **overrides) -> Prompt:
         """The problem-solving prompt of this state and sample (prompts/solve_*.txt), with
@@ -120,8 +125,13 @@ class Context:
 
     def call(self, prompt: Prompt) -> Reply:
         """``model.generate(prompt)``, its calls, tokens and seconds added to ``cost``.
-        Raises what the model raises (ModelError, EndpointError)."""
-        reply = self.model.generate(prompt)
+        Raises what the model raises (ModelError, EndpointError), ``failed_call`` set first."""
+        try:
+            reply = self.model.generate(prompt)
+        except Exception:
+            with self._lock:
+                self.failed_call = self.cost["calls"] + 1
+            raise
         with self._lock:
             self.cost["calls"] += 1
             self.cost["cached_calls"] += bool(reply.extra.get("cached"))

@@ -94,7 +94,7 @@ class Search:
         if ctx.model.api != "completion":
             raise ModelError(f"{ctx.model.name}: --strategy mcts continues code prefixes through a completions API "
                              "with logprobs; use --api completion (local models use it by default)")
-        self.attempts: list[dict] = []
+        self.attempts: list[dict] = ctx.attempts
         self.best: tuple[float, Reply] | None = None
 
     def expand(self, node: Node) -> None:

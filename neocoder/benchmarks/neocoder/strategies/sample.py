@@ -21,7 +21,7 @@ def pick(products: list[float]) -> int:
 
 def solve(ctx: Context) -> Solution:
     """``ctx.options.best_of`` calls; every candidate kept in ``attempts``."""
-    candidates, attempts = [], []
+    candidates, attempts = [], ctx.attempts
     for j in range(ctx.options.best_of):
         seed = None if ctx.seed is None else ctx.seed + SEED_STRIDE * j
         reply = ctx.call(ctx.solve_prompt(seed=seed, logprobs=ctx.logprobs))

@@ -38,7 +38,7 @@ def solve(ctx: Context) -> Solution:
     """Up to 1 + ``ctx.options.rounds`` attempts; each kept in ``attempts`` with its
     example verdicts and the feedback it got."""
     first = ctx.solve_prompt(logprobs=ctx.logprobs)
-    prompt, attempts = first, []
+    prompt, attempts = first, ctx.attempts
     for round_ in range(ctx.options.rounds + 1):
         reply = ctx.call(prompt)
         code = ctx.program(reply)

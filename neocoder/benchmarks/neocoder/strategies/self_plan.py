@@ -27,6 +27,7 @@ def solve(ctx: Context) -> Solution:
                               completion=head + plan_start, code_prefix="", stop=PLAN_STOP,
                               max_tokens=PLAN_TOKENS)
     plan_reply = ctx.call(plan_prompt)
+    ctx.attempts.append({"kind": "plan", **reply_summary(plan_reply)})
     plan = plan_reply.text.strip()
     code_user = prompt_text("self_plan_code_user.txt")
     planned = plan_start + plan_reply.text.rstrip() + "\n"
@@ -36,4 +37,4 @@ def solve(ctx: Context) -> Solution:
                               completion=head + planned + first.code_prefix,
                               logprobs=ctx.logprobs)
     reply = ctx.call(code_prompt)
-    return Solution(reply, [{"kind": "plan", **reply_summary(plan_reply)}])
+    return Solution(reply, ctx.attempts)
