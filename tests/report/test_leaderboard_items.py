@@ -141,3 +141,45 @@ def test_the_framework_papers_tables_are_published_rows_macgyver_in_its_columns_
     main, apart = html.split('id="apart"')
     assert "Vicuna 7B" in main and "Table 4 (hypogen)" not in main  # HypoGen's figures never in MacGyver's columns
     assert "Table 4 (hypogen)" in apart and "Table 5 (bookmia)" in apart and "scientific accuracy 0.21" in apart
+
+
+def _framework_run(out: Path) -> Path:
+    """A standalone ``neocoder framework`` run on one MacGyver problem, judged, against the
+    framework tests' scripted server (tests/benchmarks/framework/test_framework_surfaces.py)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "framework_surfaces", CHECKOUT / "tests" / "benchmarks" / "framework" / "test_framework_surfaces.py")
+    surfaces = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(surfaces)
+    with RespondingServer(surfaces.make_respond(), usage=surfaces.USAGE) as server:
+        done = CliRunner().invoke(main, ["framework", "--model", "openai/scripted", "--judge", "openai/judge",
+                                         "--base-url", server.url, "--api-key", "x", "--domain", "macgyver",
+                                         "--limit", "1", "--candidates", "2", "--max-steps", "2", "--entailment",
+                                         "llm", "--judges", "retrieval", "--bootstrap", "20", "--out", str(out),
+                                         "--quiet"])
+    assert done.exit_code == 0, done.output
+    return out
+
+
+@pytest.mark.docker
+def test_each_benchmarks_own_run_makes_a_board_alone(board, tmp_path):
+    """A framework run, an AidanBench run and an ideas run, each given alone (the latter two
+    the quick suite's own run folders of those benchmarks), each make a board with its row."""
+    runs, _ = board
+    suite = runs[3]
+    alone = {"framework": _framework_run(tmp_path / "framework"), "aidanbench": suite / "aidanbench",
+             "ideas": suite / "ideas"}
+    env = dict(os.environ, PYTHONPATH=str(CHECKOUT), LIVEIDEABENCH_DIR=liveideabench_dir())
+    for bench, folder in alone.items():
+        (row,) = collect([folder])
+        assert bench in row.sources and any(k.startswith(bench + ".") and v["value"] is not None
+                                            for k, v in row.values.items()), (bench, row.values)
+        out = tmp_path / f"site-{bench}"
+        done = subprocess.run([sys.executable, "-m", "neocoder.cli", "leaderboard", str(folder), "--out", str(out),
+                               "--no-reports"], capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        html = (out / "index.html").read_text()
+        assert f'data-published="0" data-id="{row.id}"' in html, bench
+    overall = collect([alone["framework"]])[0].values["framework.overall"]
+    assert overall["value"] is not None and overall["n"] == 1  # Overall beside the criteria, on 1 problem
+
