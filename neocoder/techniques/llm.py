@@ -139,8 +139,8 @@ class LLMDetector:
                 self.dropped += len(dropped)
                 return found
             last = text
-        raise DetectionError(f"technique detector: no readable technique list after {self.retries + 1} replies "
-                             f"(last: {reading.reason}): {last[:200]!r}", reading.reason)
+        raise DetectionError(f"technique detector: no usable technique list after {self.retries + 1} replies, "
+                             f"each unreadable (last: {reading.reason}): {last[:200]!r}", reading.reason)
 
 
 __all__ = ["DetectionError", "LLMDetector", "ModelError", "parse_labels"]

@@ -8,7 +8,7 @@ class so far, at most (classes so far) calls per program.
 
 The prompt is ours (``prompts/same_algorithm.txt`` for chat models,
 ``prompts/same_algorithm_completion.txt`` with two worked examples for a
-completions-API base model, whose reply continues after "Verdict:"): the problem
+completions-API base model, whose reply continues after "Verdict: [[", read by ``COMPLETION_GRAMMAR``): the problem
 statement and the two programs, asking for one final marker, ``[[SAME]]`` or
 ``[[DIFFERENT]]`` (the prompt's example is the placeholder ``[[<verdict>]]``).  The reply
 is read by ``GRAMMAR`` (neocoder/replies.py; docs/techniques.md, "Reply grammars"): the last
