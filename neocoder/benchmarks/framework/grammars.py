@@ -35,6 +35,7 @@ from neocoder.replies import (
     Reading,
     bracketed,
     choice,
+    copied_from,
     drop_echo,
     first_word,
     number,
@@ -67,24 +68,15 @@ GRAMMARS = {g.name: g for g in (VERDICT, CHATEVAL_VERDICT, CONFIDENCE, STANCE, P
 STOP_WORD = "STOP"
 
 
-def echoes(text: str, prompt: str | None) -> bool:
-    """True when every non-blank line of ``text`` is a line of ``prompt`` (short ones too):
-    the prompt, or a part of it, sent back."""
-    if not prompt or not text.strip():
-        return False
-    lines = {line.strip() for line in prompt.splitlines() if line.strip()}
-    return all(line.strip() in lines for line in text.splitlines() if line.strip())
-
-
 def read(grammar: Grammar, reply, prompt: str | None = None) -> Reading:
     """``grammar`` reading a ``neocoder.models.Reply`` (its ``text``; ``extra
     ["finish_reason"]`` for ``cut off``; an empty text beside provider-side ``reasoning`` is
-    ``reasoning only``; a reply made only of the prompt's lines is ``echo``), with
-    ``prompt`` the text asked."""
+    ``reasoning only``; a reply made only of the prompt's lines is ``echo``: replies.py
+    ``copied_from``), with ``prompt`` the text asked."""
     text = reply.text or ""
     if not text.strip() and (reply.reasoning or "").strip():
         return Reading.unreadable(REASONING_ONLY)
-    if echoes(text, prompt):
+    if copied_from(text, prompt):  # the prompt, or lines of it, sent back (a list grammar cannot ask this)
         return Reading.unreadable(ECHO)
     return grammar.read(text, prompt=prompt, finish_reason=(reply.extra or {}).get("finish_reason"))
 
