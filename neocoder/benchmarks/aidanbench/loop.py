@@ -41,12 +41,12 @@ from neocoder.benchmarks.aidanbench.scoring import (
     read_verdict,
     stop_reason,
 )
-from neocoder.replies import Reading
 from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from neocoder.models.base import EndpointError
+from neocoder.replies import Reading
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
 
@@ -353,8 +353,8 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         n = round(novelty(vector, matrix), 6)  # as stored: a resumed run sums the same numbers
         t2 = time.monotonic()
         judged = judge_answer(judge, settings, question, texts, text, vector, classes, class_tokens, class_log)
-        reason = "error" if judged.error else "unreadable" if judged.unreadable else stop_reason(judged.coherence, n, settings.stop_at_coherence(),
-                                                          settings.novelty_stop)
+        reason = "error" if judged.error else "unreadable" if judged.unreadable else \
+            stop_reason(judged.coherence, n, settings.stop_at_coherence(), settings.novelty_stop)
         if reason is None and judged.llm_novelty is not None and judged.llm_novelty <= settings.novelty_stop:
             reason = "repetitive"
         record = answer_record(generator.name, index, question, len(kept) + 1, text, reasoning, reply, n, judged,
