@@ -32,7 +32,14 @@ from pathlib import Path
 from neocoder.benchmarks.ideas.config import OFFICIAL, OURS
 from neocoder.benchmarks.ideas.official import OfficialFiles, load_official, refusal_phrases
 from neocoder.benchmarks.ideas.replay import FALLBACK, MAIN
-from neocoder.benchmarks.ideas.scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning
+from neocoder.benchmarks.ideas.scoring import (
+    extract_idea,
+    is_refusal,
+    parse_grade,
+    parse_official_grade,
+    parse_reply,
+    strip_reasoning,
+)
 from neocoder.models import Prompt, ReplayKey
 from neocoder.resources import prompt_text as load_prompt
 
@@ -208,8 +215,9 @@ class OfficialProtocol:
         return parse_reply(reply)
 
     def parse_grade(self, reply: str) -> str | None:
-        """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
-        return parse_grade(strip_reasoning(reply))
+        """The authors' fluency critic's letter "A".."D" ("ONLY ANSWER A/B/C/D"), reasoning
+        dropped (``scoring.parse_official_grade``); None when unreadable."""
+        return parse_official_grade(strip_reasoning(reply))
 
     def manifest(self) -> dict:
         """The protocol, the clone's folder and the SHA-256 of every file read from it."""
