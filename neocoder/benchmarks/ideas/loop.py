@@ -132,8 +132,8 @@ def ask_judge(judge: Model, prompts, parse, retries: int, why=None,
     """Ask ``judge`` ``prompts(attempt)`` until ``parse`` reads the reply (the prefix of a
     completion prompt included), at most ``retries`` + 1 times.  Returns (parsed value or
     None, the raw replies, summed tokens, error or None).  A ModelError becomes the error
-    (starting "judge: "); EndpointError propagates.  ``why(text)`` gives an unreadable
-    reply's reason (neocoder/replies.py), appended to ``reasons`` per reply (None: readable)."""
+    (starting "judge: "); EndpointError propagates.  ``why(text, finish_reason)`` gives an
+    unreadable reply's reason (neocoder/replies.py), appended to ``reasons`` per reply (None: readable)."""
     replies, tokens = [], {"prompt": 0, "completion": 0}
     for attempt in range(retries + 1):
         try:
@@ -146,8 +146,9 @@ def ask_judge(judge: Model, prompts, parse, retries: int, why=None,
         tokens = {**tokens, **{k: tokens.get(k, 0) + v for k, v in _tokens(reply).items()}}
         value = parse(reply.code_prefix + reply.text)
         if reasons is not None:
-            reasons.append(None if value is not None else
-                           (why(reply.code_prefix + reply.text) if why else None) or "no marker")
+            finish = (reply.extra or {}).get("finish_reason")
+            why_not = why(reply.code_prefix + reply.text, finish) if why and value is None else None
+            reasons.append(None if value is not None else why_not or "no marker")
         if value is not None:
             return value, replies, tokens, None
     return None, replies, tokens, f"judge reply unparseable after {retries + 1} attempts"

@@ -146,13 +146,13 @@ class OursProtocol:
         """(scores or None, the analysis or None) of a judge reply in either format (``scoring.parse_reply``)."""
         return parse_reply(reply)
 
-    def reply_reason(self, reply: str) -> str | None:
+    def reply_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
         """Why a judge reply gave no scores (``scoring.scores_reason``), None when readable."""
-        return scores_reason(reply)
+        return scores_reason(reply, finish_reason=finish_reason)
 
-    def grade_reason(self, reply: str) -> str | None:
+    def grade_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
         """Why a fluency reply gave no grade (``scoring.GRADE_GRAMMAR``), None when readable."""
-        return GRADE_GRAMMAR.read(strip_reasoning(reply)).reason
+        return GRADE_GRAMMAR.read(reply, finish_reason=finish_reason).reason
 
     def parse_grade(self, reply: str) -> str | None:
         """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
@@ -228,13 +228,14 @@ class OfficialProtocol:
         reading, analysis = read_official_scores(reply)
         return (reading.value, analysis) if reading.readable else (None, None)
 
-    def reply_reason(self, reply: str) -> str | None:
-        """Why a critic reply gave no scores (``scoring.read_official_scores``), None when readable."""
+    def reply_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
+        """Why a critic reply gave no scores (``scoring.read_official_scores``), None when
+        readable (a JSON reply has no marker to be cut before: ``finish_reason`` unused)."""
         return read_official_scores(reply)[0].reason
 
-    def grade_reason(self, reply: str) -> str | None:
+    def grade_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
         """Why a fluency critic reply gave no letter (``scoring.OFFICIAL_GRADE_GRAMMAR``)."""
-        return OFFICIAL_GRADE_GRAMMAR.read(strip_reasoning(reply)).reason
+        return OFFICIAL_GRADE_GRAMMAR.read(reply, finish_reason=finish_reason).reason
 
     def parse_grade(self, reply: str) -> str | None:
         """The authors' fluency critic's letter "A".."D" ("ONLY ANSWER A/B/C/D"), reasoning

@@ -177,12 +177,12 @@ def parse_scores(reply: str) -> dict[str, float] | None:
     return {c: r.value for c, r in readings.items()}
 
 
-def scores_reason(reply: str, official: bool = False) -> str | None:
+def scores_reason(reply: str, official: bool = False, finish_reason: str | None = None) -> str | None:
     """Why a judge reply gave no scores (the first unreadable criterion's reason), None when
     it is readable: the reason the records keep and metrics.json counts."""
     if official or "{" in strip_reasoning(reply or ""):
         return read_official_scores(reply)[0].reason
-    return next((r.reason for r in read_scores(reply).values() if not r.readable), None)
+    return next((r.reason for r in read_scores(reply, finish_reason=finish_reason).values() if not r.readable), None)
 
 
 def parse_grade(reply: str) -> str | None:
