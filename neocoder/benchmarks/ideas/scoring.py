@@ -43,7 +43,7 @@ import re
 import numpy as np
 
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL, summarize, weights
-from neocoder.replies import Grammar, Reading, choice, number, read_json_fields, within
+from neocoder.replies import Grammar, Reading, choice, number, opens_with_refusal, read_json_fields, within
 
 CRITERIA = ("originality", "feasibility", "clarity")
 FLUENCY_POINTS = {"A": 10.0, "B": 7.0, "C": 4.0, "D": 1.0}
@@ -220,20 +220,15 @@ def word_count(text: str) -> int:
 
 
 # A refusal opens the reply: the first words say the model will not or cannot do it.
-_REFUSAL = re.compile(
-    r"^[\s*_\"'>#]*(?:(?:i'?m|i am)\s+(?:so\s+|very\s+)?sorry|sorry\b|i\s+apologi[sz]e|unfortunately,?\s+i\b"
-    r"|i\s+(?:cannot|can\s*not|can'?t|won'?t|will\s+not|must\s+decline|decline|am\s+unable|'m\s+unable"
-    r"|am\s+not\s+able|'m\s+not\s+able|do\s+not\s+feel\s+comfortable|don'?t\s+feel\s+comfortable)"
-    r"|i'?m\s+(?:unable|not\s+able)|as\s+an\s+ai\b)", re.I)
-
-
 def is_refusal(idea: str) -> bool:
     """True when ``idea`` (the extracted idea) is a refusal: it is empty, or it *opens*
     with a refusal ("I'm sorry", "Sorry", "I apologise", "Unfortunately, I", "I cannot",
     "I can't", "I won't", "I will not", "I must decline", "I am unable", "I'm not able",
     "I don't feel comfortable", "As an AI"), after optional quotes or markdown.  Only the
-    opening counts, so an idea that says "cells cannot divide" later is no refusal."""
-    return not idea.strip() or bool(_REFUSAL.match(idea))
+    opening counts, so an idea that says "cells cannot divide" later is no refusal.  The
+    rule is the judges' (``replies.opens_with_refusal``), one for every reply; typographic
+    apostrophes count as plain ones."""
+    return not idea.strip() or opens_with_refusal(idea)
 
 
 def percentile(values, q: float = FLEXIBILITY_PERCENTILE) -> float | None:
