@@ -31,12 +31,22 @@ import numpy as np
 from neocoder.benchmarks.aidanbench.analyses import question_result
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
-from neocoder.benchmarks.aidanbench.scoring import coherence_range, novelty, parse_score, parse_verdict, stop_reason
+from neocoder.benchmarks.aidanbench.scoring import (
+    COHERENCE,
+    ENTAILMENT,
+    SIMILARITY,
+    coherence_range,
+    novelty,
+    read_score,
+    read_verdict,
+    stop_reason,
+)
 from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, replicates, summarize, weights
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from neocoder.models.base import EndpointError
+from neocoder.replies import Reading
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
 
@@ -90,8 +100,21 @@ def _ask_prompt(name: str, attempt: int, tag: str, reminder: str, **fields) -> P
         text = text.replace("{" + key + "}", value)
     if attempt:  # each retry its own text: the call cache would answer a repeated prompt with the same reply
         text += f"\nYour previous {'reply' if attempt == 1 else f'{attempt} replies'} could not be read. {reminder}\n"
+    # a completion ends with the opening tag and stops at the closing one: the reply is the
+    # tag's content, read with both tags put back (``_answer_text``)
     return Prompt(messages=({"role": "user", "content": text},), completion=text.rstrip("\n") + f"\n<{tag}>",
-                  code_prefix="", stop=(f"</{tag}>", "\n"))
+                  code_prefix=f"<{tag}>", stop=(f"</{tag}>", "\n"))
+
+
+def _answer_text(reply: Reply) -> str:
+    """The judge's reply as the grammar reads it: a completion-mode reply (its
+    ``code_prefix`` the opening tag the prompt ended with) gets the opening tag back, and
+    the closing tag it stopped at unless it was cut at the token limit."""
+    if not reply.code_prefix:
+        return reply.text
+    closing = "</" + reply.code_prefix[1:]
+    cut = (reply.extra or {}).get("finish_reason") == "length"
+    return reply.code_prefix + reply.text + ("" if cut or closing in reply.text else closing)
 
 
 def _score_prompt(name: str, attempt: int, **fields) -> Prompt:
@@ -99,52 +122,63 @@ def _score_prompt(name: str, attempt: int, **fields) -> Prompt:
                        "and nothing else.", **fields)
 
 
-def _ask(judge: Model, prompts, parse, retries: int):
+def _ask(judge: Model, prompts, read, retries: int, role: str, log: list | None):
+    """Ask ``judge`` ``prompts(attempt)`` until ``read(text, prompt, finish_reason)`` gives a
+    readable ``Reading`` or ``retries`` more asks are spent; every reply's reading goes to
+    ``log`` as ``[role, reason]`` (reason None: readable).  Returns (the last Reading,
+    the replies, tokens)."""
     replies, tokens = [], {"prompt": 0, "completion": 0}
+    reading = None
     for attempt in range(retries + 1):
-        reply = judge.generate(prompts(attempt))
+        prompt = prompts(attempt)
+        reply = judge.generate(prompt)
         replies.append(reply.text)
         tokens["prompt"] += reply.prompt_tokens or 0
         tokens["completion"] += reply.completion_tokens or 0
         if reply.reasoning_tokens is not None:  # a reasoning judge's: a part of the completion tokens
             tokens["reasoning"] = tokens.get("reasoning", 0) + reply.reasoning_tokens
-        value = parse(reply.text)
-        if value is not None:
-            return value, replies, tokens
-    return None, replies, tokens
+        reading = read(_answer_text(reply), prompt.messages[-1]["content"], (reply.extra or {}).get("finish_reason"))
+        if log is not None:
+            log.append([role, reading.reason])
+        if reading.readable:
+            break
+    return reading, replies, tokens
 
 
 def judge_score(judge: Model, name: str, retries: int, low: float = 0.0, high: float = 100.0,
-                **fields) -> tuple[float | None, list[str], dict]:
-    """Ask ``judge`` with prompt ``name``; returns (score in ``low..high`` or None, the
-    replies, tokens).  An unparseable or out-of-range reply is asked again up to
-    ``retries`` times with a reminder; None after that (the caller records an error,
-    never a 0).  ModelError propagates."""
+                role: str = COHERENCE, log: list | None = None, **fields) -> tuple[Reading, list[str], dict]:
+    """Ask ``judge`` with prompt ``name``; returns (the Reading of its last reply, a score
+    in ``low..high`` or unreadable with its reason; the replies; tokens).  An unreadable
+    reply (``scoring.score_grammar``) is asked again up to ``retries`` times with a
+    reminder; unreadable after that (the caller records it, never a 0).  Every reply's
+    reading goes to ``log`` under ``role``.  ModelError propagates."""
     return _ask(judge, lambda attempt: _score_prompt(name, attempt, **fields),
-                lambda text: parse_score(text, low, high), retries)
+                lambda text, prompt, finish: read_score(text, low, high, prompt, finish, role), retries, role, log)
 
 
-def judge_verdict(judge: Model, retries: int, **fields) -> tuple[bool | None, list[str], dict]:
+def judge_verdict(judge: Model, retries: int, log: list | None = None, **fields) -> tuple[Reading, list[str], dict]:
     """Ask ``judge`` whether answer ``a`` entails answer ``b`` (``prompts/aidan_entailment.txt``,
-    fields question, a, b); returns (True / False, or None when no reply could be read
-    after ``retries`` more asks, the replies, tokens).  ModelError propagates."""
+    fields question, a, b); returns (the Reading of its last reply: True / False, or
+    unreadable with its reason after ``retries`` more asks; the replies; tokens).  Every
+    reply's reading goes to ``log`` under "entailment".  ModelError propagates."""
     return _ask(judge, lambda attempt: _ask_prompt("aidan_entailment.txt", attempt, "verdict",
                                                    "Reply with <verdict>yes</verdict> or <verdict>no</verdict> "
                                                    "and nothing else.", **fields),
-                parse_verdict, retries)
+                read_verdict, retries, ENTAILMENT, log)
 
 
 class Unclassified(Exception):
     """The judge's entailment verdict could not be read: the answer gets no class."""
 
 
-def meaning_classes(settings: AidanConfig, judge: Model | None, question: str, tokens: dict) -> GreedyClasses | None:
+def meaning_classes(settings: AidanConfig, judge: Model | None, question: str, tokens: dict,
+                    log: list | None = None) -> GreedyClasses | None:
     """The greedy meaning classes of one question's answers (neocoder/metrics/entropy.py) for
     ``settings.entailment``: "judge" asks ``judge`` both directions of entailment
     (a class's first answer -> the new one, then back); "embedding" joins a class whose
     first answer has cosine similarity >= ``settings.entailment_threshold`` (an
     approximation).  Items are (text, unit vector) pairs.  The judge's tokens are added
-    to ``tokens``.  None without ``entailment``."""
+    to ``tokens``, each verdict reply's reading to ``log``.  None without ``entailment``."""
     if not settings.entailment:
         return None
     if settings.entailment == "embedding":
@@ -152,12 +186,12 @@ def meaning_classes(settings: AidanConfig, judge: Model | None, question: str, t
         return GreedyClasses(lambda a, b: close(a[1], b[1]))
 
     def entails(a, b) -> bool:
-        verdict, _, used = judge_verdict(judge, settings.judge_retries, question=question, a=a[0], b=b[0])
+        verdict, _, used = judge_verdict(judge, settings.judge_retries, log, question=question, a=a[0], b=b[0])
         for k in used:
             tokens[k] = tokens.get(k, 0) + used[k]
-        if verdict is None:
-            raise Unclassified()
-        return verdict
+        if not verdict.readable:
+            raise Unclassified(verdict.reason)
+        return verdict.value
     return GreedyClasses(bidirectional(entails))
 
 
@@ -193,7 +227,9 @@ def check_scale(folder: RunFolder, answers: list[Answer], scale: int) -> None:
 class Judged:
     """What the judge says of one answer: coherence (None: no judge or unreadable), the
     raw replies, judge tokens, judge-rated novelty (``llm_similarity``), meaning class
-    (``entailment``) and the error that ends the question, if any."""
+    (``entailment``), every judge reply's reading as ``[role, reason]`` (``readings``;
+    reason None: readable), why the judge's replies could not be read (``unreadable``:
+    the question ends unreadable) and the error that ends the question, if any."""
 
     coherence: float | None = None
     replies: list = field(default_factory=list)
@@ -201,6 +237,8 @@ class Judged:
     llm_novelty: float | None = None
     semantic_class: int | None = None
     error: str | None = None
+    readings: list = field(default_factory=list)
+    unreadable: str | None = None
 
     def add_tokens(self, used: dict) -> None:
         """Add a judge call's token counts (``used``) to ``tokens``."""
@@ -210,43 +248,51 @@ class Judged:
 def _llm_novelty(judge: Model, settings: AidanConfig, question: str, texts: list[str], text: str,
                  judged: Judged) -> None:
     """1 - the largest judge-rated similarity of ``text`` to the earlier answers, into
-    ``judged`` (or its error when a similarity reply cannot be read)."""
+    ``judged`` (or, when a similarity reply cannot be read, why: ``judged.unreadable``)."""
     sims = []
     for earlier in texts:
-        score, _, used = judge_score(judge, "aidan_similarity.txt", settings.judge_retries, question=question,
-                                     a=earlier, b=text)
+        score, _, used = judge_score(judge, "aidan_similarity.txt", settings.judge_retries, role=SIMILARITY,
+                                     log=judged.readings, question=question, a=earlier, b=text)
         judged.add_tokens(used)
-        if score is None:
-            judged.error = "similarity judge reply unparseable"
+        if not score.readable:
+            judged.unreadable = f"similarity judge reply unreadable ({score.reason})"
             return
-        sims.append(score / 100.0)
+        sims.append(score.value / 100.0)
     judged.llm_novelty = 1.0 - max(sims)
 
 
 def judge_answer(judge: Model | None, settings: AidanConfig, question: str, texts: list[str], text: str, vector,
-                 classes: GreedyClasses | None, class_tokens: dict) -> Judged:
+                 classes: GreedyClasses | None, class_tokens: dict, class_log: list | None = None) -> Judged:
     """Coherence, judge-rated novelty and meaning class of the new answer ``text`` (its
     unit embedding ``vector``), after the earlier answers ``texts``.  A judge's
-    ModelError becomes the error; an unclassifiable answer gets no class, never a guess."""
+    ModelError becomes the error; an unreadable coherence or similarity reply (after the
+    retries) makes the answer unreadable (``judged.unreadable``); an unclassifiable answer
+    gets no class, never a guess.  ``class_log``: the entailment readings ``classes``
+    logs, moved into ``judged.readings``."""
     judged = Judged()
+    class_log = class_log if class_log is not None else []
     try:
         if judge is not None:
             low, high = coherence_range(settings.coherence_scale)
-            judged.coherence, judged.replies, used = judge_score(
+            coherence, judged.replies, used = judge_score(
                 judge, COHERENCE_PROMPTS[settings.coherence_scale], settings.judge_retries, low, high,
-                question=question, answer=text)
+                role=COHERENCE, log=judged.readings, question=question, answer=text)
             judged.add_tokens(used)
-            if judged.coherence is None:
-                judged.error = f"judge reply unparseable after {settings.judge_retries + 1} attempts"
-            if settings.llm_similarity and texts and judged.error is None:
+            judged.coherence = coherence.value
+            if not coherence.readable:
+                judged.unreadable = (f"coherence judge reply unreadable ({coherence.reason}) after "
+                                     f"{len(judged.replies)} attempts")
+            if settings.llm_similarity and texts and judged.unreadable is None:
                 _llm_novelty(judge, settings, question, texts, text, judged)
-        if classes is not None and judged.error is None:
+        if classes is not None and judged.unreadable is None:
             before = dict(class_tokens)
             try:
                 judged.semantic_class = classes.add((text, vector))
             except Unclassified:
                 judged.semantic_class = None  # the question's entropy is then left out
             judged.add_tokens({k: class_tokens[k] - before[k] for k in before})
+            judged.readings.extend(class_log)
+            class_log.clear()
     except EndpointError:
         raise  # every call would be refused the same way: the run stops (runner.py)
     except ModelError as exc:
@@ -282,7 +328,8 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
     texts = [a.answer for a in kept]
     matrix = embedder.embed(texts) if texts else None  # once, to rebuild the stored matrix
     class_tokens = {"prompt": 0, "completion": 0}
-    classes = meaning_classes(settings, judge, question, class_tokens)
+    class_log: list = []
+    classes = meaning_classes(settings, judge, question, class_tokens, class_log)
     reason, error, stopper = None, None, None
     if classes is not None:
         try:
@@ -291,6 +338,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             raise
         except ModelError as exc:
             reason, error = "error", f"judge: {exc}"
+        class_log.clear()  # the resumed answers' verdicts were counted when they were first judged
     while reason is None:
         if len(kept) >= settings.max_answers:
             reason = "max answers"
@@ -304,9 +352,9 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         vector = embedder.embed([text])[0]
         n = round(novelty(vector, matrix), 6)  # as stored: a resumed run sums the same numbers
         t2 = time.monotonic()
-        judged = judge_answer(judge, settings, question, texts, text, vector, classes, class_tokens)
-        reason = "error" if judged.error else stop_reason(judged.coherence, n, settings.stop_at_coherence(),
-                                                          settings.novelty_stop)
+        judged = judge_answer(judge, settings, question, texts, text, vector, classes, class_tokens, class_log)
+        reason = "error" if judged.error else "unreadable" if judged.unreadable else \
+            stop_reason(judged.coherence, n, settings.stop_at_coherence(), settings.novelty_stop)
         if reason is None and judged.llm_novelty is not None and judged.llm_novelty <= settings.novelty_stop:
             reason = "repetitive"
         record = answer_record(generator.name, index, question, len(kept) + 1, text, reasoning, reply, n, judged,
@@ -317,7 +365,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             texts.append(text)
             matrix = vector[None, :] if matrix is None else np.vstack([matrix, vector])
         else:
-            stopper, error = record, judged.error
+            stopper, error = record, judged.error or judged.unreadable
     yield question_result(generator.name, index, question, kept + ([stopper] if stopper else []), len(kept),
                           reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
                           coherence_scale=settings.coherence_scale, judged=judge is not None,
@@ -351,7 +399,8 @@ def answer_record(model: str, index: int, question: str, number: int, text: str,
     return Answer(
         model=model, question_index=index, question=question, answer_num=number, answer=text,
         coherence=judged.coherence, novelty=novelty_, llm_novelty=judged.llm_novelty, stop=reason,
-        error=judged.error, judge_replies=judged.replies,
+        error=judged.error, unreadable=judged.unreadable, judge_replies=judged.replies,
+        judge_readings=judged.readings,
         tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens,
                               **({"reasoning": reply.reasoning_tokens} if reply.reasoning_tokens is not None else {})},
                 "judge": judged.tokens},

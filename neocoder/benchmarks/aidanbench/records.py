@@ -31,9 +31,12 @@ class Answer(Record):
     coherence: float | None = None  # judge's score on coherence_scale (None: --judge none, or an error)
     novelty: float | None = None  # 1 - max cosine similarity to the earlier answers
     llm_novelty: float | None = None  # 1 - max judge-rated similarity / 100 (--llm-similarity)
-    stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "error")
+    stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "unreadable", "error")
     error: str | None = None
     judge_replies: list = field(default_factory=list)  # the judge's raw coherence replies, retries included
+    judge_readings: list = field(default_factory=list)  # every judge reply's reading, [role, reason]: role
+    # coherence, similarity or entailment; reason None (readable) or why not (neocoder/replies.py REASONS)
+    unreadable: str | None = None  # why the judge's replies about this answer could not be read (stop "unreadable")
     tokens: dict = field(default_factory=dict)  # {"generator": {...}, "judge": {...}}
     seconds: dict = field(default_factory=dict)  # {"generate", "embed", "judge"}
     coherence_scale: int = 100  # 100: the 0-100 judge prompt; 10: the paper's 1-10 scale
@@ -63,8 +66,9 @@ class QuestionResult(Record):
     question: str
     answers: int  # answers before the stop (AidanBench's count)
     novelty_sum: float  # sum of those answers' novelty (the paper's score)
-    stop_reason: str  # "incoherent", "repetitive", "max answers", "error"; a rescore adds "out of answers"
-    error: str | None = None
+    stop_reason: str  # "incoherent", "repetitive", "max answers", "unreadable" (a judge reply could not be
+    # read after the retries), "error"; a rescore adds "out of answers"
+    error: str | None = None  # the error, or for "unreadable" why the judge's reply could not be read
     gated_novelty: float | None = None  # App. D: novelty summed over the question's answers with C > the stop
     mmr: float | None = None  # MMR_AB (Eq. 3) summed over the answers before the stop, at the run's lambda
     semantic_classes: int | None = None  # --entailment: meaning classes among the answers before the stop

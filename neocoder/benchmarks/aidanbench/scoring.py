@@ -20,12 +20,10 @@ Formulas (the method in shared/aidanbench/README.md, McLaughlin, Campbell, Uppul
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from neocoder.benchmarks.aidanbench.config import COHERENCE_STOP, NOVELTY_STOP  # noqa: F401 (re-exported: the stop rule's defaults)
-from neocoder.models.base import strip_thinking
+from neocoder.replies import Grammar, Reading, choice, number, tagged, within
 
 COHERENCE_RANGES = {100: (0.0, 100.0), 10: (1.0, 10.0)}  # judge scale -> the scores a reply may give
 
@@ -114,45 +112,47 @@ def mmr_ab(coherences, novelties, mmr_lambda: float, scale: int = 100) -> float:
     return float(total)
 
 
-def _last(matches):
-    """The last of ``matches`` (an iterator of re.Match), None when there is none."""
-    found = None
-    for found in matches:
-        pass
-    return found
+COHERENCE = "coherence"  # judge roles, the keys of metrics.json's "unreadable"
+SIMILARITY = "similarity"
+ENTAILMENT = "entailment"
+JUDGE_ROLES = (COHERENCE, SIMILARITY, ENTAILMENT)
 
 
-_TAGGED = re.compile(r"<score>\s*(-?\d+(?:\.\d+)?)\s*</score>", re.I)
-_LOOSE = re.compile(r"(?:score|rating)\s*(?:is|:|=)?\s*(-?\d+(?:\.\d+)?)", re.I)
+def score_grammar(role: str = COHERENCE, low: float = 0.0, high: float = 100.0) -> Grammar:
+    """The grammar of a scoring judge (``role`` coherence or similarity): the authors'
+    ``<score>N</score>`` (AidanBench's judge format), the last tag counts, its content a
+    number in ``low..high`` (0..100; 1..10 on the paper's scale).  An echo of the
+    prompt's ``<score>N</score>`` is unreadable (``echo``); so is a bare number, a
+    "Score: 7", a number out of range, tags that disagree (docs/aidanbench.md#reply-grammars)."""
+    return tagged(f"aidanbench {role}", "score", number, within(low, high), placeholders=("N",),
+                  describe=f"the last <score>N</score>, N a number from {low:g} to {high:g}")
 
 
-def parse_score(reply: str, low: float = 0.0, high: float = 100.0) -> float | None:
-    """A score from a judge reply: ``<score>N</score>``, else "score: N", else a reply
-    that is only a number.  None when there is none or it is outside ``low..high``
-    (0..100 by default; 1..10 on the paper's scale): the caller retries, then records
-    an error, never a 0.  A reasoning judge's inline thinking (``<think>...</think>``) is
-    left out and a tagged score read from the last tag (the answer follows the reasoning)."""
-    text = strip_thinking(reply).strip()
-    for pattern in (_TAGGED, _LOOSE):
-        m = _last(pattern.finditer(text)) if pattern is _TAGGED else pattern.search(text)
-        if m:
-            value = float(m.group(1))
-            return value if low <= value <= high else None
-    if re.fullmatch(r"-?\d+(?:\.\d+)?", text):
-        value = float(text)
-        return value if low <= value <= high else None
-    return None
+VERDICT_GRAMMAR = tagged("aidanbench entailment", "verdict", choice("yes", "no"),
+                         describe="the last <verdict>yes</verdict> or <verdict>no</verdict>")
 
 
-_VERDICT_TAGGED = re.compile(r"<verdict>\s*(yes|no)\b", re.I)
-_VERDICT_BARE = re.compile(r"[\s\W]*(yes|no)\b", re.I)
+def read_score(reply: str | None, low: float = 0.0, high: float = 100.0, prompt: str | None = None,
+               finish_reason: str | None = None, role: str = COHERENCE) -> Reading:
+    """A scoring judge's reply read by ``score_grammar(role, low, high)``: ``Reading(float)``
+    or unreadable with its reason (neocoder/replies.py); ``prompt`` (for echoes) and
+    ``finish_reason`` (for ``cut off``) as the endpoint gave them."""
+    return score_grammar(role, low, high).read(reply, prompt, finish_reason)
 
 
-def parse_verdict(reply: str) -> bool | None:
-    """A yes/no verdict from a judge reply: ``<verdict>yes</verdict>``, else a reply that
-    starts with yes or no (any case, after punctuation).  None when there is neither
-    (the caller retries, then records the answer as unclassified).  Inline thinking is left
-    out; the last tag counts."""
-    reply = strip_thinking(reply)
-    m = _last(_VERDICT_TAGGED.finditer(reply)) or _VERDICT_BARE.match(reply)
-    return None if m is None else m.group(1).lower() == "yes"
+def read_verdict(reply: str | None, prompt: str | None = None, finish_reason: str | None = None) -> Reading:
+    """An entailment judge's reply read by ``VERDICT_GRAMMAR``: ``Reading(True)`` for yes,
+    ``Reading(False)`` for no, or unreadable with its reason (two tags that disagree are
+    ``conflicting markers``; a bare "yes" is ``no marker``)."""
+    r = VERDICT_GRAMMAR.read(reply, prompt, finish_reason)
+    return Reading(r.value.lower() == "yes") if r.readable else r
+
+
+def parse_score(reply: str | None, low: float = 0.0, high: float = 100.0) -> float | None:
+    """``read_score``'s value: the score, or None when the reply is unreadable."""
+    return read_score(reply, low, high).value
+
+
+def parse_verdict(reply: str | None) -> bool | None:
+    """``read_verdict``'s value: True / False, or None when the reply is unreadable."""
+    return read_verdict(reply).value

@@ -130,15 +130,40 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         return {"questions": len(run.inputs.questions)}
 
     def results(self, run: Run) -> dict[str, list[QuestionResult]]:
-        """Per generator, its QuestionResults in question order (resumed ones included)."""
+        """Per generator, its judged QuestionResults in question order (resumed ones
+        included; those in error or unreadable are counted in ``outcome``, not here)."""
         count = len(run.inputs.questions)
         ended = run.folder.read(QuestionResult)
-        return {g.name: sorted((q for q in ended if q.model == g.name and q.question_index < count and q.finished),
+        return {g.name: sorted((q for q in ended if q.model == g.name and q.question_index < count and q.finished
+                                and q.stop_reason != "unreadable"),
                                key=lambda q: q.question_index) for g in run.inputs.generators}
 
+    def outcome(self, run: Run) -> tuple[dict, dict]:
+        """The ``"outcome"`` block (unit "question": every generator's question ended judged,
+        unreadable or in error; the last record of each counts) and the ``"unreadable"``
+        block (``replies.Tally`` per judge role: coherence, similarity, entailment) counted
+        from every answer's ``judge_readings`` (the last record of each answer)."""
+        from neocoder.replies import Tally
+        from neocoder.runner import Outcome
+        count, names = len(run.inputs.questions), {g.name for g in run.inputs.generators}
+        ended = {q.key: q for q in run.folder.read(QuestionResult) if q.model in names and q.question_index < count}
+        outcome = Outcome("question")
+        for q in ended.values():
+            outcome.add(judged=q.stop_reason not in ("error", "unreadable"), unreadable=q.stop_reason == "unreadable",
+                        error=q.error if q.stop_reason == "error" else None)
+        for _ in range(len(run.inputs.generators) * count - len(ended)):
+            outcome.add(error="not ended (the run stopped before this question)")
+        tally = Tally()
+        answers = {a.key: a for a in run.folder.read(Answer) if a.model in names and a.question_index < count}
+        for a in answers.values():
+            for role, reason in a.judge_readings:
+                tally.add_reason(role, reason)
+        return outcome.to_dict(), tally.to_dict()
+
     def score(self, run: Run) -> dict:
-        """Per generator, its ``loop.totals`` with bootstrap ``intervals`` over questions, under
-        ``models``; ``bootstrap`` says how the intervals were drawn."""
+        """Per generator, its ``loop.totals`` over its judged questions with bootstrap
+        ``intervals`` over questions, under ``models``; ``bootstrap`` says how the intervals
+        were drawn; ``outcome`` and ``unreadable`` as ``self.outcome`` gives them."""
         from neocoder.benchmarks.aidanbench.loop import total_intervals, totals
         from neocoder.metrics.bootstrap import bootstrap_info
         config = self.config
@@ -147,7 +172,8 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         for name, lines in results.items():
             models[name] = totals(lines)
             models[name]["intervals"] = total_intervals(lines, config.bootstrap, config.bootstrap_seed)
-        return {"benchmark": "aidanbench", "models": models,
+        outcome, unreadable = self.outcome(run)
+        return {"benchmark": "aidanbench", "models": models, "outcome": outcome, "unreadable": unreadable,
                 "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "question")}
 
     def result(self, run: Run, metrics: dict) -> AidanResult:

@@ -127,11 +127,13 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
     return record
 
 
-def ask_judge(judge: Model, prompts, parse, retries: int) -> tuple[object, list[str], dict, str | None]:
+def ask_judge(judge: Model, prompts, parse, retries: int, why=None,
+              reasons: list | None = None) -> tuple[object, list[str], dict, str | None]:
     """Ask ``judge`` ``prompts(attempt)`` until ``parse`` reads the reply (the prefix of a
     completion prompt included), at most ``retries`` + 1 times.  Returns (parsed value or
-    None, the raw replies, summed tokens, error or None).  A ModelError becomes the error;
-    EndpointError propagates."""
+    None, the raw replies, summed tokens, error or None).  A ModelError becomes the error
+    (starting "judge: "); EndpointError propagates.  ``why(text, finish_reason)`` gives an
+    unreadable reply's reason (neocoder/replies.py), appended to ``reasons`` per reply (None: readable)."""
     replies, tokens = [], {"prompt": 0, "completion": 0}
     for attempt in range(retries + 1):
         try:
@@ -143,6 +145,10 @@ def ask_judge(judge: Model, prompts, parse, retries: int) -> tuple[object, list[
         replies.append(reply.text)
         tokens = {**tokens, **{k: tokens.get(k, 0) + v for k, v in _tokens(reply).items()}}
         value = parse(reply.code_prefix + reply.text)
+        if reasons is not None:
+            finish = (reply.extra or {}).get("finish_reason")
+            why_not = why(reply.code_prefix + reply.text, finish) if why and value is None else None
+            reasons.append(None if value is not None else why_not or "no marker")
         if value is not None:
             return value, replies, tokens, None
     return None, replies, tokens, f"judge reply unparseable after {retries + 1} attempts"
@@ -152,26 +158,28 @@ def judge_idea(idea: Idea, seat, settings: IdeasConfig, proto=OURS) -> IdeaJudge
     """One seat's scores of one kept idea (an error after the bounded retries), with the
     critic's analysis when it answered in the authors' format.  The call's budget and
     sampling are the seat's own ModelConfig (nothing is set per call here)."""
+    reasons: list = []
     scores, replies, tokens, error = ask_judge(
         seat, lambda a: proto.judge_prompt(idea.keyword, idea.idea, a, settings.judge_retries),
-        lambda text: proto.parse_reply(text)[0], settings.judge_retries)
+        lambda text: proto.parse_reply(text)[0], settings.judge_retries, proto.reply_reason, reasons)
     analysis = proto.parse_reply(replies[-1])[1] if scores is not None else None
     return IdeaJudgement(model=idea.model, keyword_index=idea.keyword_index, keyword=idea.keyword,
                          idea_num=idea.idea_num, judge=seat.name, judge_spec=seat.spec, scores=scores, error=error,
-                         replies=replies, tokens=tokens, analysis=analysis)
+                         replies=replies, tokens=tokens, analysis=analysis, reasons=reasons)
 
 
 def grade_fluency(kept: list[Idea], seat, settings: IdeasConfig, proto=OURS) -> FluencyGrade:
     """One seat's fluency grade of the ideas ``kept`` (all of a keyword's kept ideas for our
     protocol, the pair A, B for the authors'; an error after the retries)."""
     first = kept[0]
+    reasons: list = []
     grade, replies, tokens, error = ask_judge(
         seat, lambda a: proto.fluency_prompt(first.keyword, [i.idea for i in kept], a, settings.judge_retries),
-        proto.parse_grade, settings.judge_retries)
+        proto.parse_grade, settings.judge_retries, proto.grade_reason, reasons)
     return FluencyGrade(model=first.model, keyword_index=first.keyword_index, keyword=first.keyword,
                         judge=seat.name, judge_spec=seat.spec, idea_nums=[i.idea_num for i in kept], grade=grade,
                         score=None if grade is None else fluency_points(grade), error=error, replies=replies,
-                        tokens=tokens)
+                        tokens=tokens, reasons=reasons)
 
 
 def run_keyword(index: int, keyword: Keyword, writer: IdeaWriter, seats: dict, eligible: list[str],

@@ -32,7 +32,18 @@ from pathlib import Path
 from neocoder.benchmarks.ideas.config import OFFICIAL, OURS
 from neocoder.benchmarks.ideas.official import OfficialFiles, load_official, refusal_phrases
 from neocoder.benchmarks.ideas.replay import FALLBACK, MAIN
-from neocoder.benchmarks.ideas.scoring import extract_idea, is_refusal, parse_grade, parse_reply, strip_reasoning
+from neocoder.benchmarks.ideas.scoring import (
+    GRADE_GRAMMAR,
+    OFFICIAL_GRADE_GRAMMAR,
+    extract_idea,
+    is_refusal,
+    parse_grade,
+    parse_official_grade,
+    parse_reply,
+    read_official_scores,
+    scores_reason,
+    strip_reasoning,
+)
 from neocoder.models import Prompt, ReplayKey
 from neocoder.resources import prompt_text as load_prompt
 
@@ -135,6 +146,14 @@ class OursProtocol:
         """(scores or None, the analysis or None) of a judge reply in either format (``scoring.parse_reply``)."""
         return parse_reply(reply)
 
+    def reply_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
+        """Why a judge reply gave no scores (``scoring.scores_reason``), None when readable."""
+        return scores_reason(reply, finish_reason=finish_reason)
+
+    def grade_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
+        """Why a fluency reply gave no grade (``scoring.GRADE_GRAMMAR``), None when readable."""
+        return GRADE_GRAMMAR.read(reply, finish_reason=finish_reason).reason
+
     def parse_grade(self, reply: str) -> str | None:
         """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
         return parse_grade(strip_reasoning(reply))
@@ -204,12 +223,24 @@ class OfficialProtocol:
         return list(kept[:2])
 
     def parse_reply(self, reply: str) -> tuple[dict | None, str | None]:
-        """(scores or None, the analysis or None) of a critic reply in either format (``scoring.parse_reply``)."""
-        return parse_reply(reply)
+        """(scores or None, the analysis or None) of a critic reply in the authors' format
+        only, the JSON block their critic prompt fixes (``scoring.read_official_scores``)."""
+        reading, analysis = read_official_scores(reply)
+        return (reading.value, analysis) if reading.readable else (None, None)
+
+    def reply_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
+        """Why a critic reply gave no scores (``scoring.read_official_scores``), None when
+        readable (a JSON reply has no marker to be cut before: ``finish_reason`` unused)."""
+        return read_official_scores(reply)[0].reason
+
+    def grade_reason(self, reply: str, finish_reason: str | None = None) -> str | None:
+        """Why a fluency critic reply gave no letter (``scoring.OFFICIAL_GRADE_GRAMMAR``)."""
+        return OFFICIAL_GRADE_GRAMMAR.read(reply, finish_reason=finish_reason).reason
 
     def parse_grade(self, reply: str) -> str | None:
-        """The fluency grade "A".."D" of a reply, reasoning dropped (``scoring.parse_grade``); None if none."""
-        return parse_grade(strip_reasoning(reply))
+        """The authors' fluency critic's letter "A".."D" ("ONLY ANSWER A/B/C/D"), reasoning
+        dropped (``scoring.parse_official_grade``); None when unreadable."""
+        return parse_official_grade(strip_reasoning(reply))
 
     def manifest(self) -> dict:
         """The protocol, the clone's folder and the SHA-256 of every file read from it."""

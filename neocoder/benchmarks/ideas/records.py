@@ -68,6 +68,7 @@ class IdeaJudgement(Record):
     replies: list = field(default_factory=list)  # the judge's raw replies, retries included
     tokens: dict = field(default_factory=dict)  # {"prompt": int, "completion": int}, summed over attempts
     analysis: str | None = None  # the critic's analysis before its JSON block (LiveIdeaBench's reply format)
+    reasons: list = field(default_factory=list)  # per reply: None (readable) or why not (neocoder/replies.py)
 
     def to_dict(self) -> dict:
         """As Record.to_dict, without ``analysis`` when there is none (a three-line reply),
@@ -106,6 +107,7 @@ class FluencyGrade(Record):
     error: str | None = None
     replies: list = field(default_factory=list)
     tokens: dict = field(default_factory=dict)
+    reasons: list = field(default_factory=list)  # per reply: None (readable) or why not (neocoder/replies.py)
 
     @property
     def key(self) -> tuple:

@@ -43,7 +43,7 @@ import re
 import numpy as np
 
 from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL, summarize, weights
-from neocoder.models.base import strip_thinking
+from neocoder.replies import Grammar, Reading, choice, number, opens_with_refusal, read_json_fields, within
 
 CRITERIA = ("originality", "feasibility", "clarity")
 FLUENCY_POINTS = {"A": 10.0, "B": 7.0, "C": 4.0, "D": 1.0}
@@ -105,57 +105,96 @@ def _json_scores(reply: str) -> tuple[dict[str, float] | None, str | None]:
     return None, None
 
 
+def criterion_grammar(name: str) -> Grammar:
+    """Our judge prompt's line ``<criterion>: N`` (``prompts/ideas_judge.txt``), or the same
+    criterion as a tag ``<criterion>N</criterion>``: the last such marker counts (any case,
+    markdown around the line allowed, "/10" after N allowed), N a number in 1..10; the
+    prompt's placeholder ``N`` sent back is an echo; markers that disagree conflict."""
+    return Grammar(f"ideas {name}",
+                   marker=rf"(?:^[\s*_#>-]*{name}[\s*_]*[:=][\s*_]*|<{name}>\s*)([^\s*_<]+?)(?:\s*/\s*10)?"
+                          rf"(?:[\s*_.]*$|\s*</{name}>)",
+                   value=number, check=within(SCORE_MIN, SCORE_MAX), placeholders=("N",), flags=re.I | re.M,
+                   describe=f"the last line '{name}: N' (or <{name}>N</{name}>), N from {SCORE_MIN:g} to {SCORE_MAX:g}")
+
+
+CRITERION_GRAMMARS = {c: criterion_grammar(c) for c in CRITERIA}
+GRADE_GRAMMAR = Grammar("ideas fluency", marker=r"^[\s*_#>-]*grade[\s*_]*[:=][\s*_\"']*([^\s*_\"'.]+)[\s*_\"'.]*$",
+                        value=choice("A", "B", "C", "D"), placeholders=("X",), flags=re.I | re.M,
+                        describe="the last line 'grade: X', X one of A, B, C, D")
+# The authors' fluency critic: "ONLY ANSWER A/B/C/D" (LiveIdeaBench utils/prompts.json): the
+# reply's first word, a capital letter (an article "a" in a sentence is no answer).
+OFFICIAL_GRADE_GRAMMAR = Grammar("ideas fluency (official)", marker=r"\A[\s*_\"'(]*([ABCD])(?![\w])",
+                                 value=choice("A", "B", "C", "D"), loose=r"(?<![\w])([ABCD])[.)](?=\s|$)", flags=0,
+                                 describe="the reply's first word, a capital A, B, C or D")
+
+
+def read_scores(reply: str | None, prompt: str | None = None, finish_reason: str | None = None) -> dict:
+    """Our judge reply read criterion by criterion (``CRITERION_GRAMMARS``): ``{criterion:
+    Reading}``, each a score in 1..10 or unreadable with its reason (neocoder/replies.py)."""
+    return {c: g.read(reply, prompt, finish_reason) for c, g in CRITERION_GRAMMARS.items()}
+
+
+def read_official_scores(reply: str | None, prompt: str | None = None) -> tuple[Reading, str | None]:
+    """The authors' critic reply (LiveIdeaBench utils/prompts.json: an analysis, then a JSON
+    block ``{"originality": N, "feasibility": N, "clarity": N}``), read by
+    ``replies.read_json_fields``: (``Reading({criterion: score})`` or unreadable with its
+    reason, the analysis before the JSON or None)."""
+    reading = read_json_fields(reply, CRITERIA, value=_json_number, check=within(SCORE_MIN, SCORE_MAX),
+                               prompt=prompt)
+    analysis = None
+    if reading.readable:
+        text = strip_reasoning(reply or "")
+        cut = text.rfind("{")
+        analysis = re.sub(r"`{3}\s*(?:json)?\s*$", "", text[:cut].strip(), flags=re.I).strip() or None
+    return reading, analysis
+
+
+def _json_number(v) -> float:
+    """A JSON field as a score: a number (or a numeric string); ValueError otherwise."""
+    if isinstance(v, str):
+        return number(v.strip())
+    return float(v)
+
+
 def parse_reply(reply: str) -> tuple[dict[str, float] | None, str | None]:
-    """A judge reply in either format, reasoning text dropped first (``strip_reasoning``):
-    the authors' (an analysis, then a JSON block ``{"originality": N, "feasibility": N,
-    "clarity": N}``, LiveIdeaBench's ``utils/prompts.json`` critic prompt), read when such
-    a block is there, else ours (``parse_scores``).  Returns (scores or None, the analysis
-    before the JSON block or None)."""
-    text = strip_reasoning(reply)
-    scores, analysis = _json_scores(text)
-    if scores is not None:
-        return scores, analysis
-    return parse_scores(text), None
+    """A judge reply in either format: the authors' JSON block when the reply holds a
+    ``{`` (``read_official_scores``), else ours (``parse_scores``).  Returns (scores or None
+    when unreadable, the analysis before the JSON block or None).  Never a guess: see
+    ``read_official_scores`` and ``read_scores``."""
+    if "{" in strip_reasoning(reply or ""):
+        reading, analysis = read_official_scores(reply)
+        return (reading.value, analysis) if reading.readable else (None, None)
+    return parse_scores(reply), None
 
 
 def parse_scores(reply: str) -> dict[str, float] | None:
-    """The three criteria's scores from a judge reply, ``{"originality": 8.0,
-    "feasibility": 6.0, "clarity": 7.0}``.
+    """The three criteria's scores from our judge's reply, ``{"originality": 8.0,
+    "feasibility": 6.0, "clarity": 7.0}`` (``read_scores``); None when any criterion is
+    unreadable (the caller asks again and finally records it, never a score)."""
+    readings = read_scores(reply)
+    if not all(r.readable for r in readings.values()):
+        return None
+    return {c: r.value for c, r in readings.items()}
 
-    Each criterion is read as ``<criterion>N</criterion>`` or "criterion: N" (any case,
-    markdown asterisks, "score" and "N/10" allowed), its first mention counting.  None
-    when any criterion is missing or outside 1..10: the caller asks again and finally
-    records an error, never a score.  A reasoning judge's inline thinking
-    (``<think>...</think>``) is left out, and of several tags the last counts (the answer
-    follows the reasoning).
-    """
-    scores = {}
-    reply = strip_thinking(reply)
-    for name in CRITERIA:
-        tagged = ([None] + list(re.finditer(rf"<{name}>\s*{_NUMBER}\s*</{name}>", reply, re.I)))[-1]
-        loose = tagged or re.search(rf"\b{name}\b[\s*_]*(?:score)?[\s*_]*(?:[:=]|is)?[\s*_]*{_NUMBER}(?:\s*/\s*10)?",
-                                    reply, re.I)
-        if not loose:
-            return None
-        value = float(loose.group(1))
-        if not SCORE_MIN <= value <= SCORE_MAX:
-            return None
-        scores[name] = value
-    return scores
+
+def scores_reason(reply: str, official: bool = False, finish_reason: str | None = None) -> str | None:
+    """Why a judge reply gave no scores (the first unreadable criterion's reason), None when
+    it is readable: the reason the records keep and metrics.json counts."""
+    if official or "{" in strip_reasoning(reply or ""):
+        return read_official_scores(reply)[0].reason
+    return next((r.reason for r in read_scores(reply, finish_reason=finish_reason).values() if not r.readable), None)
 
 
 def parse_grade(reply: str) -> str | None:
-    """A fluency grade "A".."D" from a judge reply: ``<grade>X</grade>``, "grade: X", or a
-    reply that is only the letter (with punctuation or markdown around it).  None when
-    there is none (the caller asks again, then records an error).  Inline thinking is left
-    out; the last tag counts."""
-    reply = strip_thinking(reply)
-    m = ([None] + list(re.finditer(r"<grade>\s*([ABCD])\s*</grade>", reply, re.I)))[-1] or \
-        re.search(r"\bgrade\b[\s*_]*(?:[:=]|is)?[\s*_\"']*([ABCD])\b", reply, re.I)
-    if m:
-        return m.group(1).upper()
-    bare = re.fullmatch(r"[\s*_\"'(]*([ABCD])[\s*_\"').:]*", reply.strip(), re.I)
-    return bare.group(1).upper() if bare else None
+    """A fluency grade "A".."D" from our fluency judge's reply, the last line
+    ``grade: X`` (``GRADE_GRAMMAR``); None when unreadable (a bare letter, a placeholder
+    ``X``, lines that disagree)."""
+    return GRADE_GRAMMAR.read(reply).value
+
+
+def parse_official_grade(reply: str) -> str | None:
+    """The authors' fluency critic's letter (``OFFICIAL_GRADE_GRAMMAR``), None when unreadable."""
+    return OFFICIAL_GRADE_GRAMMAR.read(reply).value
 
 
 def fluency_points(grade: str) -> float:
@@ -181,20 +220,15 @@ def word_count(text: str) -> int:
 
 
 # A refusal opens the reply: the first words say the model will not or cannot do it.
-_REFUSAL = re.compile(
-    r"^[\s*_\"'>#]*(?:(?:i'?m|i am)\s+(?:so\s+|very\s+)?sorry|sorry\b|i\s+apologi[sz]e|unfortunately,?\s+i\b"
-    r"|i\s+(?:cannot|can\s*not|can'?t|won'?t|will\s+not|must\s+decline|decline|am\s+unable|'m\s+unable"
-    r"|am\s+not\s+able|'m\s+not\s+able|do\s+not\s+feel\s+comfortable|don'?t\s+feel\s+comfortable)"
-    r"|i'?m\s+(?:unable|not\s+able)|as\s+an\s+ai\b)", re.I)
-
-
 def is_refusal(idea: str) -> bool:
     """True when ``idea`` (the extracted idea) is a refusal: it is empty, or it *opens*
     with a refusal ("I'm sorry", "Sorry", "I apologise", "Unfortunately, I", "I cannot",
     "I can't", "I won't", "I will not", "I must decline", "I am unable", "I'm not able",
     "I don't feel comfortable", "As an AI"), after optional quotes or markdown.  Only the
-    opening counts, so an idea that says "cells cannot divide" later is no refusal."""
-    return not idea.strip() or bool(_REFUSAL.match(idea))
+    opening counts, so an idea that says "cells cannot divide" later is no refusal.  The
+    rule is the judges' (``replies.opens_with_refusal``), one for every reply; typographic
+    apostrophes count as plain ones."""
+    return not idea.strip() or opens_with_refusal(idea)
 
 
 def percentile(values, q: float = FLEXIBILITY_PERCENTILE) -> float | None:

@@ -169,15 +169,63 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
 
     def score(self, run: Run) -> dict:
         """Per idea model its ``summary.summarize_model`` (under ``models``), the panel, how the
-        bootstrap was drawn (over keywords) and the call-cache stats."""
+        bootstrap was drawn (over keywords), the call-cache stats, and ``outcome`` and
+        ``unreadable`` as ``self.outcome`` gives them."""
         from neocoder.benchmarks.ideas.summary import summarize_model
         from neocoder.metrics.bootstrap import bootstrap_info
         config, s = self.config, run.inputs
         summaries = {w.name: summarize_model(run.folder, w.name, s.allowed[w.name], config, s.keywords)
                      for w in s.writers}
-        return {"benchmark": "ideas", "models": summaries, "panel": self._panel(),
+        outcome, unreadable = self.outcome(run)
+        return {"benchmark": "ideas", "models": summaries, "panel": self._panel(), "outcome": outcome,
+                "unreadable": unreadable,
                 "bootstrap": bootstrap_info(config.bootstrap, config.bootstrap_seed, "keyword"),
                 "calls": run.cache.stats()}
+
+    def outcome(self, run: Run) -> tuple[dict, dict]:
+        """The ``"outcome"`` block (unit "idea"; the last record of each counts): an idea
+        whose model call failed, or one of whose judge calls failed with none scoring it, is
+        in error; a kept idea that some judge scored is judged; one whose judges' replies
+        were all unreadable is unreadable; a refused or too long idea is counted, neither.
+        And the ``"unreadable"`` block (``replies.Tally``): every judge reply, retries
+        included, under its seat's name for the scores and "fluency <seat>" for the grades."""
+        from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
+        from neocoder.replies import Tally
+        from neocoder.runner import Outcome
+        names = {w.name for w in run.inputs.writers}
+        ideas = {i.key: i for i in run.folder.read(Idea) if i.model in names}
+        judgements: dict = {}
+        for j in run.folder.read(IdeaJudgement):
+            if j.model in names:
+                judgements[j.key] = j
+        by_idea: dict = {}
+        for j in judgements.values():
+            by_idea.setdefault((j.model, int(j.keyword_index), int(j.idea_num)), []).append(j)
+        outcome, tally = Outcome("idea"), Tally()
+        for key, idea in ideas.items():
+            if idea.status == "error":
+                outcome.add(error=idea.error or "idea model call failed")
+                continue
+            if idea.status != "ok":
+                outcome.add()
+                continue
+            seats = by_idea.get(key, [])
+            failed = [j.error for j in seats if j.scores is None and (j.error or "").startswith("judge:")]
+            if any(j.scores is not None for j in seats):
+                outcome.add(judged=True)
+            elif failed:
+                outcome.add(error=failed[0])
+            elif seats:
+                outcome.add(unreadable=True)
+            else:
+                outcome.add(error="no judge was asked")
+        for j in judgements.values():
+            for reason in j.reasons:
+                tally.add_reason(j.judge, reason)
+        for g in {g.key: g for g in run.folder.read(FluencyGrade) if g.model in names}.values():
+            for reason in g.reasons:
+                tally.add_reason(f"fluency {g.judge}", reason)
+        return outcome.to_dict(), tally.to_dict()
 
     def result(self, run: Run, metrics: dict):
         """An IdeasResult: the run folder, the per-model summaries, call-cache stats and wall seconds."""

@@ -57,8 +57,8 @@ def test_stop_rules_exactly_at_the_thresholds():
 
 
 @pytest.mark.parametrize("reply,score", [
-    ("<score>85</score>", 85.0), ("  <SCORE> 7.5 </score> because...", 7.5), ("Score: 40", 40.0),
-    ("rating = 100", 100.0), ("62", 62.0), ("0", 0.0),
+    ("<score>85</score>", 85.0), ("  <SCORE> 7.5 </score> because...", 7.5), ("<score>0</score>", 0.0),
+    ("Score: 40", None), ("rating = 100", None), ("62", None),  # not the authors' <score>N</score>: no guess
     ("I would say it is fairly coherent.", None), ("<score>140</score>", None), ("", None), ("-3", None),
 ])
 def test_judge_reply_parsing(reply, score):
@@ -69,11 +69,13 @@ def test_an_unparseable_judge_reply_is_retried_then_an_error_never_a_zero():
     server = ScriptedServer(["hmm, quite coherent", "<score>80</score>"])
     try:
         judge = OpenAICompatModel("openai/j", "j", base_url=server.url, api_key="k")
-        score, replies, tokens = judge_score(judge, "aidan_coherence.txt", 2, question="Q?", answer="A.")
-        assert score == 80.0 and len(replies) == 2 and tokens["completion"] == 14  # 7 per reply
+        log = []
+        score, replies, tokens = judge_score(judge, "aidan_coherence.txt", 2, log=log, question="Q?", answer="A.")
+        assert score.value == 80.0 and len(replies) == 2 and tokens["completion"] == 14  # 7 per reply
+        assert log == [["coherence", "no marker"], ["coherence", None]]
         server.replies = ["nope", "still no", "never"]
         score, replies, _ = judge_score(judge, "aidan_coherence.txt", 2, question="Q?", answer="A.")
-        assert score is None and len(replies) == 3  # bounded: the first ask and two retries
+        assert score.reason == "no marker" and len(replies) == 3  # bounded: the first ask and two retries
     finally:
         server.close()
 
@@ -287,7 +289,7 @@ def test_rescore_of_the_local_run_reproduces_it_and_moves_as_expected_with_no_mo
 
 
 def test_parse_score_on_the_paper_scale():
-    assert parse_score("<score>10</score>", 1, 10) == 10.0 and parse_score("3", 1, 10) == 3.0
+    assert parse_score("<score>10</score>", 1, 10) == 10.0 and parse_score("3", 1, 10) is None
     assert parse_score("<score>0</score>", 1, 10) is None and parse_score("<score>11</score>", 1, 10) is None
     assert parse_score("<score>85</score>", 1, 10) is None  # a 0-100 reply on the 1-10 scale is not read as 85
     assert AidanConfig(model=ModelConfig("x/y"), judge=None, out=None, coherence_scale=10).stop_at_coherence() == 3.0
@@ -295,9 +297,11 @@ def test_parse_score_on_the_paper_scale():
 
 
 @pytest.mark.parametrize("reply,verdict", [
-    ("<verdict>yes</verdict>", True), ("<VERDICT> No </verdict>", False), ("yes", True), ("No.", False),
-    ("  Yes, A states it.", True), ("**no**", False), ("maybe", None), ("", None), ("yesterday", None),
-    ("I think yes", None),
+    ("<verdict>yes</verdict>", True), ("<VERDICT> No </verdict>", False), ("maybe", None), ("", None),
+    ("yesterday", None), ("I think yes", None),
+    # not the <verdict> tag the prompt asks for: unreadable, no guess from the first word
+    ("yes", None), ("No.", None), ("  Yes, A states it.", None), ("**no**", None),
+    ("<verdict>yes</verdict> on reflection <verdict>no</verdict>", None),
 ])
 def test_entailment_verdict_parsing(reply, verdict):
     assert parse_verdict(reply) is verdict
@@ -356,7 +360,7 @@ def scripted_run(tmp_path, recorded):
     stop).  Question B: 7; 3 (incoherent: <= 3), B1 -> B2 no."""
     server = ScriptedServer(["<score>8</score>",
                              "<score>11</score>", "<score>6</score>", "<verdict>no</verdict>",
-                             "<score>9</score>", "<verdict>yes</verdict>", "yes",
+                             "<score>9</score>", "<verdict>yes</verdict>", "<verdict>yes</verdict>",
                              "<score>7</score>",
                              "<score>3</score>", "<verdict>no</verdict>"])
     out = tmp_path / "scripted"

@@ -58,9 +58,12 @@ def keywords(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("reply,grade", [
-    ("grade: A", "A"), ("Grade: b", "B"), ("<grade>C</grade>", "C"), ("D", "D"), ("**D.**", "D"),
-    ("The grade is B, since the ideas share a problem.", "B"), ("grade: E", None),
+    ("grade: A", "A"), ("Grade: b", "B"), ("**grade:** C", "C"), ("Alike in part.\ngrade: D", "D"),
+    ("grade: E", None), ("grade: X", None), ("grade: A\ngrade: C", None),
     ("These ideas are quite different.", None), ("A good set of ideas.", None), ("", None),
+    # not the "grade: X" line our prompt asks for: unreadable, no guess from a letter in the text
+    ("<grade>C</grade>", None), ("D", None), ("**D.**", None),
+    ("The grade is B, since the ideas share a problem.", None),
 ])
 def test_fluency_grades_are_read_from_judge_replies(reply, grade):
     assert parse_grade(reply) == grade
