@@ -123,7 +123,7 @@ def score_grammar(role: str = COHERENCE, low: float = 0.0, high: float = 100.0) 
     ``<score>N</score>`` (AidanBench's judge format), the last tag counts, its content a
     number in ``low..high`` (0..100; 1..10 on the paper's scale).  An echo of the
     prompt's ``<score>N</score>`` is unreadable (``echo``); so is a bare number, a
-    "Score: 7", a number out of range, tags that disagree (docs/aidanbench.md#reply-grammars)."""
+    "Score: 7", a number out of range, tags that disagree (docs/aidanbench.md, "Reply grammars")."""
     return tagged(f"aidanbench {role}", "score", number, within(low, high), placeholders=("N",),
                   describe=f"the last <score>N</score>, N a number from {low:g} to {high:g}")
 
