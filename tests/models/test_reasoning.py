@@ -133,7 +133,8 @@ def test_a_draft_program_in_the_thinking_is_not_the_program_judged():
 
 @pytest.mark.parametrize("parse,reply,value", [
     (parse_score, "<think>maybe <score>20</score>? no, better</think><score>85</score>", 85.0),
-    (parse_score, "Reasoning: it reads well, though <score>40</score> came to mind.\n<score>70</score>", 70.0),
+    # two scores outside a think block disagree: unreadable (issue 46), never the last one guessed
+    (parse_score, "Reasoning: it reads well, though <score>40</score> came to mind.\n<score>70</score>", None),
     (parse_verdict, "<think>at first <verdict>no</verdict></think>\n<verdict>yes</verdict>", True),
     (parse_grade, "<think>grade: D? they overlap</think>\ngrade: A", "A"),
     (parse_scores, "<think>originality: 2 perhaps</think>\noriginality: 8\nfeasibility: 6\nclarity: 7",
