@@ -44,6 +44,9 @@ def main() -> None:
     ap.add_argument("--verdicts", type=Path, help="a replay eval's records.jsonl: print only correct GPT-4 programs")
     ap.add_argument("--exclude", type=Path, help="a partitions.jsonl whose problems are not drawn again")
     ap.add_argument("--deliberate", type=Path, help="a partitions.jsonl: print candidates for deliberate pairs")
+    ap.add_argument("--extra", type=int, default=0,
+                    help="also print N deliberate candidates per drawn problem (see deliberate())")
+    ap.add_argument("--out", type=Path, help="write one layout file per problem into this folder instead of stdout")
     args = ap.parse_args()
     if args.deliberate:
         return deliberate(args.release, args.deliberate)
@@ -64,16 +67,41 @@ def main() -> None:
         rows = [from_line(json.loads(line), args.verdicts, n) for n, line in enumerate(args.verdicts.open(), 1)]
         correct = {(r.problem_id, r.code_sha256[:12]) for r in rows if getattr(r, "correct", False)}
     chosen = args.only or random.Random(args.seed).sample(pool, args.problems)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
     for pid in chosen:
-        print("=" * 100, "\nPROBLEM", pid, "\n", states[pid][:1200])
+        lines = ["=" * 100, f"PROBLEM {pid}", states[pid][:1200]]
         py = [i for i, s in enumerate(humans[pid]) if is_python(s)]
-        for i in sorted(random.Random(f"{args.seed}-{pid}").sample(py, min(args.humans, len(py)))):
+        sampled = sorted(random.Random(f"{args.seed}-{pid}").sample(py, min(args.humans, len(py))))
+        for i in sampled:
             src = humans[pid][i].replace("\r", "")
-            print(f"--- {pid} human:{i} sha:{sha(humans[pid][i])}\n{src}")
+            lines.append(f"--- {pid} human:{i} sha:{sha(humans[pid][i])}\n{src}")
         for r, code in enumerate(gpt4[pid][:args.rounds]):
             if correct is not None and (pid, sha(code)) not in correct:
                 continue
-            print(f"--- {pid} gpt4:{r} sha:{sha(code)}\n{code.split('# Test')[0].split('import io')[0].strip()}")
+            lines.append(f"--- {pid} gpt4:{r} sha:{sha(code)}\n{code.split('# Test')[0].split('import io')[0].strip()}")
+        for i in farthest(humans[pid], sampled, args.extra):
+            lines.append(f"--- {pid} human:{i} sha:{sha(humans[pid][i])} deliberate\n{humans[pid][i].replace(chr(13), '')}")
+        text = "\n".join(lines) + "\n"
+        if args.out:
+            (args.out / f"{pid}.txt").write_text(text)
+        else:
+            print(text, end="")
+
+
+def farthest(solutions: list[str], taken: list[int], n: int) -> list[int]:
+    """The ``n`` Python solutions outside ``taken`` whose detector technique sets are
+    farthest (Jaccard distance) from the most common set among ``taken`` (sorted indices).
+    The technique sets choose whom to read, never a label."""
+    if n <= 0:
+        return []
+    from collections import Counter
+
+    from neocoder.techniques.detector import detect
+    sets = {i: frozenset(detect(s, "python")) for i, s in enumerate(solutions) if is_python(s)}
+    common = Counter(sets[i] for i in taken if i in sets).most_common(1)[0][0]
+    rest = [i for i in sets if i not in taken]
+    return sorted(sorted(rest, key=lambda i: -len(sets[i] ^ common) / max(1, len(sets[i] | common)))[:n])
 
 
 def deliberate(release: Path, partitions: Path, per_problem: int = 2) -> None:

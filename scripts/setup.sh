@@ -33,7 +33,7 @@ fi
 # which crash on CPUs that report AMX without granting it to the process.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}"
 echo "== installing neocoder into .venv"
-.venv/bin/pip install -q -e '.[local,test,aidanbench,serve,ray,rl,leaderboard]'
+.venv/bin/pip install -q -e '.[local,test,aidanbench,serve,ray,rl,leaderboard,train]'
 # verl's reward managers, for tests/rewards/test_rewards_verl.py (neocoder/rewards/verl.py follows verl 0.9.1):
 # without its dependencies, whose pins (transformers < 5.11, vllm, ...) clash with trl's; these
 # modules import only tensordict (with its cloudpickle and pyvers) and omegaconf beyond what the

@@ -42,3 +42,26 @@ def validate_command(release, fields, model, sandbox, json_out, summary_out):
     if summary_out is not None:
         summary_out.write_text(json.dumps(summary(report), indent=1, sort_keys=True) + "\n", encoding="utf-8")
         click.echo(f"wrote {summary_out}")
+
+
+@diversity_group.command("train")
+@release_option()
+@click.option("--labels", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A labelled-pairs file (default: the shipped one; docs/algorithm-pairs.md).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the classifier (the shipped one is "
+              "data/codeforces/algorithm_pairs/classifier.json).")
+def train_command(release, labels, out):
+    """Fit the learned measure's classifier on the tuning half of the labelled pairs
+    (needs scikit-learn: the `train` extra).  The same labelled set and release give
+    the same file, byte for byte."""
+    from neocoder.dataset.shipped import recorded_codes
+    from neocoder.metrics.diversity import labelled
+    from neocoder.metrics.diversity.train import file_sha256, train, write
+    path = labels or labelled.shipped_path()
+    problems = labelled.load(labelled.release_humans(release), recorded_codes(labelled.GPT4), path=path)
+    content = train(problems, file_sha256(path))
+    write(content, out)
+    fitted = content["fitted_on"]
+    click.echo(f"fitted on {fitted['pairs']} pairs ({fitted['different']} different) of {fitted['problems']} "
+               f"tuning problems; threshold {content['threshold']} (cross-validated kappa {fitted['cv_kappa']}, {fitted['model']}); wrote {out}")

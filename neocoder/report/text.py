@@ -109,7 +109,10 @@ def _worth(measure: str, diversity: dict) -> str:
     """The measure's measured agreement with the hand-labelled pairs, and whether it is
     the default (issue 39; docs/metrics.md, "What a class is worth")."""
     from neocoder.metrics.diversity.labelled import validity_note
-    lead = "default measure, " if diversity.get("default") == measure else ""
+    lead = ""
+    if diversity.get("default") == measure:
+        # issue 48: a default that failed its held-out check is printed as such, never as a settled figure
+        lead = "default measure, " if diversity.get("validated") is True else "UNVALIDATED default measure, "
     return lead + validity_note(measure)
 
 

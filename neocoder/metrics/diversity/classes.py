@@ -15,9 +15,17 @@
 - ``operations``: one class when their operation sets (operations.py: the built-ins
   and methods that work on the data, membership tests, running totals, the loop depth,
   after normalise.py removed the style) are at most ``OPERATIONS_THRESHOLD`` apart
-  (Jaccard).  The default measure (``DEFAULT``): of the measures checked against the
-  hand-labelled algorithm pairs (docs/algorithm-pairs.md, issue 39) it agrees best with
-  them; the report prints each measure's measured kappa beside its figures.
+  (Jaccard).
+- ``learned``: one class when the shipped classifier (learned.py) puts the probability
+  that a reader calls them one algorithm at or above its threshold; it combines the
+  other static measures' distances with a reader's traits (features.py).  Python only.
+
+``DEFAULT`` is the measure a run leads with: the one of highest kappa on the held-out
+half of the hand-labelled algorithm pairs (docs/algorithm-pairs.md) among those whose
+interval's lower bound is at least ``VALID_LOW`` (validity.choose_default, issue 48).
+When none reaches it, DEFAULT is the measure of highest held-out kappa and
+``validated()`` is False: the report then marks its figures as unvalidated.  A test keeps
+DEFAULT equal to the shipped ``validity.json``'s choice.
 
 Every measure partitions with NoveltyBench's greedy rule (measures.partition).
 """
@@ -27,12 +35,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from neocoder.metrics.diversity import structure
+from neocoder.metrics.diversity.features import Traits, traits
 from neocoder.metrics.diversity.measures import partition, partition_by_key
 from neocoder.metrics.diversity.operations import Operations, operations
 
-TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS = "technique", "structure", "execution", "operations"
-MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS)
-DEFAULT = OPERATIONS  # highest kappa against the labelled pairs (tuning half; docs/metrics.md)
+TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS, LEARNED = "technique", "structure", "execution", "operations", "learned"
+MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS, LEARNED)
+STATIC = (TECHNIQUE, STRUCTURE, OPERATIONS, LEARNED)  # the measures every run with code gets
+DEFAULT = LEARNED  # the shipped validity.json's choice (validity.choose_default; module docstring)
+VALID_LOW = 0.4  # a default's held-out kappa interval must start at least here (issue 48)
 OPERATIONS_THRESHOLD = 0.7  # chosen on the labelled pairs' tuning half (neocoder diversity validate)
 
 
@@ -52,6 +63,7 @@ class Program:
     quality: float = 1.0
     _shape: structure.Shape | None = field(default=None, repr=False, compare=False)
     _ops: Operations | None = field(default=None, repr=False, compare=False)
+    _traits: Traits | None = field(default=None, repr=False, compare=False)
 
     @property
     def shape(self) -> structure.Shape:
@@ -67,6 +79,21 @@ class Program:
             self._ops = operations(self.source)
         return self._ops
 
+    @property
+    def traits(self) -> Traits:
+        """What the learned measure sees of the program (features.traits), computed once."""
+        if self._traits is None:
+            self._traits = traits(self.source, self.techniques)
+        return self._traits
+
+
+def validated(summary: dict | None = None) -> bool:
+    """Whether DEFAULT passed its check on the held-out labelled pairs (the shipped
+    ``validity.json``'s ``"validated"``; ``summary`` stands in for it in tests)."""
+    from neocoder.metrics.diversity.labelled import shipped_summary
+    got = shipped_summary() if summary is None else summary
+    return bool(got.get("validated")) and got.get("default") == DEFAULT
+
 
 def available(programs: list[Program], measure: str) -> list[int]:
     """Indexes of ``programs`` the measure can class: every one for technique, the
@@ -75,7 +102,7 @@ def available(programs: list[Program], measure: str) -> list[int]:
     with a fingerprint for execution; operations, like structure, reads Python only."""
     if measure == EXECUTION:
         return [i for i, p in enumerate(programs) if p.execution is not None]
-    if measure in (STRUCTURE, OPERATIONS):  # Python only: a Python and a C++ tree never share a pq-gram
+    if measure in (STRUCTURE, OPERATIONS, LEARNED):  # Python only: a Python and a C++ tree never share a pq-gram
         return [i for i, p in enumerate(programs) if p.source and p.language == "python"]
     return list(range(len(programs)))
 
@@ -90,6 +117,9 @@ def classes(programs: list[Program], measure: str, threshold: float = structure.
         return partition([p.shape for p in programs], lambda a, b: a.distance(b) <= threshold)
     if measure == OPERATIONS:
         return partition([p.ops for p in programs], lambda a, b: a.distance(b) <= OPERATIONS_THRESHOLD)
+    if measure == LEARNED:
+        from neocoder.metrics.diversity.learned import shipped
+        return shipped().classes([p.traits for p in programs])
     if measure == EXECUTION:
         if any(p.execution is None for p in programs):
             raise ValueError("execution classes need a fingerprint for every program")

@@ -17,6 +17,7 @@ from pathlib import Path
 from neocoder.dataset.release import has_release
 from neocoder.metrics.diversity.classes import (
     EXECUTION,
+    LEARNED,
     MEASURES,
     OPERATIONS,
     STRUCTURE,
@@ -58,12 +59,12 @@ def human_programs(problem_ids, release_dir: Path | None = None,
 
 
 def measures_for(programs: dict[str, list[Program]]) -> tuple[str, ...]:
-    """The measures the programs allow: technique always, structure and operations when they carry code,
-    execution when some carry a fingerprint."""
+    """The measures the programs allow: technique always, structure, operations and learned when they
+    carry code, execution when some carry a fingerprint."""
     got = [TECHNIQUE]
     everyone = [p for ps in programs.values() for p in ps]
     if everyone and all(p.source for p in everyone):
-        got += [STRUCTURE, OPERATIONS]
+        got += [STRUCTURE, OPERATIONS, LEARNED]
     if any(p.execution is not None for p in everyone):
         got.append(EXECUTION)
     return tuple(got)

@@ -45,6 +45,7 @@ from neocoder.errors import NeocoderError
 
 PACKAGE = "neocoder.codeforces"
 FILE = "algorithm_pairs/partitions.jsonl"
+SECOND = "algorithm_pairs/second_reader.jsonl"  # a second reader's partitions of some problems (inter-rater)
 SUMMARY = "algorithm_pairs/validity.json"  # neocoder diversity validate --summary: each measure's held-out figures
 GPT4 = "gpt-4-1106-preview"
 TUNE, HELD_OUT = "tune", "held-out"
@@ -96,11 +97,11 @@ def sha12(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", "replace")).hexdigest()[:12]
 
 
-def shipped_path() -> Path:
-    """The shipped ``partitions.jsonl`` on disk; LabelledSetError when it is not installed."""
-    entry = resources.files(PACKAGE).joinpath(FILE)
+def shipped_path(name: str = FILE) -> Path:
+    """The shipped ``partitions.jsonl`` (or ``name``, e.g. SECOND) on disk; LabelledSetError when it is not installed."""
+    entry = resources.files(PACKAGE).joinpath(name)
     if not entry.is_file():
-        raise LabelledSetError(f"{PACKAGE}/{FILE} is missing (reinstall neocoder; in a checkout: pip install -e .)")
+        raise LabelledSetError(f"{PACKAGE}/{name} is missing (reinstall neocoder; in a checkout: pip install -e .)")
     return Path(str(entry))
 
 

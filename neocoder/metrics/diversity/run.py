@@ -24,6 +24,7 @@ from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, s
 from neocoder.metrics.diversity.classes import (
     DEFAULT,
     EXECUTION,
+    LEARNED,
     OPERATIONS,
     OPERATIONS_THRESHOLD,
     STRUCTURE,
@@ -31,6 +32,7 @@ from neocoder.metrics.diversity.classes import (
     available,
     classes,
     joint_classes,
+    validated,
 )
 from neocoder.metrics.diversity.humans import disagreements, measures_for, reference
 from neocoder.metrics.diversity.measures import (
@@ -138,16 +140,16 @@ def run_diversity(samples: list[Sample], humans: dict[str, list[Program]] | None
     the human reference programs (humans.human_programs; None: no comparison with humans)
     and the execution classes (code_sha256 -> execution.Fingerprint.key(); None: no
     execution measure).  Returns ``{"measures", "default" (the measure the report leads
-    with, classes.DEFAULT), "patience", "structure_threshold", "operations_threshold",
+    with, classes.DEFAULT), "validated" (whether it passed its check on held-out labelled pairs), "patience", "structure_threshold", "operations_threshold",
     "states": {str(t): {measure: {rate: {"value", "problems", "low", "high", "se"}}}},
     "chain": {measure: {...}}}``; a state appears only where some problem has k >= 2."""
-    measures = ["technique", STRUCTURE, OPERATIONS] + ([EXECUTION] if fingerprints is not None else [])
+    measures = ["technique", STRUCTURE, OPERATIONS, LEARNED] + ([EXECUTION] if fingerprints is not None else [])
     by_state, chain = _collect(samples, humans, measures, fingerprints)
     values = dict(by_state)
     if chain:
         values[CHAIN] = chain
     summary = _summarise(values, resamples, seed) if values else {}
-    return {"measures": measures, "default": DEFAULT, "patience": PATIENCE, "structure_threshold": THRESHOLD,
+    return {"measures": measures, "default": DEFAULT, "validated": validated(), "patience": PATIENCE, "structure_threshold": THRESHOLD,
             "operations_threshold": OPERATIONS_THRESHOLD,
             "states": {str(t): _nest(summary[t]) for t in sorted(by_state)},
             "chain": _nest(summary.get(CHAIN, {}))}
@@ -173,7 +175,7 @@ def human_diversity(programs: dict[str, list[Program]], ks=(1, 2, 3, 5, 6, 10),
             for k, v in got["at_k"].items():
                 values.setdefault(f"{m}.classes@{k}", {})[pid] = v
     summary = _summarise({0: values}, resamples, seed).get(0, {}) if values else {}
-    return {"measures": list(measures), "default": DEFAULT, "structure_threshold": THRESHOLD,
+    return {"measures": list(measures), "default": DEFAULT, "validated": validated(), "structure_threshold": THRESHOLD,
             "operations_threshold": OPERATIONS_THRESHOLD, "humans": _nest(summary),
             "per_problem": per_problem, "disagreement": disagreements(programs)}
 
@@ -182,7 +184,7 @@ def cross_overlap(samples: list[Sample], reference: list[Sample], resamples: int
                   seed: int = DEFAULT_SEED) -> dict:
     """Cross-run overlap: per problem, the share of the classes of ``samples``' correct
     programs (all states together) that a correct program of the ``reference`` run also
-    falls in (one joint partition, measures.overlap), by technique, structure and operations;
+    falls in (one joint partition, measures.overlap), by technique, structure, operations and learned;
     means over the problems where both runs have a correct program, with intervals:
     ``{measure: {"value", "problems", "low", "high", "se"}}``."""
     def correct_by_problem(got):
@@ -194,7 +196,7 @@ def cross_overlap(samples: list[Sample], reference: list[Sample], resamples: int
     mine, theirs = correct_by_problem(samples), correct_by_problem(reference)
     values: dict[str, dict[str, float]] = {}
     for pid in sorted(set(mine) & set(theirs)):
-        for m in ("technique", STRUCTURE, OPERATIONS):
+        for m in ("technique", STRUCTURE, OPERATIONS, LEARNED):
             a, b = joint_classes(mine[pid], theirs[pid], m)
             got = overlap(a, b)
             if got is not None:

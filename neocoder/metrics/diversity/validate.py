@@ -23,7 +23,7 @@ from neocoder.paths import cache_root
 
 JUDGE_CACHE = "same_algorithm_calls.jsonl"
 DEFAULT_MEASURES = (validity.TECHNIQUE, validity.STRUCTURE, validity.STRUCTURE_TUNED, validity.NORMALISED,
-                    validity.OPERATIONS)
+                    validity.OPERATIONS, validity.LEARNED)
 
 
 def parse_measures(text: str) -> list[str]:
@@ -106,7 +106,11 @@ def run_validation(config: ValidateConfig) -> dict:
     finally:
         if judge is not None:
             judge.model.close()
-    report["default"] = validity.choose_default(report)
+    from neocoder.metrics.diversity.classes import VALID_LOW
+    report["default"], report["validated"] = validity.choose_default(report, VALID_LOW)
+    if config.labels is None:  # the shipped set has a second reader on some problems: the ceiling of any measure
+        second = labelled.load(humans, recorded_codes(labelled.GPT4), path=labelled.shipped_path(labelled.SECOND))
+        report["inter_rater"] = validity.inter_rater(problems, second, config.bootstrap, config.seed)
     if judge is not None:
         report["judge_calls"] = {"calls": judge.calls, "unreadable": judge.unreadable,
                                  "set_aside_programs": len(judge.set_aside), "set_aside_pairs": judge.pairs_set_aside(),
@@ -118,7 +122,11 @@ def run_validation(config: ValidateConfig) -> dict:
 def summary(report: dict) -> dict:
     """The compact summary the report reads (labelled.shipped_summary): the default and,
     per measure, its held-out kappa with interval, agreement, and the pairs behind them."""
-    out = {"default": report["default"], "measures": {}}
+    out = {"default": report["default"], "validated": report["validated"], "measures": {}}
+    if "inter_rater" in report:
+        r = report["inter_rater"]
+        out["inter_rater"] = {"kappa": r["kappa"]["value"], "low": r["kappa"]["low"], "high": r["kappa"]["high"],
+                              "agreement": r["agreement"]["value"], "problems": r["problems"], "pairs": r["pairs"]}
     for name, m in report["measures"].items():
         h = m["held_out"]
         out["measures"][name] = {"kappa": h["kappa"]["value"], "low": h["kappa"]["low"], "high": h["kappa"]["high"],
@@ -164,7 +172,19 @@ def render(report: dict) -> str:
         lines.append(f"{name:16s} {thr:>5s} {ci:>20s} {_pct(h['agreement']['value']):>6s} "
                      f"{_pct(h['precision_same']['value']):>8s} {_pct(h['recall_same']['value']):>8s} "
                      f"{classes:>44s} {_pct(m['tune']['kappa']['value'] if m['tune'] else None):>10s}")
-    lines.append(f"default by validity (highest kappa on the tuning half): {report['default']}")
+    from neocoder.metrics.diversity.classes import VALID_LOW
+    if "inter_rater" in report:
+        r = report["inter_rater"]
+        k = r["kappa"]
+        lines.append(f"{'second reader':16s} {'':>5s} {_pct(k['value'])} [{_pct(k['low'])},{_pct(k['high'])}] "
+                     f"{_pct(r['agreement']['value']):>6s}   (two readers on {r['problems']} problems, {r['pairs']} "
+                     "pairs: the ceiling a measure is judged against)")
+    if report["validated"]:
+        lines.append(f"default: {report['default']} (highest held-out kappa among the measures whose interval "
+                     f"starts at {VALID_LOW} or above)")
+    else:
+        lines.append(f"default: none validated (no measure's held-out kappa interval starts at {VALID_LOW} or "
+                     f"above); runs lead with {report['default']} (highest held-out kappa), marked unvalidated")
     if "judge_calls" in report:
         j = report["judge_calls"]
         reasons = next(iter(report.get("unreadable", {}).values()), {}).get("reasons") or {}

@@ -17,6 +17,9 @@ The measures (``MEASURES``):
   (normalise.py), threshold chosen on the tuning half;
 - ``operations``: Jaccard distance of the operation sets of the normalised programs
   (operations.py), threshold chosen on the tuning half;
+- ``learned``: the shipped classifier's same-algorithm probability over every other
+  static measure's distance and the reader's traits (learned.py, features.py; fitted on
+  the tuning half by ``neocoder diversity train``), at the threshold shipped with it;
 - ``execution``: equal execution fingerprints (execution.py), on the programs that have
   one (labelled_execution.py; needs the sandbox);
 - ``judge``: a model asked whether two programs implement one algorithm
@@ -39,9 +42,9 @@ from neocoder.metrics.diversity.measures import partition, partition_by_key
 from neocoder.metrics.diversity.normalise import normalise
 from neocoder.metrics.diversity.operations import operations
 
-TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, EXECUTION, JUDGE = (
-    "technique", "structure", "structure-tuned", "normalised", "operations", "execution", "judge")
-MEASURES = (TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, EXECUTION, JUDGE)
+TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, LEARNED, EXECUTION, JUDGE = (
+    "technique", "structure", "structure-tuned", "normalised", "operations", "learned", "execution", "judge")
+MEASURES = (TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, LEARNED, EXECUTION, JUDGE)
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 _TUNED = (STRUCTURE_TUNED, NORMALISED, OPERATIONS)  # measures with a threshold chosen on the tuning half
 
@@ -107,6 +110,11 @@ def classer(measure: str, threshold: float | None = None, judge=None,
         return lambda p: partition_by_key([_technique_key(x.code) for x in p.programs])
     if measure == STRUCTURE:
         return lambda p: distance_partition(profiles(p, STRUCTURE), structure.THRESHOLD)
+    if measure == LEARNED:
+        from neocoder.metrics.diversity.features import traits
+        from neocoder.metrics.diversity.learned import shipped
+        model = shipped()
+        return lambda p: model.classes([traits(x.code) for x in p.programs])
     if measure in _TUNED:
         if threshold is None:
             raise ValueError(f"measure {measure} needs a threshold (tune_threshold)")
@@ -166,6 +174,9 @@ def validate(problems: list[LabelledProblem], measures=(TECHNIQUE, STRUCTURE, ST
         if m in _TUNED:
             threshold, tune_kappa = tune_threshold(halves[TUNE], m)
         classify = classer(m, threshold, judge, execution)
+        if m == LEARNED:
+            from neocoder.metrics.diversity.learned import shipped
+            threshold = shipped().threshold  # fitted with the weights (neocoder diversity train), not tuned here
         out["measures"][m] = {"threshold": structure.THRESHOLD if m == STRUCTURE else threshold,
                               "tune_kappa": tune_kappa,
                               # the judge has nothing to tune: its model calls go to the held-out half only
@@ -174,12 +185,51 @@ def validate(problems: list[LabelledProblem], measures=(TECHNIQUE, STRUCTURE, ST
     return out
 
 
-def choose_default(report: dict) -> str:
-    """The measure of highest kappa on the *tuning* half (the held-out half stays for
-    reporting), from a ``validate`` report; ties go to the earlier measure.  The judge,
-    scored on the held-out half only, is not a candidate."""
+def inter_rater(first: list[LabelledProblem], second: list[LabelledProblem], resamples: int = 2000,
+                seed: int = 0) -> dict:
+    """How well two readers agree: the pairs of the programs both labelled, of each
+    problem both partitioned, scored as one reader against the other (agreement.score:
+    agreement, precision and recall of "same", Cohen's kappa with 95% bootstrap intervals
+    over problems), plus ``"problems"``, ``"programs"`` and ``"pairs"``.  Cohen's kappa is
+    symmetric in the two readers.  Raises ValueError when they share no problem."""
+    mine = {p.problem: p for p in first}
+    per_problem: dict[str, PairCounts] = {}
+    programs = 0
+    for other in second:
+        p = mine.get(other.problem)
+        if p is None:
+            continue
+        theirs = {x.ident: x.label for x in other.programs}
+        both = [x for x in p.programs if x.ident in theirs]
+        names: dict[str, int] = {}
+        per_problem[p.problem] = counts([x.label for x in both],
+                                        [names.setdefault(theirs[x.ident], len(names)) for x in both])
+        programs += len(both)
+    if not per_problem:
+        raise ValueError("the two readers labelled no problem in common")
+    out = score(per_problem, resamples, seed)
+    out.update(problems=len(per_problem), programs=programs, pairs=sum(c.n for c in per_problem.values()))
+    return out
+
+
+CANDIDATES = (TECHNIQUE, STRUCTURE, STRUCTURE_TUNED, NORMALISED, OPERATIONS, LEARNED)  # what a run can lead with
+
+
+def choose_default(report: dict, low: float = 0.4) -> tuple[str, bool]:
+    """(measure, validated) from a ``validate`` report (issue 48): the measure of highest
+    kappa on the *held-out* half among those whose 95% interval's lower bound is at least
+    ``low`` (validated True); when none reaches it, the measure of highest held-out kappa
+    (validated False: a run prints its figures as unvalidated).  Candidates are the
+    static measures a run can compute without a model or the sandbox (``CANDIDATES``:
+    not the judge, not execution); ties go to the earlier one.  ``structure-tuned`` and
+    ``normalised`` are not measures a run has, so a tie with them goes to the run's own."""
     def kappa(m):
-        tune = report["measures"][m]["tune"]
-        v = None if tune is None else tune["kappa"]["value"]
-        return -2.0 if v is None else v
-    return max(report["measures"], key=kappa)
+        v = report["measures"][m]["held_out"]["kappa"]
+        return (-2.0 if v["value"] is None else v["value"]), v["low"]
+    got = [m for m in CANDIDATES if m in report["measures"]]
+    if not got:
+        raise ValueError("no measure a run can lead with was scored")
+    passing = [m for m in got if kappa(m)[1] is not None and kappa(m)[1] >= low]
+    pool = passing or got
+    best = max(pool, key=lambda m: kappa(m)[0])
+    return best, bool(passing)

@@ -182,8 +182,9 @@ def test_eval_and_human_runs_carry_the_diversity_block(tmp_path, release_dir, sa
                         release_dir=release_dir, sandbox=SandboxConfig(workers=2), progress=False, bootstrap=50)
     result = evaluate(config)
     diversity = json.loads((tmp_path / "run" / "metrics.json").read_text())["diversity"]
-    assert diversity["measures"] == ["technique", "structure", "operations"]
-    assert diversity["default"] == "operations"
+    assert diversity["measures"] == ["technique", "structure", "operations", "learned"]
+    assert diversity["default"] == "learned"
+    assert diversity["validated"] is False  # issue 48: no measure passed its held-out check
     assert result.metrics["diversity"] == diversity
     human = evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "human", limit=2,
                                 release_dir=release_dir, progress=False, bootstrap=50))
@@ -217,7 +218,7 @@ def test_execution_classes_for_a_run_and_the_humans(tmp_path, release_dir, sandb
     assert got["execution"]["n"] >= 10 and 1 <= got["execution"]["classes"] <= got["execution"]["n"]
     assert "execution->technique" in block["disagreement"]
     run = evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", **common))
-    assert run.metrics["diversity"]["measures"] == ["technique", "structure", "operations", "execution"]
+    assert run.metrics["diversity"]["measures"] == ["technique", "structure", "operations", "learned", "execution"]
 
 
 def test_structure_classes_python_only_and_execution_needs_the_shipped_release(tmp_path, release_dir):
