@@ -1,5 +1,9 @@
 """Verdicts and output comparison (host side of the judge).
 
+CE (compile error) is the verdict on every test of a C++ program that g++ did not
+compile (or that was too large to send); a Python program that does not compile stays RE
+on every test, as it always was.
+
 SKIPPED is not a verdict on the program: a test not run because an earlier test of
 the same submission failed (``PooledSandbox.run(..., stop_at_first_failure=True)``).
 It is never AC, so a submission with a skipped test is not accepted.
@@ -10,8 +14,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 AC, WA, TLE, MLE, RE, OLE, INFRA = "AC", "WA", "TLE", "MLE", "RE", "OLE", "INFRA"
+CE = "CE"
 SKIPPED = "SKIPPED"
-VERDICTS = (AC, WA, TLE, MLE, RE, OLE, INFRA, SKIPPED)
+VERDICTS = (AC, WA, TLE, MLE, RE, OLE, CE, INFRA, SKIPPED)
+# The languages the sandbox judges (``Sandbox.run(..., language=...)``): Python 3 run by
+# Debian's python3, C++ compiled by Debian's g++ (sandbox/runner/native.py).
+PYTHON, CPP = "python", "cpp"
+LANGUAGES = (PYTHON, CPP)
 
 
 def tokens_equal(actual: bytes, expected: str) -> bool:
@@ -71,6 +80,7 @@ ENTRY_RULES = {
                        "the runner calls solve() once per test",
     "no_solve": "no zero-argument solve(): run as written",
     "script": "run as written, as asked (human solutions)",
+    "compiled": "a C++ program compiled by g++ (sandbox/runner/native.py) and its binary run as written",
 }
 
 

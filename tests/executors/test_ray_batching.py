@@ -14,7 +14,7 @@ from neocoder.judge import Limits
 
 def job(source: str, tests: list[dict], limits: Limits, checker=None, stop: bool = True) -> Job:
     payload = {"source": source, "tests": tests, "limits": limits, "checker": checker, "keep_output": False,
-               "entry": "auto", "stop_at_first_failure": stop}
+               "entry": "auto", "stop_at_first_failure": stop, "language": "python"}
     return Job(payload, stop)
 
 
