@@ -32,11 +32,13 @@ def sandbox_build(rebuild_base):
 @sandbox.command("selftest")
 @sandbox_options
 def sandbox_selftest(sandbox):
-    """Run the sandbox regression corpus (attacks and known-good programs); print a table."""
-    from neocoder.judge.selftest import format_outcomes, run_selftest
+    """Run the sandbox regression corpus (attacks and known-good programs, Python and C++); print a table."""
+    from neocoder.judge.selftest import CASES, format_outcomes, run_selftest
+    from neocoder.judge.selftest_cpp import CPP_CASES
     os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
     with api.open_sandbox(sandbox, concurrency=1) as box:
-        outcomes = run_selftest(box, progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
+        outcomes = run_selftest(box, CASES + CPP_CASES,
+                                progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
     click.echo(format_outcomes(outcomes))
     if not all(o.passed for o in outcomes):
         sys.exit(1)
