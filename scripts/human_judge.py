@@ -60,9 +60,16 @@ def judge_line(box, state, index: int, source: str, language: str) -> dict:
     return {"key": solution_key(state.problem_id, index, source), "problem_id": state.problem_id, "index": index,
             "language": language, "cpu_limit_s": limits.cpu_seconds, "memory_limit_mb": limits.memory_mb,
             "accepted": result.accepted, "compile_error": result.compile_error,
+            "compile_seconds": result.compile_seconds,
             "tests": [{"verdict": t.verdict, "detail": t.detail, "cpu_seconds": t.cpu_seconds,
                        "stdout_head": None if t.verdict == AC else t.stdout_head[:80]} for t in result.tests],
             "seconds": round(result.seconds, 3)}
+
+
+def _mean(values: list) -> float | None:
+    """The mean of the values that are not None, to 4 places (None when there are none)."""
+    known = [v for v in values if v is not None]
+    return round(sum(known) / len(known), 4) if known else None
 
 
 def read_lines(out: Path) -> dict[str, dict]:
@@ -92,6 +99,8 @@ def summary(out: Path) -> dict:
             "problems": len({line["problem_id"] for line in lines}),
             "verdicts_of_failures": dict(Counter(f["verdict"] for f in failures).most_common()),
             "seconds_total": round(sum(line["seconds"] for line in lines), 1),
+            "compile_cpu_seconds_mean": _mean([line.get("compile_seconds") for line in lines]),
+            "compile_cpu_seconds_max": max((line.get("compile_seconds") or 0 for line in lines), default=None),
             "failures": failures}
 
 

@@ -53,9 +53,10 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
 
     {"kind": "header", "id": str, "entry": "solve"|"script"|null,
      "entry_rule": str|null, "calls_solve": bool, "spawn": "fork"|"exec"|"binary"|null,
-     "compile_error": str|null}
+     "compile_error": str|null, "compile_seconds": float}
         entry_rule: which rule of the program contract applied (verdicts.ENTRY_RULES);
-        calls_solve: the program itself calls solve().
+        calls_solve: the program itself calls solve(); compile_seconds (C++ only, when
+        g++ ran): the CPU time of the whole compiler process tree.
 
     {"kind": "test", "id": str, "index": int, "status": "ok"|"tle"|"mle"|"ole"|"re",
      "detail": str|null, "exit_code": int|null, "signal": str|null,
@@ -352,10 +353,12 @@ def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool =
     elif header.get("compile_error"):
         result = compile_error_result(tests, header["compile_error"], language)
         result.reset_problem = problem
+        result.compile_seconds = header.get("compile_seconds")
     else:
         verdicts = [verdict_of(reply.rows.get(i), test, checker, keep_output) for i, test in enumerate(tests)]
         result = SubmissionResult(tests=verdicts, entry=header.get("entry"), entry_rule=header.get("entry_rule"),
-                                  calls_solve=bool(header.get("calls_solve")), reset_problem=problem)
+                                  calls_solve=bool(header.get("calls_solve")), reset_problem=problem,
+                                  compile_seconds=header.get("compile_seconds"))
     return result
 
 

@@ -151,6 +151,9 @@ CPP_CASES = [
          '#include <bits/stdc++.h>\nint main() {\n#ifndef ONLINE_JUDGE\n freopen("input.txt", "r", stdin);\n#endif\n'
          ' int n; std::cin >> n; std::cout << (n == 1 ? "ok" : "no") << std::endl; }\n', {"AC"}, kind="good",
          language=CPP),
+    Case("C++ #include <bits\\stdc++.h> (a Windows path)",
+         "#include <bits\\stdc++.h>\nint main() { int n; std::cin >> n; std::cout << (n == 1 ? \"ok\" : \"no\"); }\n",
+         {"AC"}, kind="good", language=CPP),
     Case("C++ without bits/stdc++.h",
          "#include <cstdio>\nint main() { int n; if (scanf(\"%d\", &n) == 1 && n == 1) puts(\"ok\"); }\n",
          {"AC"}, kind="good", language=CPP),

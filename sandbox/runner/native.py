@@ -18,6 +18,9 @@ read ``input.txt`` unless it is set) and ``-pipe``.  ``<bits/stdc++.h>`` is
 precompiled with the same flags when the image is built (``build_pch``, run by the
 Dockerfile) into ``PCH_DIR``, which comes first on the include path; g++ falls back to
 the header itself when the precompiled one does not fit (``-Winvalid-pch`` is off).
+``PCH_DIR`` also holds ``bits\\stdc++.h`` (``WINDOWS_HEADER``: a backslash in a Linux
+file name), which includes the real one: accepted Codeforces programs written on
+Windows include it by that name.
 """
 
 import collections
@@ -34,6 +37,7 @@ from .watch import watch
 COMPILER = "/usr/bin/g++"
 CXX_FLAGS = ("-O2", "-std=c++17", "-DONLINE_JUDGE", "-pipe")
 PCH_DIR = "/opt/neocoder/pch"  # holds bits/stdc++.h.gch, built with CXX_FLAGS by the image
+WINDOWS_HEADER = "bits\\stdc++.h"  # a file in PCH_DIR: the name programs written on Windows include
 BINARY = os.path.join(child.SCRATCH, ".solution")  # the compiler's output, in P's scratch space
 DIAGNOSTICS_BYTES = 2048  # the end of the compiler's messages that a compile error keeps
 # Limits of the compile step (seconds, bytes, processes); memory is the container's cgroup.
@@ -46,8 +50,9 @@ COMPILED = Compiled(entry="script", rule="compiled", calls_solve=False)
 
 
 def compile_argv(include_pch=True):
-    """The compiler's argv: g++ CXX_FLAGS [-I PCH_DIR] -x c++ - -o BINARY (source on stdin)."""
-    pch = ["-I", PCH_DIR] if include_pch and os.path.isdir(PCH_DIR) else []
+    """The compiler's argv: g++ CXX_FLAGS [-I PCH_DIR] -x c++ - -o BINARY (source on stdin);
+    ``include_pch`` puts the precompiled header's folder first on the include path."""
+    pch = ["-I", PCH_DIR] if include_pch else []
     return [COMPILER, *CXX_FLAGS, *pch, "-x", "c++", "-", "-o", BINARY]
 
 
@@ -59,15 +64,21 @@ def build_pch():
                            capture_output=True, text=True, check=True).stdout
     path = next(p for p in found.replace("\\\n", " ").split() if p.endswith("/bits/stdc++.h"))
     os.makedirs(os.path.join(PCH_DIR, "bits"), exist_ok=True)
+    # Codeforces compiles on Windows, where #include <bits\stdc++.h> finds the header too;
+    # here a file of that very name (a backslash is an ordinary character) includes it.
+    with open(os.path.join(PCH_DIR, WINDOWS_HEADER), "w") as f:
+        f.write("#include <bits/stdc++.h>\n")
     subprocess.run([COMPILER, *CXX_FLAGS, "-x", "c++-header", path, "-o",
                     os.path.join(PCH_DIR, "bits", "stdc++.h.gch")], check=True)
 
 
 def compile_source(judge, job, source):
-    """Compile ``source`` (bytes) for run ``job``; returns (binary fd, None) with the binary
-    in a sealed, read-only memfd, (None, compile error text), or (None, None) when the host
-    stopped the submission during the compile.  The compile runs under uid P with
-    COMPILE_LIMITS and is watched like a test (CPU of the whole tree, wall, output caps)."""
+    """Compile ``source`` (bytes) for run ``job``; returns (binary fd, None, CPU seconds) with
+    the binary in a sealed, read-only memfd, (None, compile error text, CPU seconds), or
+    (None, None, None) when the host stopped the submission during the compile (or the
+    compiler could not start: then the text says so).  The compile runs under uid P with
+    COMPILE_LIMITS and is watched like a test (CPU of the whole compiler tree, wall, output
+    caps); CPU seconds is that tree's CPU time."""
     stdin = memfd(source, "solution.cpp")
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -81,12 +92,12 @@ def compile_source(judge, job, source):
     before = (judge.cgroup.cpu_seconds(), self_cpu(), judge.cgroup.oom_kills())
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(compile_argv(), stdin=stdin, stdout=out_w, stderr=err_w, preexec_fn=setup,
-                                close_fds=True, env=dict(child.TEST_ENV), cwd=child.SCRATCH)
+        proc = subprocess.Popen(compile_argv(os.path.isdir(PCH_DIR)), stdin=stdin, stdout=out_w, stderr=err_w,
+                                preexec_fn=setup, close_fds=True, env=dict(child.TEST_ENV), cwd=child.SCRATCH)
     except (OSError, subprocess.SubprocessError) as exc:
         for fd in (stdin, out_w, err_w, out_r, err_r):
             os.close(fd)
-        return None, f"the compiler could not start: {exc}"
+        return None, f"the compiler could not start: {exc}", None
     for fd in (stdin, out_w, err_w):
         os.close(fd)
     try:
@@ -96,11 +107,12 @@ def compile_source(judge, job, source):
         os.close(err_r)
     judge.kill_program()
     if seen.stopped_at == "host":
-        return None, None
+        return None, None, None
+    cpu = round(seen.cpu_seconds, 4)
     error = compile_failure(seen)
     if error:
-        return None, error
-    return load_binary()
+        return None, error, cpu
+    return (*load_binary(), cpu)
 
 
 def compile_failure(seen):

@@ -268,11 +268,11 @@ class Judge:
     def run_native(self, job, header):
         """Judge a C++ "run" message: compile (native.compile_source), then run the binary
         on every input; a compile that fails is the header's compile error."""
-        binary_fd, error = native.compile_source(self, job, job["source"].encode("utf-8", "surrogateescape"))
-        if binary_fd is None:
-            return header(error) if error else None  # no error: the host stopped it while compiling
+        binary_fd, error, cpu = native.compile_source(self, job, job["source"].encode("utf-8", "surrogateescape"))
+        if binary_fd is None:  # no error: the host stopped it while compiling
+            return header(error, compile_seconds=cpu) if error else None
         try:
-            header(None, native.COMPILED, "binary")
+            header(None, native.COMPILED, "binary", compile_seconds=cpu)
             self.run_tests(job, native.COMPILED, binary_fd, "binary")
         finally:
             os.close(binary_fd)
@@ -281,10 +281,10 @@ class Judge:
         """Judge one "run" message: the header, then a test message per input run."""
         jid = job.get("id")
 
-        def header(compile_error, prepared=None, spawn=None):
+        def header(compile_error, prepared=None, spawn=None, **extra):
             emit({"kind": "header", "id": jid, "entry": prepared and prepared.entry,
                   "entry_rule": prepared and prepared.rule, "calls_solve": bool(prepared and prepared.calls_solve),
-                  "spawn": spawn, "compile_error": compile_error})
+                  "spawn": spawn, "compile_error": compile_error, **extra})
 
         source = job["source"]
         if len(source.encode("utf-8", "surrogatepass")) > SOURCE_LIMIT_BYTES:
