@@ -37,8 +37,12 @@ def sandbox_selftest(sandbox):
     from neocoder.judge.selftest_cpp import CPP_CASES
     os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
     with api.open_sandbox(sandbox, concurrency=1) as box:
-        outcomes = run_selftest(box, CASES + CPP_CASES,
-                                progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
+        # the C++ cases need the image's g++ and precompiled header: the Docker backend's
+        cases = CASES + (CPP_CASES if box.name == "docker" else [])
+        if len(cases) == len(CASES):
+            click.echo(f"  ({len(CPP_CASES)} C++ cases left out: the {box.name} backend has no sandbox image's g++)",
+                       err=True)
+        outcomes = run_selftest(box, cases, progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
     click.echo(format_outcomes(outcomes))
     if not all(o.passed for o in outcomes):
         sys.exit(1)
