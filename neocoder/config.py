@@ -29,6 +29,11 @@ from neocoder.options import Option, check, in_manifest, option
 DOCKER, PROCESS = "docker", "process"
 LOCAL, RAY = "local", "ray"
 
+# The languages programs are written in and judged (judge.verdicts re-exports them): Python 3
+# run by the sandbox's python3, C++ compiled by its g++ (docs/sandbox.md, "C++ programs").
+PYTHON, CPP = "python", "cpp"
+LANGUAGES = (PYTHON, CPP)
+
 # How hard a reasoning model thinks (OpenAI's reasoning_effort).
 REASONING_EFFORTS = ("low", "medium", "high")
 # The model names called as reasoning models when --reasoning is not given: OpenAI's o1, o3 and
@@ -54,6 +59,9 @@ MAX_ERRORS = Option(0, "Items that may end in an error (a model, sandbox or prot
 BOOTSTRAP = Option(2000, "Bootstrap resamples of the benchmark's items (problems, questions, keywords) for the 95% "
                    "intervals (neocoder/metrics/bootstrap.py).", ge=2, cap=100000)
 BOOTSTRAP_SEED = Option(0, "Seed of the bootstrap resampling (the same seed gives the same intervals).", flag="--seed")
+LANGUAGE = Option(PYTHON, "The language the programs are asked for and judged in: python, or cpp (C++17 compiled by "
+                  "g++ in the sandbox, judged with the problem's own Codeforces time limit; docs/sandbox.md).",
+                  choices=LANGUAGES)
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,17 @@ def sandbox_build(rebuild_base):
 @sandbox.command("selftest")
 @sandbox_options
 def sandbox_selftest(sandbox):
-    """Run the sandbox regression corpus (attacks and known-good programs); print a table."""
-    from neocoder.judge.selftest import format_outcomes, run_selftest
+    """Run the sandbox regression corpus (attacks and known-good programs, Python and C++); print a table."""
+    from neocoder.judge.selftest import CASES, format_outcomes, run_selftest
+    from neocoder.judge.selftest_cpp import CPP_CASES
     os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
     with api.open_sandbox(sandbox, concurrency=1) as box:
-        outcomes = run_selftest(box, progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
+        # the C++ cases need the image's g++ and precompiled header: the Docker backend's
+        cases = CASES + (CPP_CASES if box.name == "docker" else [])
+        if len(cases) == len(CASES):
+            click.echo(f"  ({len(CPP_CASES)} C++ cases left out: the {box.name} backend has no sandbox image's g++)",
+                       err=True)
+        outcomes = run_selftest(box, cases, progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
     click.echo(format_outcomes(outcomes))
     if not all(o.passed for o in outcomes):
         sys.exit(1)

@@ -56,7 +56,13 @@ from neocoder.executors.ray_actor import SandboxPool
 from neocoder.executors.ray_cluster import Cluster
 from neocoder.executors.ray_dispatch import Dispatcher, settle
 from neocoder.executors.ray_jobs import Job, infra
-from neocoder.judge.protocol import Limits, compile_error_result, size_problem, skip_after_first_failure
+from neocoder.judge.protocol import (
+    Limits,
+    check_language,
+    compile_error_result,
+    size_problem,
+    skip_after_first_failure,
+)
 from neocoder.judge.verdicts import SubmissionResult
 
 log = logging.getLogger("neocoder.executors.ray")  # the executor's one logger, in every ray_* module
@@ -152,7 +158,7 @@ class RaySandbox:
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
             keep_output: bool = False, entry: str = "auto", *,
-            stop_at_first_failure: bool = False) -> SubmissionResult:
+            stop_at_first_failure: bool = False, language: str = "python") -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input", "output"}]``) on some node of the
         cluster, as ``PooledSandbox.run`` does locally (same arguments, same result; its
         ``worker`` is "NODE/CONTAINER", its ``seconds`` the wall time seen by this caller,
@@ -173,9 +179,10 @@ class RaySandbox:
             return finished(infra(tests, self.unavailable))
         too_large = size_problem(source, [t["input"] for t in tests])
         if too_large:  # never shipped across the cluster, as the local pool never sends it to a worker
-            return finished(compile_error_result(tests, too_large))
+            return finished(compile_error_result(tests, too_large, check_language(language)))
         payload = {"source": source, "tests": tests, "limits": limits, "checker": checker,
-                   "keep_output": keep_output, "entry": entry, "stop_at_first_failure": stop_at_first_failure}
+                   "keep_output": keep_output, "entry": entry, "stop_at_first_failure": stop_at_first_failure,
+                   "language": check_language(language)}
         job = Job(payload, stop_at_first_failure)
         if self.dispatcher.closed or self.unavailable:
             return finished(infra(tests, self.unavailable or "ray executor: the sandbox was closed"))

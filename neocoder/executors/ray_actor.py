@@ -56,9 +56,9 @@ class SandboxPool:
                 "runner_sha256": self.runner, "unavailable": self.box.unavailable, "judged": self.judged}
 
     def _judge(self, row: tuple, shared: list) -> SubmissionResult:
-        source, tests, limits, checker, keep_output, entry, stop = row
+        source, tests, limits, checker, keep_output, entry, stop, language = row
         result = self.box.run(source, shared[tests], shared[limits], checker=shared[checker],
-                              keep_output=keep_output, entry=entry, stop_at_first_failure=stop)
+                              keep_output=keep_output, entry=entry, stop_at_first_failure=stop, language=language)
         result.worker = f"{self.node_id[:12]}/{result.worker}"
         with self._lock:
             self.judged += 1

@@ -94,7 +94,7 @@ def dumps(obj) -> bytes:
 
 def pack(jobs: list[Job]) -> bytes:
     """One batch's argument for ``SandboxPool.judge``: ``dumps((rows, shared))``, a row
-    ``(source, tests, limits, checker, keep_output, entry, stop_at_first_failure)`` per
+    ``(source, tests, limits, checker, keep_output, entry, stop_at_first_failure, language)`` per
     job whose ``tests``, ``limits`` and ``checker`` are indices into ``shared``, where
     each distinct object (by identity: the samples of one problem share its tests) is
     serialized once per batch however many jobs use it."""
@@ -112,7 +112,7 @@ def pack(jobs: list[Job]) -> bytes:
     for job in jobs:
         p = job.payload
         rows.append((p["source"], ref(p["tests"]), ref(p["limits"]), ref(p["checker"]), p["keep_output"],
-                     p["entry"], p["stop_at_first_failure"]))
+                     p["entry"], p["stop_at_first_failure"], p["language"]))
     return dumps((rows, shared))
 
 

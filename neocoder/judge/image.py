@@ -9,6 +9,7 @@ judge can refuse a stale image and ``neocoder sandbox build`` rebuilds when it c
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -27,6 +28,17 @@ FALLBACK_IMAGE = "neocoder-sandbox:latest"
 RUNNER_LABEL = "neocoder.runner_sha256"
 # What goes into the image besides the Dockerfile: the runner package, copied whole.
 RUNNER_PACKAGE = "runner"
+# Debian packages the debootstrapped base holds besides minbase: the Python interpreter
+# and the C++ compiler (g++ and its dependencies: cpp, binutils, libstdc++-dev).
+BASE_PACKAGES = ("python3", "g++")
+
+
+def base_tag(suite: str) -> str:
+    """The cached base image's tag for Debian ``suite``:
+    ``neocoder-sandbox-base:<suite>-<first 12 hex digits of the SHA-256 of BASE_PACKAGES>``,
+    so a base debootstrapped with another package set is never taken for this one."""
+    digest = hashlib.sha256(" ".join(BASE_PACKAGES).encode()).hexdigest()[:12]
+    return f"neocoder-sandbox-base:{suite}-{digest}"
 
 
 def default_image() -> str:
@@ -113,8 +125,8 @@ def apt_mirror_and_suite() -> tuple[str, str]:
 def build_image(tag: str | None = None, rebuild_base: bool = False, log=print) -> str:
     """Build the sandbox image and return its tag (default: ``default_image()``).
 
-    Step 1 (slow, cached as ``neocoder-sandbox-base:<suite>``): debootstrap a minbase
-    Debian with python3 from the local apt mirror and ``docker import`` it.
+    Step 1 (slow, cached as ``base_tag(suite)``): debootstrap a minbase Debian with
+    BASE_PACKAGES (python3, g++) from the local apt mirror and ``docker import`` it.
     Step 2: build ``sandbox/Dockerfile`` on top of it (adds the runner), labelled with
     the runner's SHA-256.  Raises ImageError on any failure.
     """
@@ -123,7 +135,7 @@ def build_image(tag: str | None = None, rebuild_base: bool = False, log=print) -
     label = runner_sha256(recipe)  # before the slow part: an incomplete recipe fails at once
     client = docker.from_env()
     mirror, suite = apt_mirror_and_suite()
-    base = f"neocoder-sandbox-base:{suite}"
+    base = base_tag(suite)
     have_base = bool(client.images.list(name=base))
     if rebuild_base or not have_base:
         if shutil.which("debootstrap") is None:
@@ -132,7 +144,8 @@ def build_image(tag: str | None = None, rebuild_base: bool = False, log=print) -
             rootfs = Path(tmp) / "rootfs"
             log(f"debootstrap {suite} from {mirror} (a few minutes) ...")
             proc = subprocess.run(
-                ["debootstrap", "--variant=minbase", "--include=python3", suite, str(rootfs), mirror],
+                ["debootstrap", "--variant=minbase", "--include=" + ",".join(BASE_PACKAGES),
+                 suite, str(rootfs), mirror],
                 capture_output=True, text=True,
             )
             if proc.returncode != 0:

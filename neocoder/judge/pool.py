@@ -19,6 +19,7 @@ from neocoder.judge.protocol import (
     LineChannel,
     RunnerEnd,
     RunnerLost,
+    check_language,
     compile_error_result,
     interpret,
     run_message,
@@ -139,7 +140,7 @@ class PooledSandbox:
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
             keep_output: bool = False, entry: str = "auto", *,
-            stop_at_first_failure: bool = False) -> SubmissionResult:
+            stop_at_first_failure: bool = False, language: str = "python") -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
         ``checker`` (neocoder.judge.checkers; default exact tokens).
 
@@ -153,8 +154,12 @@ class PooledSandbox:
         source or test input over the size limits (protocol.size_problem) is a
         compile-time RE, never sent.  Never raises for sandbox trouble: an
         unavailable backend and worker failures become INFRA (with the reason in
-        ``detail``); a program that kills or stalls the runner gets RE.
+        ``detail``); a program that kills or stalls the runner gets RE.  ``language``
+        "cpp" compiles the source with g++ first (a failed compile, or a source over the
+        size limit, is CE on every test) and runs the binary; ValueError for a language
+        the sandbox does not judge (verdicts.LANGUAGES).
         """
+        check_language(language)
         start = time.monotonic()
 
         def finished(result):
@@ -171,12 +176,12 @@ class PooledSandbox:
         inputs = [t["input"] for t in tests]
         too_large = size_problem(source, inputs)
         if too_large:
-            return finished(compile_error_result(tests, too_large))
-        message = run_message(source, inputs, limits, entry, self.spawn, stop_at_first_failure)
+            return finished(compile_error_result(tests, too_large, language))
+        message = run_message(source, inputs, limits, entry, self.spawn, stop_at_first_failure, language)
         reply, worker, failure = self._exchange(message, tests, limits, checker, stop_at_first_failure)
         if failure is not None:
             return all_tests(*failure)
-        result = interpret(reply, tests, checker, keep_output)
+        result = interpret(reply, tests, checker, keep_output, language)
         result.worker = worker
         return finished(result)
 
@@ -200,7 +205,8 @@ class PooledSandbox:
             except Exception as exc:  # any failure to start a worker is the sandbox's, not the model's
                 return None, None, (INFRA, f"{self.name} sandbox could not start a worker: {exc}")
             try:
-                reply = worker.channel.exchange(message, time.monotonic() + limits.reply_seconds(len(tests)),
+                deadline = time.monotonic() + limits.reply_seconds(len(tests), message["language"])
+                reply = worker.channel.exchange(message, deadline,
                                                 stop_when=failed if stop_at_first_failure else None)
             except RunnerLost as exc:
                 intact = worker.isolation_intact()

@@ -28,7 +28,7 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
         ways it can start a test.  cpu_cgroup / oom_counter: whether CPU time of
         the whole tree and OOM kills are readable.
 
-    {"op": "run", "id": str, "source": str, "entry": "auto"|"script",
+    {"op": "run", "id": str, "source": str, "language": "python"|"cpp", "entry": "auto"|"script",
      "spawn": "fork"|"exec", "stop_at_first_failure": bool,
      "inputs": [str, ...], "cpu_seconds": float, "wall_seconds": float,
      "stdout_bytes": int, "stderr_bytes": int, "stack_bytes": int,
@@ -40,17 +40,23 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
         per test.  stop_at_first_failure: the runner stops after the first test
         whose status is not "ok" (the host stops it at a WA with "stop").
         memory_bytes and pids are enforced by rlimits only in the process backend
-        (Docker: by the container's cgroup).
+        (Docker: by the container's cgroup).  language "cpp": the source is compiled
+        once by g++ under the program uid with the compile step's own limits
+        (sandbox/runner/native.py: flags CXX_FLAGS, COMPILE_LIMITS) and the binary
+        runs per input as written (entry and spawn do not apply; the header says
+        entry "script", entry_rule "compiled", spawn "binary"); a failed compile is
+        the header's compile_error, which the host makes CE on every test.
 
     {"op": "stop", "id": str}
         no more tests of run ``id``: the test running is killed and not reported.
         A stop that arrives after "done" is ignored.
 
     {"kind": "header", "id": str, "entry": "solve"|"script"|null,
-     "entry_rule": str|null, "calls_solve": bool, "spawn": "fork"|"exec"|null,
-     "compile_error": str|null}
+     "entry_rule": str|null, "calls_solve": bool, "spawn": "fork"|"exec"|"binary"|null,
+     "compile_error": str|null, "compile_seconds": float}
         entry_rule: which rule of the program contract applied (verdicts.ENTRY_RULES);
-        calls_solve: the program itself calls solve().
+        calls_solve: the program itself calls solve(); compile_seconds (C++ only, when
+        g++ ran): the CPU time of the whole compiler process tree.
 
     {"kind": "test", "id": str, "index": int, "status": "ok"|"tle"|"mle"|"ole"|"re",
      "detail": str|null, "exit_code": int|null, "signal": str|null,
@@ -76,7 +82,7 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
 
 Size limits: a source over SOURCE_LIMIT_BYTES or a test input over
 INPUT_LIMIT_BYTES is never sent; ``size_problem`` says why, and the submission is a
-compile-time RE on every test.
+compile-time RE on every test (CE for C++).
 
 Lines that are not JSON (a transport's noise) are skipped.  A runner that stops
 answering, or whose stream ends, raises ``RunnerLost``; the pool then asks the
@@ -94,12 +100,28 @@ import uuid
 from dataclasses import dataclass, field
 
 from neocoder.judge.checkers import check
-from neocoder.judge.verdicts import AC, INFRA, MLE, OLE, RE, SKIPPED, TLE, WA, SubmissionResult, TestVerdict
+from neocoder.judge.verdicts import (
+    AC,
+    CE,
+    CPP,
+    INFRA,
+    LANGUAGES,
+    MLE,
+    OLE,
+    PYTHON,
+    RE,
+    SKIPPED,
+    TLE,
+    WA,
+    SubmissionResult,
+    TestVerdict,
+)
 
 # Runner statuses that are verdicts as they are ("ok" still needs the checker).
 STATUS_VERDICTS = {"tle": TLE, "mle": MLE, "ole": OLE, "re": RE}
 SOURCE_LIMIT_BYTES = 64 << 10  # Codeforces' source limit; sandbox/runner/contract.py has the same guard
 INPUT_LIMIT_BYTES = 4 << 20  # all inputs of a submission travel in one message to the runner
+COMPILE_REPLY_SECONDS = 65  # the compile step's wall backstop (sandbox/runner/native.py) + 5 s
 
 
 class RunnerLost(RuntimeError):
@@ -166,10 +188,11 @@ class Limits:
         """Limits fixed when a worker starts; the others travel with each run message."""
         return (self.memory_mb, self.pids, self.tmpfs_mb)
 
-    def reply_seconds(self, n_tests: int) -> float:
+    def reply_seconds(self, n_tests: int, language: str = PYTHON) -> float:
         """How long the host waits for the whole reply to a run of ``n_tests`` tests:
-        each test's wall backstop plus 5 s, plus 30 s for preparing and resetting."""
-        return n_tests * (self.wall_seconds + 5) + 30
+        each test's wall backstop plus 5 s, plus 30 s for preparing and resetting, plus
+        COMPILE_REPLY_SECONDS for a C++ program's compile step."""
+        return n_tests * (self.wall_seconds + 5) + 30 + (COMPILE_REPLY_SECONDS if language == CPP else 0)
 
 
 def _size(n: int) -> str:
@@ -192,15 +215,25 @@ def size_problem(source: str, inputs: list[str]) -> str | None:
     return None
 
 
+def check_language(language: str) -> str:
+    """``language`` if the sandbox judges it (verdicts.LANGUAGES); else ValueError naming
+    the languages it knows."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}: the sandbox judges {', '.join(LANGUAGES)}")
+    return language
+
+
 def run_message(source: str, inputs: list[str], limits: Limits, entry: str = "auto", spawn: str = "fork",
-                stop_at_first_failure: bool = False) -> dict:
+                stop_at_first_failure: bool = False, language: str = PYTHON) -> dict:
     """The "run" message for ``source`` on ``inputs`` (stdin texts) under ``limits``.
 
     ``entry`` is "auto" (the program contract) or "script" (run the program as
     written); ``spawn`` "fork" or "exec"; ``stop_at_first_failure``: the runner
-    stops after a test that is not "ok".  The id is 8 random hex digits.
+    stops after a test that is not "ok"; ``language`` "python" or "cpp" (compiled
+    first; ValueError for another).  The id is 8 random hex digits.
     """
-    return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source, "entry": entry, "spawn": spawn,
+    return {"op": "run", "id": uuid.uuid4().hex[:8], "source": source, "language": check_language(language),
+            "entry": entry, "spawn": spawn,
             "stop_at_first_failure": stop_at_first_failure,
             "inputs": list(inputs), "cpu_seconds": limits.cpu_seconds,
             "wall_seconds": limits.wall_seconds, "stdout_bytes": limits.stdout_bytes,
@@ -301,7 +334,8 @@ class LineChannel:
         raise NotImplementedError
 
 
-def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool = False) -> SubmissionResult:
+def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool = False,
+              language: str = PYTHON) -> SubmissionResult:
     """Turn the runner's reply into one TestVerdict per test, in order.
 
     ``tests`` are ``[{"input": str, "output": str}]``; ``checker`` compares an
@@ -309,7 +343,7 @@ def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool =
     exact tokens); ``keep_output`` keeps each test's whole stdout.  A missing
     header or test row is INFRA (``skip_after_first_failure`` then turns the rows a
     stopped run never sent into SKIPPED).  ``seconds`` is left 0: the caller times
-    the run.
+    the run.  A compile error is RE on every test for Python, CE for C++ (``language``).
     """
     problem = None if reply.clean else reply.done.get("problem")
     header = reply.header
@@ -317,19 +351,23 @@ def interpret(reply: Reply, tests: list[dict], checker=None, keep_output: bool =
         result = SubmissionResult(tests=[TestVerdict(INFRA, detail="runner sent no header") for _ in tests],
                                   reset_problem=problem)
     elif header.get("compile_error"):
-        result = compile_error_result(tests, header["compile_error"])
+        result = compile_error_result(tests, header["compile_error"], language)
         result.reset_problem = problem
+        result.compile_seconds = header.get("compile_seconds")
     else:
         verdicts = [verdict_of(reply.rows.get(i), test, checker, keep_output) for i, test in enumerate(tests)]
         result = SubmissionResult(tests=verdicts, entry=header.get("entry"), entry_rule=header.get("entry_rule"),
-                                  calls_solve=bool(header.get("calls_solve")), reset_problem=problem)
+                                  calls_solve=bool(header.get("calls_solve")), reset_problem=problem,
+                                  compile_seconds=header.get("compile_seconds"))
     return result
 
 
-def compile_error_result(tests: list[dict], error: str) -> SubmissionResult:
-    """A program that does not compile (or is too large to send): RE on every test."""
+def compile_error_result(tests: list[dict], error: str, language: str = PYTHON) -> SubmissionResult:
+    """A program that does not compile (or is too large to send): RE on every test for
+    Python (as always), CE for C++; the detail is "compile error: " + ``error``."""
+    verdict = CE if language == CPP else RE
     return SubmissionResult(entry=None, compile_error=error,
-                            tests=[TestVerdict(RE, detail="compile error: " + error) for _ in tests])
+                            tests=[TestVerdict(verdict, detail="compile error: " + error) for _ in tests])
 
 
 def skip_after_first_failure(result: SubmissionResult) -> None:

@@ -45,12 +45,14 @@ class Sandbox(Protocol):
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
             keep_output: bool = False, entry: str = "auto", *,
-            stop_at_first_failure: bool = False) -> SubmissionResult:
+            stop_at_first_failure: bool = False, language: str = "python") -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
         ``checker`` (neocoder.judge.checkers; default exact tokens): one TestVerdict per
         test, in order.  ``keep_output`` keeps each test's whole stdout; ``entry`` "auto"
         follows the program contract, "script" runs the program as written;
-        ``stop_at_first_failure`` marks every test after the first non-AC one SKIPPED.
+        ``stop_at_first_failure`` marks every test after the first non-AC one SKIPPED;
+        ``language`` "python" or "cpp" (compiled by g++ first; a compile error is CE on
+        every test; ValueError for another language).
         Never raises for sandbox trouble: that is INFRA with the reason in ``detail``."""
 
     def close(self) -> None:

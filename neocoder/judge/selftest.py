@@ -6,7 +6,9 @@ and prints a table.  Cases with a ``follow_up`` run it as the next submission in
 the same warm container: it must find nothing the attack left behind.  Cases with
 ``same_worker`` need the canary judged by the very worker the attack ran in (the
 attack did not cost the worker); ``max_seconds`` bounds how long the verdict may
-take, and ``detail`` is a text the verdict's detail must contain.
+take, and ``detail`` is a text the verdict's detail must contain.  The C++ cases
+(``language="cpp"``) are in ``selftest_cpp.CPP_CASES``; ``neocoder sandbox selftest``
+runs both lists.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class Case:
     same_worker: bool = False  # the canary must be judged by the worker the attack ran in
     max_seconds: float | None = None  # the verdict must come within this many seconds
     detail: str | None = None  # a text the verdict's detail must contain
+    language: str = "python"  # the program's language (verdicts.LANGUAGES): "cpp" cases are compiled first
 
 
 CASES = [
@@ -237,7 +240,8 @@ def run_selftest(sandbox: PooledSandbox, cases=CASES, progress=None) -> list[Out
                 progress(outcomes[-1])
             continue
         start = time.monotonic()
-        res = sandbox.run(case.source, [{"input": case.input, "output": case.output}], case.limits)
+        res = sandbox.run(case.source, [{"input": case.input, "output": case.output}], case.limits,
+                          language=case.language)
         seconds = time.monotonic() - start
         test = res.tests[0]
         follow = None

@@ -1,5 +1,9 @@
 """Verdicts and output comparison (host side of the judge).
 
+CE (compile error) is the verdict on every test of a C++ program that g++ did not
+compile (or that was too large to send); a Python program that does not compile stays RE
+on every test, as it always was.
+
 SKIPPED is not a verdict on the program: a test not run because an earlier test of
 the same submission failed (``PooledSandbox.run(..., stop_at_first_failure=True)``).
 It is never AC, so a submission with a skipped test is not accepted.
@@ -9,9 +13,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from neocoder.config import CPP, LANGUAGES, PYTHON  # noqa: F401  (re-exported: the judge's languages)
+
 AC, WA, TLE, MLE, RE, OLE, INFRA = "AC", "WA", "TLE", "MLE", "RE", "OLE", "INFRA"
+CE = "CE"
 SKIPPED = "SKIPPED"
-VERDICTS = (AC, WA, TLE, MLE, RE, OLE, INFRA, SKIPPED)
+VERDICTS = (AC, WA, TLE, MLE, RE, OLE, CE, INFRA, SKIPPED)
+# The languages the sandbox judges (``Sandbox.run(..., language=...)``, CPP, LANGUAGES,
+# PYTHON) are declared once, in neocoder/config.py, and imported above.
 
 
 def tokens_equal(actual: bytes, expected: str) -> bool:
@@ -71,6 +80,7 @@ ENTRY_RULES = {
                        "the runner calls solve() once per test",
     "no_solve": "no zero-argument solve(): run as written",
     "script": "run as written, as asked (human solutions)",
+    "compiled": "a C++ program compiled by g++ (sandbox/runner/native.py) and its binary run as written",
 }
 
 
@@ -82,7 +92,9 @@ class SubmissionResult:
     written) or None (it did not compile, or was refused for its size);
     ``entry_rule`` names the rule that decided it (ENTRY_RULES); ``calls_solve``:
     the program itself calls solve() (the instruction said not to: reported, never
-    counted as wrong); ``worker`` names the container (or process) that judged it.
+    counted as wrong); ``worker`` names the container (or process) that judged it;
+    ``compile_seconds`` is the CPU time (s) of g++ for a C++ program (None for Python, or
+    when g++ never ran).
     """
 
     tests: list = field(default_factory=list)
@@ -93,6 +105,7 @@ class SubmissionResult:
     entry_rule: str | None = None
     calls_solve: bool = False
     worker: str | None = None
+    compile_seconds: float | None = None
 
     @property
     def verdicts(self) -> list[str]:
@@ -116,8 +129,12 @@ class SubmissionResult:
 
     def to_dict(self) -> dict:
         """The submission as a JSON object: entry, entry rule, ``calls_solve``, compile error,
-        seconds (rounded to 0.1 ms), skipped count and each test's ``to_dict``; not
-        ``reset_problem`` nor ``worker``."""
-        return {"entry": self.entry, "entry_rule": self.entry_rule, "calls_solve": self.calls_solve,
-                "compile_error": self.compile_error, "seconds": round(self.seconds, 4), "skipped": self.skipped,
-                "tests": [t.to_dict() for t in self.tests]}
+        seconds (rounded to 0.1 ms), skipped count and each test's ``to_dict``, and
+        ``compile_seconds`` where g++ ran (C++ only, so a Python record keeps its layout);
+        not ``reset_problem`` nor ``worker``."""
+        d = {"entry": self.entry, "entry_rule": self.entry_rule, "calls_solve": self.calls_solve,
+             "compile_error": self.compile_error, "seconds": round(self.seconds, 4), "skipped": self.skipped,
+             "tests": [t.to_dict() for t in self.tests]}
+        if self.compile_seconds is not None:
+            d["compile_seconds"] = self.compile_seconds
+        return d

@@ -24,6 +24,7 @@ One job per module:
 - ``wire``: the host's messages in, the runner's messages out;
 - ``session``: one runner's session, the loop over submissions and tests; ``__main__``
   starts it;
+- ``native``: C++ programs: the compile step (g++, its flags and limits) and starting the binary;
 - ``child``: the test process itself (run as a script, ``child.py --test`` or
   ``--fork-server``, and imported for its set-up).
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from . import child
+from . import child, native
 from .contract import SOURCE_LIMIT_BYTES, prepare
 from .forkserver import CHILD, ExecTest, ForkedTest, ForkServer, memfd
 from .limits import Cgroup, classify, cpu_backstop, limits_of, self_cpu, signal_name
@@ -191,6 +191,8 @@ class Judge:
         try:
             if spawn == "fork":
                 test = self.spawn_fork((stdin, out_w, err_w, status_w, setup_w), limits)
+            elif spawn == "binary":  # a compiled C++ program: no status pipe, no interpreter
+                test = native.spawn_binary(self, (stdin, out_w, err_w), program_fd, limits)
             else:
                 test = self.spawn_exec((stdin, out_w, err_w, status_w), prepared.entry, program_fd, limits)
         finally:
@@ -243,18 +245,52 @@ class Judge:
         }
 
     # ---- one submission
+    def run_tests(self, job, prepared, program_fd, spawn, ready=None):
+        """Run every input of ``job`` and emit its "test" message, stopping early when the
+        host asks or (stop_at_first_failure) at the first status that is not "ok".
+        ``ready()`` (optional) says why no test can start now (then that test is INFRA)."""
+        jid = job.get("id")
+        for i in range(len(job["inputs"])):
+            if self.host.stop_requested(jid):
+                return
+            trouble = ready() if ready else None
+            if trouble:
+                result = {"status": "infra", "detail": trouble}
+            else:
+                result = self.run_test(job, i, prepared, program_fd, spawn)
+            if result is None:
+                return
+            result.update(kind="test", id=jid, index=i)
+            emit(result)
+            if job.get("stop_at_first_failure") and result["status"] != "ok":
+                return
+
+    def run_native(self, job, header):
+        """Judge a C++ "run" message: compile (native.compile_source), then run the binary
+        on every input; a compile that fails is the header's compile error."""
+        binary_fd, error, cpu = native.compile_source(self, job, job["source"].encode("utf-8", "surrogateescape"))
+        if binary_fd is None:  # no error: the host stopped it while compiling
+            return header(error, compile_seconds=cpu) if error else None
+        try:
+            header(None, native.COMPILED, "binary", compile_seconds=cpu)
+            self.run_tests(job, native.COMPILED, binary_fd, "binary")
+        finally:
+            os.close(binary_fd)
+
     def run_job(self, job):
         """Judge one "run" message: the header, then a test message per input run."""
         jid = job.get("id")
 
-        def header(compile_error, prepared=None, spawn=None):
+        def header(compile_error, prepared=None, spawn=None, **extra):
             emit({"kind": "header", "id": jid, "entry": prepared and prepared.entry,
                   "entry_rule": prepared and prepared.rule, "calls_solve": bool(prepared and prepared.calls_solve),
-                  "spawn": spawn, "compile_error": compile_error})
+                  "spawn": spawn, "compile_error": compile_error, **extra})
 
         source = job["source"]
         if len(source.encode("utf-8", "surrogatepass")) > SOURCE_LIMIT_BYTES:
             return header(f"source over {SOURCE_LIMIT_BYTES} bytes")
+        if job.get("language", "python") == "cpp":
+            return self.run_native(job, header)
         spawn = job.get("spawn", "fork")
         if spawn not in self.spawn_modes:
             spawn = "exec"
@@ -274,20 +310,14 @@ class Judge:
             return header(f"{type(exc).__name__}: {exc}")
         header(None, prepared, spawn)
         program_fd = memfd(program, "solution.py") if spawn == "exec" else None
+
+        def server_ready():
+            if spawn == "fork" and any(self.ready_server(stack_bytes, program, prepared.entry)):
+                return "the fork server could not be restarted"
+            return None
+
         try:
-            for i in range(len(job["inputs"])):
-                if self.host.stop_requested(jid):
-                    return
-                if spawn == "fork" and any(self.ready_server(stack_bytes, program, prepared.entry)):
-                    result = {"status": "infra", "detail": "the fork server could not be restarted"}
-                else:
-                    result = self.run_test(job, i, prepared, program_fd, spawn)
-                if result is None:
-                    return
-                result.update(kind="test", id=jid, index=i)
-                emit(result)
-                if job.get("stop_at_first_failure") and result["status"] != "ok":
-                    return
+            self.run_tests(job, prepared, program_fd, spawn, server_ready)
         finally:
             if program_fd is not None:
                 os.close(program_fd)

@@ -216,7 +216,7 @@ def test_a_batch_replies_with_fast_results_before_a_slow_one_ends(cluster):
 
     def job(source):
         return Job({"source": source, "tests": tests, "limits": limits, "checker": None, "keep_output": False,
-                    "entry": "auto", "stop_at_first_failure": True}, True)
+                    "entry": "auto", "stop_at_first_failure": True, "language": "python"}, True)
 
     with RaySandbox(ray_config(cluster), slots=4) as box:
         actor = box.cluster.usable()[0]
@@ -240,7 +240,7 @@ def test_a_small_batch_replies_once_and_a_delivered_job_keeps_its_first_result(c
     from neocoder.executors.ray_jobs import Job, infra, pack
     limits, tests = Limits.for_cpu(2), [{"input": "1 2\n", "output": "3\n"}]
     jobs = [Job({"source": ADD, "tests": tests, "limits": limits, "checker": None, "keep_output": False,
-                 "entry": "auto", "stop_at_first_failure": True}, True) for _ in range(2)]
+                 "entry": "auto", "stop_at_first_failure": True, "language": "python"}, True) for _ in range(2)]
     with RaySandbox(ray_config(cluster), slots=2) as box:
         actor = box.cluster.usable()[0]
         finished, token = pickle.loads(ray.get(actor.handle.judge.remote(pack(jobs), None)))

@@ -14,7 +14,7 @@ from neocoder.judge import Limits
 
 def job(source: str, tests: list[dict], limits: Limits, checker=None, stop: bool = True) -> Job:
     payload = {"source": source, "tests": tests, "limits": limits, "checker": checker, "keep_output": False,
-               "entry": "auto", "stop_at_first_failure": stop}
+               "entry": "auto", "stop_at_first_failure": stop, "language": "python"}
     return Job(payload, stop)
 
 
@@ -29,11 +29,11 @@ def test_a_batch_carries_each_shared_test_list_once():
     rows, shared = pickle.loads(blob)
     assert len(rows) == 21 and len(shared) == 5  # big, limits, None (no checker), other, checker
     for row, j in zip(rows, jobs):
-        source, tests, lim, check, keep, entry, stop = row
+        source, tests, lim, check, keep, entry, stop, language = row
         p = j.payload
-        assert (source, shared[tests], shared[lim], shared[check], keep, entry, stop) == (
+        assert (source, shared[tests], shared[lim], shared[check], keep, entry, stop, language) == (
             p["source"], p["tests"], p["limits"], p["checker"], p["keep_output"], p["entry"],
-            p["stop_at_first_failure"])
+            p["stop_at_first_failure"], p["language"])
 
 
 def test_a_job_is_delivered_once_whichever_thread_delivers_first():

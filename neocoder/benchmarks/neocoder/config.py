@@ -13,6 +13,7 @@ from neocoder.benchmarks.neocoder.strategies.options import BEST_OF, LOGPROBS, R
 from neocoder.config import (
     BOOTSTRAP,
     BOOTSTRAP_SEED,
+    LANGUAGE,
     MAX_ERRORS,
     PROGRESS,
     Config,
@@ -54,7 +55,8 @@ class EvalConfig(Config):
     shipped with neocoder (no release needed).  ``states`` are the t to
     evaluate; ``problems`` (None: all) the problem ids; ``limit`` keeps the first N problems
     of those; ``samples`` per state; the CPU-time
-    limit per test is the problem's time limit times ``cpu_scale``.  ``out`` is the run
+    limit per test is the problem's time limit times ``cpu_scale`` (for ``language`` "cpp"
+    the problem's own Codeforces limit, docs/sandbox.md).  ``out`` is the run
     folder (an existing one is resumed).  ``model.spec == "human"`` gives the human
     baselines (Eq. 5, 6) instead.
     """
@@ -80,6 +82,7 @@ class EvalConfig(Config):
                           ge=1, cap=100)
     cpu_scale: float = option(1.0, "Multiply each problem's time limit by this for the CPU-time limit per test.",
                               gt=0, cap=10)
+    language: str = LANGUAGE.field()
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     bootstrap: int = BOOTSTRAP.field()
     bootstrap_seed: int = BOOTSTRAP_SEED.field()

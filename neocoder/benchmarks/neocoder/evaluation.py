@@ -19,7 +19,7 @@ from typing import Any
 from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.benchmarks.neocoder.descriptor import EVAL
 from neocoder.benchmarks.neocoder.shards import part
-from neocoder.config import RAY
+from neocoder.config import PYTHON, RAY
 from neocoder.dataset import RELEASE_DATASET, build_from_release, first_problems, load_states, shipped
 from neocoder.dataset.release import ANNOTATED_FILE, NEOCODER_FILE, has_release, release_file
 from neocoder.errors import NeocoderError
@@ -257,6 +257,12 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
                                 f"`neocoder run {HUMAN}` or `neocoder eval --model human`")
         if config.logprobs and config.model.spec.startswith("replay/"):
             raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
+        if config.language != PYTHON and (config.strategy != "direct" or config.paper or config.execution_classes):
+            raise NeocoderError(f"--language {config.language} runs the direct strategy on this project's judging "
+                                "only (no --strategy, --paper or --execution-classes yet: their prompts and "
+                                "harnesses are Python's)")
+        if config.language != PYTHON and config.model.spec.startswith("replay/"):
+            raise NeocoderError(f"--language {config.language}: {config.model.spec} replays recorded Python programs")
         if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:
             drawn = f"{config.best_of} candidates per sample" if config.strategy == "sample" else \
                 f"{config.samples} samples per state"
@@ -315,7 +321,8 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         # semantic entropy's behaviour classes need every test's outcome (docs/metrics.md)
         judge_all_tests = config.all_tests()
         yield judge_sample(state, i, s.model, s.box, (s.human.get(state.problem_id) or {}).get("techniques"),
-                           config.cpu_scale, judge_all_tests, config.strategy, s.options, seed, s.protocol)
+                           config.cpu_scale, judge_all_tests, config.strategy, s.options, seed, s.protocol,
+                           config.language)
 
     def concurrency(self, run: Run) -> int:
         """Samples in flight: those waiting on the model (``--max-connections``, bounded by

@@ -15,6 +15,7 @@ import time
 from neocoder.benchmarks.neocoder.paper import PaperProtocol
 from neocoder.benchmarks.neocoder.program import program_from_reply
 from neocoder.benchmarks.neocoder.strategies import Context, StrategyOptions, get_strategy
+from neocoder.config import CPP, PYTHON
 from neocoder.judge import Limits, Sandbox, SubmissionResult
 from neocoder.metrics.rates import divergent_ratio
 from neocoder.models import Model, ModelError, Reply
@@ -30,16 +31,21 @@ def tier(result: SubmissionResult) -> TierResult:
                       skipped=result.verdicts.count("SKIPPED"))
 
 
-def state_limits(state: ProblemState, cpu_scale: float = 1.0) -> Limits:
+def state_limits(state: ProblemState, cpu_scale: float = 1.0, language: str = PYTHON) -> Limits:
     """The sandbox limits of one test of ``state``: its time limit times ``cpu_scale`` as
-    CPU seconds, its memory limit in MiB."""
-    return Limits.for_cpu(float(state.time_limit_s) * cpu_scale, int(state.memory_limit_mb))
+    CPU seconds, its memory limit in MiB.  For C++ the time limit is the problem's own
+    Codeforces limit (``extra["codeforces_time_limit_s"]`` where the oracle raised the
+    state's for slow Python humans), not the raised one."""
+    seconds = float(state.time_limit_s)
+    if language == CPP:
+        seconds = float(state.extra.get("codeforces_time_limit_s") or seconds)
+    return Limits.for_cpu(seconds * cpu_scale, int(state.memory_limit_mb))
 
 
 def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
                  human: set[str] | None, cpu_scale: float = 1.0, judge_all_tests: bool = True,
                  strategy: str = "direct", options: StrategyOptions | None = None, seed: int | None = None,
-                 protocol: PaperProtocol | None = None) -> Sample:
+                 protocol: PaperProtocol | None = None, language: str = PYTHON) -> Sample:
     """Run one sample of one problem state through every stage; return its record.
 
     The ``strategy`` (neocoder/strategies/) solves the state with the model, seeing only
@@ -56,11 +62,13 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
     strategy, ``attempts`` keeps those made before it and ends with ``{"kind": "error",
     "call": the failing call's number, "error"}``.
     ``protocol`` (neocoder/paper.py) judges as the release's harness did (docs/paper.md);
-    None: this project's judging.
+    None: this project's judging.  ``language`` ("python" or "cpp") is what the model is
+    asked for (prompts/solve_*.txt or solve_cpp_*.txt), how its program is extracted,
+    compiled and judged, and which detector grammar reads it.
     """
     options = options or StrategyOptions()
-    limits = state_limits(state, cpu_scale)
-    ctx = Context(state, sample, model, sandbox, human, limits, seed, options)
+    limits = state_limits(state, cpu_scale, language)
+    ctx = Context(state, sample, model, sandbox, human, limits, seed, options, language)
     prompt = ctx.solve_prompt()
     record = Sample(problem_id=state.problem_id, state=state.state, sample=sample, model=model.name,
                     constraints=list(state.constraints), prompt_sha256=prompt.sha256(), strategy=strategy, seed=seed)
@@ -78,7 +86,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
         record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
         return record
     judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits, protocol,
-                tried=ctx.tried(program_from_reply(solution.reply)))
+                tried=ctx.tried(program_from_reply(solution.reply, language)), language=language)
     record.attempts = solution.attempts
     record.logprob = solution.reply.mean_logprob
     record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
@@ -91,7 +99,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
 
 def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sandbox, human: set[str] | None,
                 cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None,
-                protocol: PaperProtocol | None = None, tried=None) -> Sample:
+                protocol: PaperProtocol | None = None, tried=None, language: str = PYTHON) -> Sample:
     """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
     the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
 
@@ -105,18 +113,19 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     ``tried``: the strategy's Trial of this program on the examples (strategies/base.py),
     whose verdicts and techniques are taken instead of judging and detecting it again
     wherever they are what this judging would give (this project's judging, every example
-    judged or every one AC, and no sandbox failure).  Returns ``record``.
+    judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"):
+    the program's, for extraction, the sandbox and the detector.  Returns ``record``.
     """
     t0 = time.monotonic()
-    code = program_from_reply(reply)
-    limits = limits or state_limits(state, cpu_scale)
+    code = program_from_reply(reply, language)
+    limits = limits or state_limits(state, cpu_scale, language)
     fail_fast = not judge_all_tests
     source, entry = protocol.program(code) if protocol else (code, "auto")
     keep = bool(protocol and protocol.keeps_output)
 
     def judged(tests):
         result = sandbox.run(source, tests, limits, checker=state.checker, keep_output=keep, entry=entry,
-                             stop_at_first_failure=fail_fast)
+                             stop_at_first_failure=fail_fast, language=language)
         return protocol.rejudge(result, tests) if protocol else result
     reuse = (tried is not None and protocol is None and (judge_all_tests or tried.result.accepted)
              and not tier(tried.result).infra)  # a sandbox failure is judged again, never kept
@@ -124,7 +133,7 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     plus = None
     if state.extended_tests and (judge_all_tests or examples.accepted):
         plus = judged(state.extended_tests)
-    techniques = set(tried.techniques) if reuse else detect(code)
+    techniques = set(tried.techniques) if reuse else detect(code, language)
     violated, unchecked = judge_constraints(state.constraints, techniques)
     record.reply, record.code_prefix, record.code = reply.text, reply.code_prefix, code
     record.code_sha256 = hashlib.sha256(code.encode()).hexdigest()

@@ -14,27 +14,57 @@ their first prompt here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from neocoder.config import CPP, PYTHON
 from neocoder.models.base import Prompt, ReplayKey
 from neocoder.resources import prompt_text
 
-PROGRAM_START = "import sys"  # where the completion prompt's code prefix begins
+PROGRAM_START = "import sys"  # where the Python completion prompt's code prefix begins
 
 
-def solve_prompt(statement: str, replay_key: ReplayKey | None = None) -> Prompt:
-    """The prompt asking for a program that solves ``statement`` (surrounding whitespace
-    stripped; ``\"\"\"`` in it becomes ``'''`` inside the completion prompt's docstring).
+@dataclass(frozen=True)
+class SolvePrompts:
+    """The prompt files of one language and how the statement sits in the completion
+    prompt: ``start`` is where its code prefix begins, ``quote`` the statement's quoting
+    (``close`` inside the statement becomes ``escaped``, so the quote is never closed early)."""
+
+    system: str
+    user: str
+    completion: str
+    start: str
+    close: str
+    escaped: str
+
+
+# Per language (config.LANGUAGES): Python asks for solve() (the program contract), C++ for
+# a complete program with main() (docs/sandbox.md, "C++ programs").
+SOLVE_PROMPTS = {
+    PYTHON: SolvePrompts("solve_system.txt", "solve_user.txt", "solve_completion.txt", PROGRAM_START,
+                         '"""', "'''"),
+    CPP: SolvePrompts("solve_cpp_system.txt", "solve_cpp_user.txt", "solve_cpp_completion.txt", "#include",
+                      "*/", "* /"),
+}
+
+
+def solve_prompt(statement: str, replay_key: ReplayKey | None = None, language: str = PYTHON) -> Prompt:
+    """The prompt asking for a program in ``language`` ("python" or "cpp") that solves
+    ``statement`` (surrounding whitespace stripped; inside the completion prompt's quote,
+    a ``\"\"\"`` of the statement becomes ``'''`` for Python and a ``*/`` becomes ``* /`` for C++).
 
     ``replay_key`` says which recorded reply a replay model answers with (for a problem
     state: ``ReplayKey(problem_id, state, sample, source_index)``); it is never sent to a
-    model.  Raises ResourceMissing when a prompt file is not installed.
+    model.  Raises ResourceMissing when a prompt file is not installed, KeyError for a
+    language with no prompts.
     """
-    system = prompt_text("solve_system.txt").strip()
-    user = prompt_text("solve_user.txt").replace("{statement}", statement.strip())
-    completion = prompt_text("solve_completion.txt").replace(
-        "{statement}", statement.strip().replace('"""', "'''"))
+    files = SOLVE_PROMPTS[language]
+    system = prompt_text(files.system).strip()
+    user = prompt_text(files.user).replace("{statement}", statement.strip())
+    completion = prompt_text(files.completion).replace(
+        "{statement}", statement.strip().replace(files.close, files.escaped))
     return Prompt(
         messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
         completion=completion,
-        code_prefix=completion[completion.index(PROGRAM_START):],
+        code_prefix=completion[completion.index(files.start):],
         replay_key=replay_key,
     )

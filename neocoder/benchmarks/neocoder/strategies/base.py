@@ -106,8 +106,10 @@ class Context:
     """
 
     def __init__(self, state: ProblemState, sample: int, model: Model, sandbox: Sandbox,
-                 human: set[str] | None, limits: Limits, seed: int | None, options: StrategyOptions):
+                 human: set[str] | None, limits: Limits, seed: int | None, options: StrategyOptions,
+                 language: str = "python"):
         self.state, self.sample, self.model, self.sandbox = state, sample, model, sandbox
+        self.language = language  # the programs' language (config.LANGUAGES): prompt, sandbox, detector
         self.human, self.limits, self.seed, self.options = human, limits, seed, options
         self.cost = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                      "reasoning_tokens": 0, "model_s": 0.0, "judge_s": 0.0}
@@ -120,7 +122,7 @@ class Context:
         """The problem-solving prompt of this state and sample (prompts/solve_*.txt), with
         this sample's seed and any sampling ``overrides`` (Prompt fields)."""
         key = ReplayKey(self.state.problem_id, self.state.state, self.sample, self.state.source_index)
-        base = solve_prompt(self.state.statement, key)
+        base = solve_prompt(self.state.statement, key, self.language)
         return prompt_with(base, **{"seed": self.seed, **overrides})
 
     def call(self, prompt: Prompt) -> Reply:
@@ -148,8 +150,9 @@ class Context:
         if key in self._trials:
             return self._trials[key]
         started = time.monotonic()
-        result = self.sandbox.run(code, self.state.tests, self.limits, checker=self.state.checker)
-        techniques = detect(code)
+        result = self.sandbox.run(code, self.state.tests, self.limits, checker=self.state.checker,
+                                  language=self.language)
+        techniques = detect(code, self.language)
         violated, _ = judge_constraints(self.state.constraints, techniques)
         trial = Trial(code=code, verdicts=result.verdicts, techniques=techniques, violated=violated,
                       tests=result.tests, compile_error=result.compile_error,
@@ -172,8 +175,8 @@ class Context:
         return 1 if self.options.logprobs else None
 
     def program(self, reply: Reply) -> str:
-        """The program a reply stands for (program.py)."""
-        return program_from_reply(reply)
+        """The program a reply stands for (program.py), in this sample's language."""
+        return program_from_reply(reply, self.language)
 
 
 def prompt_with(prompt: Prompt, **overrides) -> Prompt:

@@ -1,0 +1,78 @@
+"""``neocoder eval --language cpp`` end to end (issue 49): a scripted endpoint on loopback
+answers each problem with an accepted human C++ solution of the release (found by the
+statement in the prompt), or an A+B program; the programs are compiled and judged in the
+real Docker sandbox, detected with the C++ grammar and scored."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from loopback import RespondingServer
+
+from neocoder.benchmarks.neocoder.program import extract_code
+from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.cli import main
+from neocoder.dataset.shipped import load_states
+from neocoder.techniques import detect
+from neocoder.techniques.human import solutions_by_language
+
+AB = ("```cpp\n#include <cstdio>\n"
+      "int main() { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b); }\n```")
+
+
+def test_the_cpp_prompt_asks_for_a_whole_program_and_its_block_is_extracted():
+    prompt = solve_prompt("Print 1.", None, "cpp")
+    user = prompt.messages[1]["content"]
+    assert "C++17" in user and "main()" in user and "```cpp" in user and "solve()" not in user
+    assert prompt.code_prefix.startswith("#include")
+    reply = "Here:\n```python\nprint(1)\n```\n```cpp\nint helper();\n```\n```c++\nint main() { return 0; }\n```"
+    assert extract_code(reply, "cpp") == "int main() { return 0; }\n"
+    assert extract_code(reply) == "print(1)\n"  # Python's extraction is unchanged
+
+
+@pytest.mark.docker
+def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, sandbox):
+    everything = load_states()
+    first = list(dict.fromkeys(s.problem_id for s in everything))[:5]  # what --limit 5 takes
+    states = [s for s in everything if s.problem_id in first and s.state <= 1]
+    humans = solutions_by_language(release_dir, first)
+    answers = {pid: next((src for lang, src in humans[pid] if lang == "cpp"), None) for pid in first}
+
+    def respond(kind, body):
+        asked = body["messages"][-1]["content"]
+        for state in states:
+            if state.statement.strip() in asked and answers[state.problem_id]:
+                return f"```cpp\n{answers[state.problem_id]}\n```", None
+        return AB, None
+
+    out = tmp_path / "run"
+    with RespondingServer(respond) as server:
+        ran = CliRunner().invoke(main, ["eval", "--model", "openai/cpp-writer", "--base-url", server.url,
+                                        "--api-key", "k", "--language", "cpp", "--limit", "5", "--states", "0-1",
+                                        "--out", str(out), "--release", str(release_dir), "--quiet"])
+        asked = [body["messages"][-1]["content"] for _, body in server.requests]
+    assert ran.exit_code == 0, ran.output
+    assert "headline: cumulative NeoGauge@1 = " in ran.output
+    assert asked and all("C++17" in text and "main()" in text for text in asked)
+    samples = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(samples) == 10
+    assert all(s["entry_rule"] == "compiled" for s in samples if not s["compile_error"])
+    answered = sum(2 for pid in first if answers[pid])  # states 0 and 1 of each problem with a C++ human
+    assert answered >= 6 and sum(s["examples"]["correct"] for s in samples) == answered  # accepted
+    for sample in samples:  # read by the C++ grammar: a human program uses some technique
+        assert sample["techniques"] == sorted(detect(sample["code"], "cpp"))
+        assert sample["techniques"] or "a + b" in sample["code"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["language"] == "cpp"
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["states"]["0"]["n"] == 5 and metrics["states"]["0"]["pass@1"] == answered / 10
+
+
+def test_cpp_refuses_what_only_python_has(tmp_path, release_dir):
+    args = ["eval", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k",
+            "--language", "cpp", "--limit", "1", "--out", str(tmp_path / "r"), "--release", str(release_dir)]
+    refused = CliRunner().invoke(main, args + ["--strategy", "self-correct"])
+    assert refused.exit_code != 0 and "--language cpp runs the direct strategy" in refused.output
+    replay = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--language", "cpp",
+                                       "--limit", "1", "--out", str(tmp_path / "p"), "--release", str(release_dir)])
+    assert replay.exit_code != 0 and "replays recorded Python programs" in replay.output
