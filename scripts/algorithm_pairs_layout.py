@@ -81,7 +81,8 @@ def main() -> None:
                 continue
             lines.append(f"--- {pid} gpt4:{r} sha:{sha(code)}\n{code.split('# Test')[0].split('import io')[0].strip()}")
         for i in farthest(humans[pid], sampled, args.extra):
-            lines.append(f"--- {pid} human:{i} sha:{sha(humans[pid][i])} deliberate\n{humans[pid][i].replace(chr(13), '')}")
+            src = humans[pid][i].replace("\r", "")
+            lines.append(f"--- {pid} human:{i} sha:{sha(humans[pid][i])} deliberate\n{src}")
         text = "\n".join(lines) + "\n"
         if args.out:
             (args.out / f"{pid}.txt").write_text(text)

@@ -64,4 +64,5 @@ def train_command(release, labels, out):
     write(content, out)
     fitted = content["fitted_on"]
     click.echo(f"fitted on {fitted['pairs']} pairs ({fitted['different']} different) of {fitted['problems']} "
-               f"tuning problems; threshold {content['threshold']} (cross-validated kappa {fitted['cv_kappa']}, {fitted['model']}); wrote {out}")
+               f"tuning problems; threshold {content['threshold']} (cross-validated kappa {fitted['cv_kappa']}, "
+               f"{fitted['model']}); wrote {out}")

@@ -98,7 +98,8 @@ def sha12(code: str) -> str:
 
 
 def shipped_path(name: str = FILE) -> Path:
-    """The shipped ``partitions.jsonl`` (or ``name``, e.g. SECOND) on disk; LabelledSetError when it is not installed."""
+    """The shipped ``partitions.jsonl`` (or ``name``, e.g. SECOND) on disk; LabelledSetError when it is
+    not installed."""
     entry = resources.files(PACKAGE).joinpath(name)
     if not entry.is_file():
         raise LabelledSetError(f"{PACKAGE}/{name} is missing (reinstall neocoder; in a checkout: pip install -e .)")

@@ -140,7 +140,8 @@ def run_diversity(samples: list[Sample], humans: dict[str, list[Program]] | None
     the human reference programs (humans.human_programs; None: no comparison with humans)
     and the execution classes (code_sha256 -> execution.Fingerprint.key(); None: no
     execution measure).  Returns ``{"measures", "default" (the measure the report leads
-    with, classes.DEFAULT), "validated" (whether it passed its check on held-out labelled pairs), "patience", "structure_threshold", "operations_threshold",
+    with, classes.DEFAULT), "validated" (whether it passed its check on held-out labelled pairs),
+    "patience", "structure_threshold", "operations_threshold",
     "states": {str(t): {measure: {rate: {"value", "problems", "low", "high", "se"}}}},
     "chain": {measure: {...}}}``; a state appears only where some problem has k >= 2."""
     measures = ["technique", STRUCTURE, OPERATIONS, LEARNED] + ([EXECUTION] if fingerprints is not None else [])
@@ -149,7 +150,8 @@ def run_diversity(samples: list[Sample], humans: dict[str, list[Program]] | None
     if chain:
         values[CHAIN] = chain
     summary = _summarise(values, resamples, seed) if values else {}
-    return {"measures": measures, "default": DEFAULT, "validated": validated(), "patience": PATIENCE, "structure_threshold": THRESHOLD,
+    return {"measures": measures, "default": DEFAULT, "validated": validated(), "patience": PATIENCE,
+            "structure_threshold": THRESHOLD,
             "operations_threshold": OPERATIONS_THRESHOLD,
             "states": {str(t): _nest(summary[t]) for t in sorted(by_state)},
             "chain": _nest(summary.get(CHAIN, {}))}

@@ -22,7 +22,8 @@ PAIRS = CHECKOUT / "data" / "codeforces" / "algorithm_pairs"
 SORT = "n = int(input())\na = list(map(int, input().split()))\na.sort()\nprint(a[-1])\n"
 SCAN = "n = int(input())\na = list(map(int, input().split()))\nbest = a[0]\nfor x in a:\n    if x > best:\n" \
        "        best = x\nprint(best)\n"
-SCAN_AGAIN = "input()\nxs = list(map(int, input().split()))\nm = -1\nfor v in xs:\n    m = v if v > m else m\nprint(m)\n"
+SCAN_AGAIN = "input()\nxs = list(map(int, input().split()))\nm = -1\nfor v in xs:\n" \
+             "    m = v if v > m else m\nprint(m)\n"
 RECURSIVE = "def f(n):\n    return 1 if n < 2 else n * f(n - 1)\nprint(f(int(input())))\n"
 BISECT = "import bisect\na = sorted(map(int, input().split()))\nprint(bisect.bisect_left(a, 5))\n"
 HALVING = "n = int(input())\nlo, hi = 0, n\nwhile lo < hi:\n    mid = (lo + hi) // 2\n    if mid * mid < n:\n" \
