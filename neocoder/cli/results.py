@@ -22,8 +22,11 @@ from neocoder.cli.options import bootstrap_options
               "which are shown by default.")
 @click.option("--allow-dataset-mismatch", is_flag=True,
               help="Compare runs scored on different dataset versions (manifest dataset_version) instead of refusing.")
+@click.option("--allow-language-mismatch", is_flag=True,
+              help="Compare runs whose programs are in different languages (--language) instead of refusing.")
 @bootstrap_options("shared problem")
-def compare_command(runs, fmt, published, no_paper, allow_dataset_mismatch, bootstrap, bootstrap_seed):
+def compare_command(runs, fmt, published, no_paper, allow_dataset_mismatch, allow_language_mismatch, bootstrap,
+                    bootstrap_seed):
     """NeoCoder runs side by side per state and metric, with paired differences against the first.
 
     Beside a GPT-4 run the paper's Table 4 is shown, beside a strategy run the paper's
@@ -34,7 +37,8 @@ def compare_command(runs, fmt, published, no_paper, allow_dataset_mismatch, boot
     measured = [load_run(r) for r in runs]
     shipped = [] if no_paper else paper.beside(measured)
     scores = measured + shipped + [load_published(p) for p in published]
-    result = compare(scores, bootstrap, bootstrap_seed, allow_dataset_mismatch=allow_dataset_mismatch)
+    result = compare(scores, bootstrap, bootstrap_seed, allow_dataset_mismatch=allow_dataset_mismatch,
+                     allow_language_mismatch=allow_language_mismatch)
     if fmt == "csv":
         for note in result["notes"]:
             click.echo(note, err=True)

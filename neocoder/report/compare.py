@@ -55,6 +55,7 @@ class RunScores:
     dataset_version: str | None = None  # manifest extra["dataset_version"]; None: not recorded
     table5: dict | None = None  # the paper's Table 5 row of this run's strategy (published.table5_for)
     samples: list = field(default_factory=list, repr=False)  # an eval run's Sample records (diversity overlap)
+    language: str = "python"  # the language its programs were written in (manifest config; issue 49)
 
     def value(self, t: int, metric: str) -> tuple[float | None, dict | None]:
         """(value, interval) of ``metric`` at state t from the run's metrics."""
@@ -94,11 +95,14 @@ def load_run(path: Path) -> RunScores:
     label = model or str(path)
     if metrics.get("strategy", "direct") != "direct":
         label += f" [{metrics['strategy']}]"
+    language = manifest.config.get("language") or "python"  # runs from before issue 49 are Python
+    if language != "python":
+        label += f" [{language}]"
     if manifest.config.get("paper"):  # a step of the paper ablation (docs/paper.md)
         on = " on release" if manifest.config.get("dataset") == "release" else ""
         label += f" [paper: {','.join(manifest.config['paper'])}{on}]"
     return RunScores(label=label, path=str(path), metrics=metrics, ratios=ratios, model=model,
-                     dataset_version=manifest.extra.get("dataset_version"), samples=samples)
+                     dataset_version=manifest.extra.get("dataset_version"), samples=samples, language=language)
 
 
 def load_published(path: Path) -> RunScores:
@@ -139,8 +143,26 @@ def check_datasets(runs: list[RunScores], allow_mismatch: bool = False) -> list[
     return notes
 
 
+def check_languages(runs: list[RunScores], allow_mixed: bool = False) -> list[str]:
+    """Whether the measured ``runs`` may be paired, by the language of their programs
+    (issue 49: Denial Prompting may push a model differently in C++ and in Python, so a
+    difference between a Python and a C++ run is not a difference between models).
+    Returns the note lines to show; raises NeocoderError naming both runs and languages
+    when two differ, unless ``allow_mixed`` (then a note says so).  Published rows are exempt."""
+    measured = [r for r in runs if not r.published]
+    languages = sorted({r.language for r in measured})
+    if len(languages) < 2:
+        return []
+    what = "; ".join(f"{r.label} ({r.path}) is {r.language}" for r in measured)
+    if not allow_mixed:
+        raise NeocoderError(f"the runs were written in different languages ({what}): their differences would "
+                            "mix languages with models; compare runs of one language, or pass "
+                            "--allow-language-mismatch to compare them anyway")
+    return [f"note: runs of different languages ({', '.join(languages)}) compared anyway (--allow-language-mismatch)"]
+
+
 def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-            allow_dataset_mismatch: bool = False) -> dict:
+            allow_dataset_mismatch: bool = False, allow_language_mismatch: bool = False) -> dict:
     """The comparison as plain data: ``{"runs": [{label, path, published, strategy, cost,
     dataset_version, table5}], "rows": [{"state", "metric", "values": [{value, low, high}
     or None per run], "diffs": [{diff, low, high, se, units} or None per run after the
@@ -148,11 +170,12 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
     problems both runs scored at the state (published rows have no differences, and
     show only the states some measured run has).
 
-    Raises NeocoderError without runs, or for two runs scored on different dataset
-    versions unless ``allow_dataset_mismatch`` (``check_datasets``)."""
+    Raises NeocoderError without runs, for two runs scored on different dataset
+    versions unless ``allow_dataset_mismatch`` (``check_datasets``), or for runs of
+    different languages unless ``allow_language_mismatch`` (``check_languages``)."""
     if not runs:
         raise NeocoderError("give at least one run folder")
-    notes = check_datasets(runs, allow_dataset_mismatch)
+    notes = check_datasets(runs, allow_dataset_mismatch) + check_languages(runs, allow_language_mismatch)
     measured = [r for r in runs if not r.published] or runs  # published figures only beside measured states
     states = sorted({int(t) for r in measured for t in r.metrics.get("states", {})})
     base = runs[0]
@@ -170,7 +193,7 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
             rows.append({"state": t, "metric": metric, "values": values, "diffs": diffs})
     return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
                       "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics),
-                      "dataset_version": r.dataset_version, "table5": r.table5,
+                      "dataset_version": r.dataset_version, "table5": r.table5, "language": r.language,
                       "outcome": r.metrics.get("outcome")} for r in runs],
             "rows": rows, "notes": notes, "diversity": diversity_rows(runs, resamples, seed),
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}

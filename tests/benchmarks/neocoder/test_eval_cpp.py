@@ -67,6 +67,22 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["states"]["0"]["n"] == 5 and metrics["states"]["0"]["pass@1"] == answered / 10
 
+    # compare refuses to pair it with a Python run of the same problems unless asked, and labels it
+    python = tmp_path / "python"
+    ran = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--limit", "5", "--states", "0-1",
+                                    "--out", str(python), "--release", str(release_dir), "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    refused = CliRunner().invoke(main, ["compare", str(out), str(python), "--no-published"])
+    assert refused.exit_code != 0
+    assert "different languages" in refused.output and "is cpp" in refused.output and "is python" in refused.output
+    allowed = CliRunner().invoke(main, ["compare", str(out), str(python), "--no-published", "--format", "json",
+                                        "--allow-language-mismatch"])
+    assert allowed.exit_code == 0, allowed.output
+    result = json.loads(allowed.output)
+    assert [r["language"] for r in result["runs"]] == ["cpp", "python"]
+    assert result["runs"][0]["label"].endswith("[cpp]") and any("--allow-language-mismatch" in n
+                                                                 for n in result["notes"])
+
 
 def test_cpp_refuses_what_only_python_has(tmp_path, release_dir):
     args = ["eval", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k",
