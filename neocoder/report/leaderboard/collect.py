@@ -163,6 +163,8 @@ def _source(bench, folder: Path, model: str, row_model: str, suite: Path | None 
         settings["suite"] = suite_config.get("preset")
     else:
         settings.update({k: config[k] for k in TASK_SETTINGS if config.get(k) not in (None, False, [], "")})
+    if config.get("language") not in (None, "python"):  # issue 49: a C++ run is its own row, told apart by it
+        settings["language"] = config["language"]
     calls = metrics.get("calls") or {}
     facts = {"started": manifest.started, "provider": model.split("/", 1)[0] if "/" in model else model,
              "dataset": manifest.extra.get("dataset_version") or manifest.extra.get("dataset") or config.get("domain"),

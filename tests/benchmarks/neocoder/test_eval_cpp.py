@@ -82,6 +82,12 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
     assert [r["language"] for r in result["runs"]] == ["cpp", "python"]
     assert result["runs"][0]["label"].endswith("[cpp]") and any("--allow-language-mismatch" in n
                                                                  for n in result["notes"])
+    # on a leaderboard the C++ run is a row of its own, its settings naming the language
+    from neocoder.report.leaderboard.collect import collect
+    rows = collect([out, python])
+    assert len(rows) == 2
+    cpp_row = next(r for r in rows if "language cpp" in r.settings_text())
+    assert "language" not in next(r for r in rows if r is not cpp_row).settings
 
 
 def test_cpp_refuses_what_only_python_has(tmp_path, release_dir):
