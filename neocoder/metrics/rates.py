@@ -324,15 +324,17 @@ def add_intervals(states: dict, ratios: dict[int, dict[str, Ratio]], resamples: 
 
 def score_samples(model: str | None, samples: list[Sample], resamples: int = DEFAULT_RESAMPLES,
                   seed: int = DEFAULT_SEED, *, strategy: str | None = None, calls: dict | None = None,
-                  tests: list[str] | None = None, dataset: str | None = None) -> EvalMetrics:
+                  tests: list[str] | None = None, dataset: str | None = None,
+                  language: str | None = None) -> EvalMetrics:
     """The metrics of a model's run from its ``Sample`` records: every state with its
     intervals (a bootstrap over problems, ``resamples`` replicates with ``seed``), and the
-    run's ``strategy``, call-cache ``calls``, test ``tests`` tiers and ``dataset`` name
-    where given.  ``.to_dict()`` is the run's metrics.json."""
+    run's ``strategy``, call-cache ``calls``, test ``tests`` tiers, ``dataset`` name and
+    ``language`` (only when not Python) where given.  ``.to_dict()`` is the run's metrics.json."""
     states, ratios = sample_states(samples)
     add_intervals(states, ratios, resamples, seed)
     return EvalMetrics(model=model, states=states, bootstrap=bootstrap_info(resamples, seed, "problem"),
-                       strategy=strategy, calls=calls, tests=tests, dataset=dataset)
+                       strategy=strategy, calls=calls, tests=tests, dataset=dataset,
+                       language=None if language in (None, "python") else language)
 
 
 def score_humans(rows: list[HumanBaseline], resamples: int = DEFAULT_RESAMPLES,

@@ -171,6 +171,8 @@ class EvalMetrics:
     """The test tiers judged: ["examples"] or ["examples", "plus"]."""
     dataset: str | None = field(default=None, metadata=_OPTIONAL)
     """What the problem states were judged on (tasks.evaluation.describe_dataset)."""
+    language: str | None = field(default=None, metadata=_OPTIONAL)
+    """The programs' language when it is not Python ("cpp", issue 49); None (left out) for Python."""
     diversity: dict | None = field(default=None, metadata=_OPTIONAL)
     """How different the programs are: algorithm classes by technique, structure and
     execution, per state, along the chain and against the humans (diversity/run.py)."""

@@ -43,7 +43,9 @@ def eval_table(metrics: dict) -> str:
     if excluded:
         lines.append(f"({excluded} samples excluded: sandbox INFRA failures or model errors; rerun to retry)")
     if metrics.get("dataset"):
-        lines.append(f"tests: {' + '.join(metrics.get('tests', ['examples']))}; dataset: {metrics['dataset']}")
+        language = f"; language: {metrics['language']}" if metrics.get("language") else ""
+        tiers = " + ".join(metrics.get("tests", ["examples"]))
+        lines.append(f"tests: {tiers}; dataset: {metrics['dataset']}{language}")
     last = max(metrics["states"], key=int, default=None)
     empty = [t for t, m in metrics["states"].items() if not m["n"]]
     if metrics["model"] != HUMAN and empty:

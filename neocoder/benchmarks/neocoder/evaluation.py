@@ -358,7 +358,7 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
         tests = ["examples", "plus"] if any(st.extended_tests for st in s.states) else ["examples"]
         metrics = score_samples(s.model.name, samples, config.bootstrap, config.bootstrap_seed,
                                 strategy=config.strategy, calls=run.cache.stats(), tests=tests,
-                                dataset=s.dataset.name)
+                                dataset=s.dataset.name, language=config.language)
         humans = diversity_humans(config, {x.problem_id for x in samples}, s.human_solutions)
         codes = execution_keys(config, s.box, s.states, samples, humans)
         metrics.diversity = run_diversity(samples, humans, codes, resamples=config.bootstrap,

@@ -39,7 +39,8 @@ SAMPLE_COLUMNS = {
 
 STATE_RATES = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "divergent", "neogauge",
                "cumulative_neogauge")
-STATE_COLUMNS = {"model": "string", "dataset": "string", "state": "int64", "n": "int64", "excluded": "int64",
+STATE_COLUMNS = {"model": "string", "dataset": "string", "language": "string", "state": "int64", "n": "int64",
+                 "excluded": "int64",
                  **{rate.replace("@", "_at_"): "double" for rate in STATE_RATES},
                  **{f"{rate.replace('@', '_at_')}_{end}": "double"
                     for rate in STATE_RATES if rate != "cumulative_neogauge" for end in ("low", "high")}}
@@ -62,7 +63,8 @@ def state_rows(folder: Path) -> list[dict]:
     metrics = run.read_metrics()
     rows = []
     for t, state in sorted((metrics.get("states") or {}).items(), key=lambda kv: int(kv[0])):
-        row = {"model": metrics.get("model"), "dataset": metrics.get("dataset"), "state": int(t),
+        row = {"model": metrics.get("model"), "dataset": metrics.get("dataset"),
+               "language": metrics.get("language") or "python", "state": int(t),
                "n": state.get("n"), "excluded": state.get("excluded")}
         for rate in STATE_RATES:
             name = rate.replace("@", "_at_")

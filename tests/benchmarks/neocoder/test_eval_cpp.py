@@ -66,6 +66,9 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
     assert manifest["config"]["language"] == "cpp"
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["states"]["0"]["n"] == 5 and metrics["states"]["0"]["pass@1"] == answered / 10
+    assert metrics["language"] == "cpp" and "; language: cpp" in ran.output
+    from neocoder.benchmarks.neocoder.tables import state_rows
+    assert {row["language"] for row in state_rows(out)} == {"cpp"}
 
     # compare refuses to pair it with a Python run of the same problems unless asked, and labels it
     python = tmp_path / "python"
@@ -88,6 +91,8 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
     assert len(rows) == 2
     cpp_row = next(r for r in rows if "language cpp" in r.settings_text())
     assert "language" not in next(r for r in rows if r is not cpp_row).settings
+    assert "language" not in json.loads((python / "metrics.json").read_text())  # Python's metrics are unchanged
+    assert {row["language"] for row in state_rows(python)} == {"python"}
 
 
 def test_cpp_refuses_what_only_python_has(tmp_path, release_dir):
