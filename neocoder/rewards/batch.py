@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, fields
 from typing import Iterable, Iterator
 
-from neocoder.config import SandboxConfig
+from neocoder.config import LANGUAGES, PYTHON, SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.records import ProblemState, Sample
 from neocoder.rewards.archive import ArchiveStore, check_name
@@ -131,11 +131,16 @@ class Scorer:
     CPU); ``archive_db``: the archives' database (None: in memory, gone with the process;
     a SQLite file path or a SQLAlchemy URL keeps them).  ``model`` is the name recorded as
     each sample's model; ``judge_all_tests`` False stops each tier at its first failure
-    (faster, the same scores).  Entering raises NeocoderError when the sandbox cannot run
+    (faster, the same scores); ``language`` the programs' ("python" or "cpp": C++ replies
+    are read, compiled and detected as C++).  Entering raises NeocoderError when the sandbox cannot run
     here, ArchiveError when the database cannot be opened."""
 
     def __init__(self, sandbox: SandboxConfig | None = None, archive_db=None, states: list[ProblemState] | None = None,
-                 model: str = "api", judge_all_tests: bool = True, cpu_scale: float = 1.0):
+                 model: str = "api", judge_all_tests: bool = True, cpu_scale: float = 1.0,
+                 language: str = PYTHON):
+        if language not in LANGUAGES:
+            raise NeocoderError(f"Scorer: language {language!r} is not one of {', '.join(LANGUAGES)}")
+        self.language = language
         self.config = sandbox or SandboxConfig()
         self.archive_db, self.model = archive_db, model
         self.judge_all_tests, self.cpu_scale = judge_all_tests, cpu_scale
@@ -191,7 +196,7 @@ class Scorer:
         unknown problem or state."""
         state = self.bank.state(item.problem_id, item.state)
         return score_state(state, item.text, self.box, self.bank.human(item.problem_id), self.model,
-                           self.cpu_scale, self.judge_all_tests)
+                           self.cpu_scale, self.judge_all_tests, self.language)
 
     def score(self, items: Iterable, archive: str | None = None,
               weights: RewardWeights = RewardWeights()) -> Iterator[ScoreResult]:

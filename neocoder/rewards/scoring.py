@@ -14,6 +14,7 @@ import threading
 
 from neocoder.benchmarks.neocoder.pipeline import judge_reply
 from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.config import PYTHON
 from neocoder.errors import NeocoderError
 from neocoder.judge import Sandbox
 from neocoder.metrics.rates import state_metrics
@@ -86,13 +87,16 @@ def score_record(record: Sample) -> dict:
 
 
 def score_state(state: ProblemState, text: str, box: Sandbox, human: set | None, model: str = "api",
-                cpu_scale: float = 1.0, judge_all_tests: bool = True) -> tuple[Sample, dict]:
+                cpu_scale: float = 1.0, judge_all_tests: bool = True,
+                language: str = PYTHON) -> tuple[Sample, dict]:
     """The sample record of reply (or program) ``text`` for ``state`` judged in ``box``
     against H(p) ``human``, and its scores (``score_record``).  The record is sample 0 of
     the state with the prompt hash ``neocoder eval`` would record.  Sandbox failures are
-    recorded (``infra``), not raised."""
-    prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, 0, state.source_index))
+    recorded (``infra``), not raised.  ``language`` ("python" or "cpp"): the program's, for
+    extraction, the sandbox (a C++ program is compiled; CE on a compile failure) and the detector."""
+    key = ReplayKey(state.problem_id, state.state, 0, state.source_index)
+    prompt = solve_prompt(state.statement, key, language)
     record = Sample(problem_id=state.problem_id, state=state.state, sample=0, model=model,
                     constraints=list(state.constraints), prompt_sha256=prompt.sha256())
-    judge_reply(record, state, Reply(text=text), box, human, cpu_scale, judge_all_tests)
+    judge_reply(record, state, Reply(text=text), box, human, cpu_scale, judge_all_tests, language=language)
     return record, score_record(record)

@@ -76,7 +76,8 @@ async def _score_one(s: Services, who: str, body: BatchScoreRequest, i: int, bef
     item: BatchItem = body.items[i]
     try:
         record, scores = await _admitted(s, who, lambda: s.judge.score(
-            item.problem_id, item.state, item.text, body.model, judge_all_tests=body.judge_all_tests))
+            item.problem_id, item.state, item.text, body.model, judge_all_tests=body.judge_all_tests,
+            language=body.language))
         count_verdicts(s, record)
         if before is not None:
             await done[before].wait()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from neocoder.benchmarks.neocoder.program import program_from_reply
-from neocoder.config import DOCKER, RAY, SandboxConfig
+from neocoder.config import DOCKER, PYTHON, RAY, SandboxConfig
 from neocoder.dataset import build_from_release, load_states, shipped
 from neocoder.errors import NeocoderError
 from neocoder.judge import Limits, Sandbox, SubmissionResult
@@ -118,17 +118,20 @@ class JudgeService:
         if self.box.unavailable:
             raise Unavailable(self.box.unavailable)
 
-    def run(self, program: str, tests: list[dict], cpu_seconds: float, memory_mb: int) -> SubmissionResult:
+    def run(self, program: str, tests: list[dict], cpu_seconds: float, memory_mb: int,
+            language: str = PYTHON) -> SubmissionResult:
         """Judge ``program`` on ``tests`` (``{"input", "output"}``; a test without ``output``
         is only run, and gets ``OK`` when it ran to its end, with its whole stdout); no
-        tests: run it once on empty input.  Raises TooLarge, Unavailable."""
+        tests: run it once on empty input.  ``language``: "python" or "cpp" (compiled first;
+        CE on every test when it does not compile).  Raises TooLarge, Unavailable."""
         self._check_size("program", program)
         self._check_sandbox()
         cases = [dict(t) for t in tests] or [{"input": ""}]
         unchecked = {i for i, t in enumerate(cases) if t.get("output") is None}
         for i in unchecked:
             cases[i]["output"] = ""
-        result = self.box.run(program, cases, Limits.for_cpu(cpu_seconds, memory_mb), keep_output=bool(unchecked))
+        result = self.box.run(program, cases, Limits.for_cpu(cpu_seconds, memory_mb), keep_output=bool(unchecked),
+                              language=language)
         for i, verdict in enumerate(result.tests):
             if i in unchecked and verdict.verdict in ("AC", "WA"):
                 verdict.verdict = RAN
@@ -137,16 +140,17 @@ class JudgeService:
         return result
 
     def score(self, problem_id: str, t: int, text: str, model: str = "api", cpu_scale: float = 1.0,
-              judge_all_tests: bool = True) -> tuple[Sample, dict]:
+              judge_all_tests: bool = True, language: str = PYTHON) -> tuple[Sample, dict]:
         """The sample record of reply (or program) ``text`` for problem state (problem_id, t),
         and its scores (neocoder.rewards.scoring.score_state, shared with the in-process
         Scorer): ``{"correct", "correct_plus", "follows", "convergent",
         "divergent", "neogauge", "excluded"}`` as the run metrics define them (metrics.py
         on this one sample).  Raises NotFound, TooLarge, Unavailable."""
         state = self.state(problem_id, t)
-        self._check_size("reply", program_from_reply(Reply(text=text)))
+        self._check_size("reply", program_from_reply(Reply(text=text), language))
         self._check_sandbox()
-        return score_state(state, text, self.box, self.human(problem_id), model, cpu_scale, judge_all_tests)
+        return score_state(state, text, self.box, self.human(problem_id), model, cpu_scale, judge_all_tests,
+                           language)
 
     def _check_size(self, field_name: str, program: str) -> None:
         size = len(program.encode("utf-8", "replace"))

@@ -33,7 +33,7 @@ from pydantic import (
     model_validator,
 )
 
-from neocoder.config import ModelConfig, ProgramLimits
+from neocoder.config import LANGUAGES, PYTHON, ModelConfig, ProgramLimits
 from neocoder.records import HUMAN
 from neocoder.rewards.archive import ARCHIVE_NAME
 from neocoder.rewards.formula import RewardWeights
@@ -62,7 +62,10 @@ class ProgramRequest(Strict):
     """The program and tests of a /v1/run request."""
 
     program: str = Field(min_length=1, description="Python source: a zero-argument solve() is called once per "
-                                                   "test, else the program runs as a script.")
+                                                   "test, else the program runs as a script; or C++ source with "
+                                                   "language cpp.")
+    language: Literal[LANGUAGES] = Field(PYTHON, description="The program's language: python, or cpp (compiled "
+                                                             "once with g++ -O2 -std=c++17; CE on a compile failure).")
     tests: list[TestCase] = Field(default_factory=list, description="No tests: the program runs once on "
                                                                     "empty input.")
 
@@ -123,6 +126,8 @@ class JudgeOptions(Strict):
 
     model: str = Field("api", min_length=1, max_length=200, pattern=r"^[\x20-\x7e]+$",
                        description="The name recorded as the sample's model.")
+    language: Literal[LANGUAGES] = Field(PYTHON, description="The programs' language: python, or cpp (the C++ "
+                                                             "prompt's contract; compiled; CE on a compile failure).")
     judge_all_tests: bool = Field(True, description="False: each tier stops at its first failing test and the "
                                                     "extended tests run only after every example passed "
                                                     "(faster; the same scores).")

@@ -322,3 +322,33 @@ def test_eval_through_server_equals_local(server, tmp_path, release_dir):
     assert any(p.name.startswith("run1-") for p in (tmp_path / "report").iterdir())
     wrong = CliRunner().invoke(main, args + ["--server", server.url, "--token", "wrong-token-0123456789abcdef"])
     assert wrong.exit_code != 0 and "401" in wrong.output
+
+
+@pytest.mark.docker
+def test_cpp_through_run_and_score_and_the_in_process_scorer(server, release_dir):
+    """Issue 49: /v1/run and /v1/score judge C++ with ``language: cpp`` (compiled, CE on a
+    compile failure, detected with the C++ grammar), and the RL Scorer gives the same scores."""
+    from neocoder.rewards.batch import Scorer
+    from neocoder.techniques import detect
+    from neocoder.techniques.human import solutions_by_language
+    ab = "#include <cstdio>\nint main() { int a, b; scanf(\"%d %d\", &a, &b); printf(\"%d\\n\", a + b); }\n"
+    got = server.call("POST", "/v1/run", json={"program": ab, "language": "cpp", "tests": [
+        {"input": "1 2", "output": "3"}, {"input": "2 2", "output": "5"}]}).json()
+    assert [t["verdict"] for t in got["tests"]] == ["AC", "WA"] and got["compile_error"] is None
+    broken = server.call("POST", "/v1/run", json={"program": "int main( {", "language": "cpp", "tests": [
+        {"input": "", "output": ""}, {"input": "1", "output": "1"}]}).json()
+    assert [t["verdict"] for t in broken["tests"]] == ["CE", "CE"] and broken["compile_error"]
+    as_python = server.call("POST", "/v1/run", json={"program": ab, "tests": [{"input": "1 2", "output": "3"}]})
+    assert as_python.json()["tests"][0]["verdict"] == "RE"  # the default language is Python
+    bad = server.call("POST", "/v1/run", json={"program": ab, "language": "ruby"})
+    assert bad.status_code == 422 and {d["field"] for d in bad.json()["detail"]} == {"body.language"}
+
+    code = next(src for lang, src in solutions_by_language(release_dir, ["1701A"])["1701A"] if lang == "cpp")
+    scored = server.call("POST", "/v1/score", json={"problem_id": "1701A", "state": 0, "language": "cpp",
+                                                     "reply": f"Mine:\n```cpp\n{code}\n```\n"}).json()
+    sample = scored["sample"]
+    assert scored["scores"]["correct"] is True and sample["techniques"] == sorted(detect(code, "cpp"))
+    assert sample["code"].strip() == code.strip()
+    with Scorer(language="cpp") as scorer:
+        (result,) = list(scorer.score([{"problem_id": "1701A", "state": 0, "program": code}]))
+    assert result.scores["correct"] is True and result.sample["techniques"] == sample["techniques"]

@@ -38,7 +38,7 @@ async def run(body: RunRequest, who: str = Depends(caller), s: Services = Depend
         raise TooLarge("tests", len(body.tests), s.config.max_tests, unit="tests")
     tests = [t.model_dump() for t in body.tests]
     result = await s.judge_call(who, "run", lambda: s.judge.run(body.program, tests, body.cpu_seconds,
-                                                                body.memory_mb))
+                                                                body.memory_mb, body.language))
     s.telemetry.count_verdicts("run", result.verdicts)
     checked = all(t.get("output") is not None for t in tests) and bool(tests)
     return RunResponse(accepted=result.accepted if checked else None, entry=result.entry,
@@ -88,7 +88,8 @@ async def score(body: ScoreBody, who: str = Depends(caller), s: Services = Depen
         admit_batch(s, who, body)
         return StreamingResponse(stream_batch(s, who, body), media_type=NDJSON)
     record, scores = await s.judge_call(who, "score", lambda: s.judge.score(
-        body.problem_id, body.state, body.text, body.model, judge_all_tests=body.judge_all_tests))
+        body.problem_id, body.state, body.text, body.model, judge_all_tests=body.judge_all_tests,
+        language=body.language))
     count_verdicts(s, record)
     return ScoreResponse(sample=record.to_dict(), scores=scores)
 
