@@ -271,7 +271,7 @@ def _completed(work, n: int, workers: int, stop: threading.Event) -> Iterator[Sc
 
 def score_batch(items: Iterable, *, archive: str | None = None, weights: RewardWeights = RewardWeights(),
                 scorer: Scorer | None = None, server: str | None = None, token: str | None = None,
-                judge_all_tests: bool | None = None) -> list[ScoreResult]:
+                judge_all_tests: bool | None = None, language: str | None = None) -> list[ScoreResult]:
     """Score a batch and return its results in index order.
 
     In process with ``scorer`` (an open Scorer), or a Scorer opened for this call (the
@@ -280,25 +280,30 @@ def score_batch(items: Iterable, *, archive: str | None = None, weights: RewardW
     ``$NEOCODER_TOKEN``): the batch is POSTed to ``/v1/score`` and its NDJSON stream read
     (the server's archives, private to the token).  ``judge_all_tests`` False stops each
     tier at its first failing test (the same scores, often ten times faster); None is the
-    scorer's own setting (True for a Scorer opened here and for the server).  Raises
+    scorer's own setting (True for a Scorer opened here and for the server); ``language``
+    ("python" or "cpp") likewise (None: the scorer's, else Python).  Raises
     ServerError for an answer that is not a stream (401, 413 over ``max_batch``, 422, 429
     after retries), NeocoderError when the local sandbox cannot run, ValueError for both
-    ``scorer`` and ``server``, or a ``judge_all_tests`` the given scorer does not have."""
+    ``scorer`` and ``server``, or a ``judge_all_tests`` or ``language`` the given scorer does not have."""
     if server is not None and scorer is not None:
         raise ValueError("score_batch: give scorer or server, not both")
     if server is not None:
         every = True if judge_all_tests is None else judge_all_tests
-        return sorted(_remote(list(items), archive, weights, server, token, every), key=lambda r: r.index)
+        return sorted(_remote(list(items), archive, weights, server, token, every, language or PYTHON),
+                      key=lambda r: r.index)
     if scorer is None:
-        with Scorer(judge_all_tests=True if judge_all_tests is None else judge_all_tests) as own:
+        with Scorer(judge_all_tests=True if judge_all_tests is None else judge_all_tests,
+                    language=language or PYTHON) as own:
             return sorted(own.score(items, archive, weights), key=lambda r: r.index)
     if judge_all_tests is not None and judge_all_tests != scorer.judge_all_tests:
         raise ValueError(f"score_batch: the scorer has judge_all_tests={scorer.judge_all_tests}")
+    if language is not None and language != scorer.language:
+        raise ValueError(f"score_batch: the scorer scores {scorer.language}, not {language}")
     return sorted(scorer.score(items, archive, weights), key=lambda r: r.index)
 
 
 def _remote(items: list, archive: str | None, weights: RewardWeights, server: str, token: str | None,
-            judge_all_tests: bool) -> list[ScoreResult]:
+            judge_all_tests: bool, language: str = PYTHON) -> list[ScoreResult]:
     """POST the batch to ``server``'s /v1/score and read every NDJSON line; ServerError when
     the stream breaks or ends before every item has its result."""
     import json
@@ -307,7 +312,7 @@ def _remote(items: list, archive: str | None, weights: RewardWeights, server: st
 
     from neocoder.client import Client, ServerError
     body = {"items": [ScoreItem.of(x).to_dict() for x in items], "archive": archive, "weights": asdict(weights),
-            "judge_all_tests": judge_all_tests}
+            "judge_all_tests": judge_all_tests, "language": language}
     answer = Client(server, token).request("POST", "/v1/score", json=body, stream=True)
     try:
         with answer:

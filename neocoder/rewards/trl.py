@@ -93,7 +93,8 @@ class NeocoderReward:
     Options: ``weights`` (a ``RewardWeights`` or a mapping of its fields), ``archive`` (the
     archive name ``score_batch`` takes), ``judge_all_tests`` (default False: each test tier
     stops at its first failure, the same rewards and on GPT-4's programs about ten times
-    faster; True judges every test, for samples to keep), ``server`` + ``token`` (score
+    faster; True judges every test, for samples to keep), ``language`` ("python" or "cpp":
+    completions are C++ programs, issue 49), ``server`` + ``token`` (score
     through a ``neocoder serve``; ``token`` defaults to ``$NEOCODER_TOKEN``) or else in process: one ``Scorer``
     opened on the first call and kept open across calls, closed by ``close()``, at the end
     of a ``with`` block, or at interpreter exit.  ``name`` is the ``__name__`` TRL logs under;
@@ -103,11 +104,13 @@ class NeocoderReward:
 
     def __init__(self, *, weights=None, archive: str | None = None, server: str | None = None,
                  token: str | None = None, name: str = "neocoder", problem_id_column: str = "problem_id",
-                 state_column: str = "state", scorer: Scorer | None = None, judge_all_tests: bool = False):
+                 state_column: str = "state", scorer: Scorer | None = None, judge_all_tests: bool = False,
+                 language: str = "python"):
         self.__name__ = name
         self.weights = _weights(weights)
         self.archive, self.server, self.token = archive, server, token
         self.judge_all_tests = bool(scorer.judge_all_tests if scorer is not None else judge_all_tests)
+        self.language = scorer.language if scorer is not None else language
         self.problem_id_column, self.state_column = problem_id_column, state_column
         self._scorer, self._own_scorer = scorer, False
         self._lock, self._at_exit = threading.Lock(), False
@@ -123,7 +126,7 @@ class NeocoderReward:
             return None
         with self._lock:
             if self._scorer is None:
-                self._scorer = Scorer(judge_all_tests=self.judge_all_tests).__enter__()
+                self._scorer = Scorer(judge_all_tests=self.judge_all_tests, language=self.language).__enter__()
                 self._own_scorer = True
                 if not self._at_exit:
                     atexit.register(self.close)
@@ -179,7 +182,8 @@ class NeocoderReward:
         items, rows = self.items(list(completions), columns)
         scorer = self.scorer()
         results = score_batch(items, archive=self.archive, weights=self.weights, scorer=scorer, server=self.server,
-                              token=self.token, judge_all_tests=None if scorer else self.judge_all_tests) \
+                              token=self.token, judge_all_tests=None if scorer else self.judge_all_tests,
+                              language=None if scorer else self.language) \
             if items else []
         rewards: list[float | None] = [None] * len(completions)
         self.last_results = [None] * len(completions)

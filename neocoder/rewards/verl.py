@@ -61,7 +61,7 @@ VERL_VERSION = "0.9.1"  # the verl whose reward managers this follows
 COMPONENTS = ("correct", "correct_plus", "follows", "convergent", "divergent", "neogauge", "excluded", "infra")
 _GROUND_TRUTH = re.compile(r"^\s*([^/\s]+)\s*/\s*(\d+)\s*$")
 
-_shared: dict[bool, Scorer] = {}  # the process's in-process Scorers, by judge_all_tests
+_shared: dict[tuple, Scorer] = {}  # the process's in-process Scorers, by (judge_all_tests, language)
 _shared_lock = threading.Lock()
 
 
@@ -85,15 +85,16 @@ def problem_state(ground_truth=None, extra_info=None) -> tuple[str, int]:
     return found[0]
 
 
-def shared_scorer(judge_all_tests: bool = False) -> Scorer:
-    """The process's in-process Scorer for verl's calls with this ``judge_all_tests`` (opened
-    on first use, shared by every thread, closed at exit)."""
+def shared_scorer(judge_all_tests: bool = False, language: str = "python") -> Scorer:
+    """The process's in-process Scorer for verl's calls with this ``judge_all_tests`` and
+    ``language`` (opened on first use, shared by every thread, closed at exit)."""
+    key = (judge_all_tests, language)
     with _shared_lock:
         if not _shared:
             atexit.register(close_shared_scorer)
-        if judge_all_tests not in _shared:
-            _shared[judge_all_tests] = Scorer(judge_all_tests=judge_all_tests).__enter__()
-        return _shared[judge_all_tests]
+        if key not in _shared:
+            _shared[key] = Scorer(judge_all_tests=judge_all_tests, language=language).__enter__()
+        return _shared[key]
 
 
 def close_shared_scorer() -> None:
@@ -123,28 +124,30 @@ def as_verl(result: ScoreResult) -> dict:
     return out
 
 
-def _score(items: list[ScoreItem], weights, archive, server, token, judge_all_tests) -> list[dict]:
+def _score(items: list[ScoreItem], weights, archive, server, token, judge_all_tests,
+           language: str = "python") -> list[dict]:
     every = bool(judge_all_tests)
-    scorer = None if server else shared_scorer(every)
+    scorer = None if server else shared_scorer(every, language)
     results = score_batch(items, archive=archive, weights=_weights(weights), scorer=scorer, server=server,
-                          token=token, judge_all_tests=None if scorer else every)
+                          token=token, judge_all_tests=None if scorer else every,
+                          language=None if scorer else language)
     return [as_verl(r) for r in results]
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, *, weights=None,
                   archive: str | None = None, server: str | None = None, token: str | None = None,
-                  judge_all_tests: bool = False, **kwargs) -> dict:
+                  judge_all_tests: bool = False, language: str = "python", **kwargs) -> dict:
     """verl's per-sample custom reward: the NeoCoder reward of ``solution_str`` as a reply to
     the problem state the row names (module docstring).  Returns ``{"score", "scored",
     <components>}``.  Other keywords verl passes (``reward_router_address``, ...) are ignored."""
     problem_id, state = problem_state(ground_truth, extra_info)
     return _score([ScoreItem(problem_id=problem_id, state=state, reply=solution_str or "")],
-                  weights, archive, server, token, judge_all_tests)[0]
+                  weights, archive, server, token, judge_all_tests, language)[0]
 
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, *, weights=None,
                         archive: str | None = None, server: str | None = None, token: str | None = None,
-                        judge_all_tests: bool = False, **kwargs) -> list[dict]:
+                        judge_all_tests: bool = False, language: str = "python", **kwargs) -> list[dict]:
     """verl's batched custom reward (``reward_manager=batch``): lists (or numpy object arrays)
     in, one ``compute_score`` dict per sample out, in order; the whole batch is scored by one
     ``score_batch`` call."""
@@ -158,4 +161,4 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     for text, truth, extra in zip(solution_strs, ground_truths, extra_infos):
         problem_id, state = problem_state(truth, extra)
         items.append(ScoreItem(problem_id=problem_id, state=state, reply=text or ""))
-    return _score(items, weights, archive, server, token, judge_all_tests) if items else []
+    return _score(items, weights, archive, server, token, judge_all_tests, language) if items else []

@@ -132,10 +132,10 @@ def test_reward_loop_call_from_threads_shares_one_scorer(rows, expected):
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(call, rows))
     assert [g["score"] for g in got] == pytest.approx([r.reward for r in expected])
-    assert list(neo_verl._shared) == [False]  # one Scorer (fail-fast), opened by the first call, kept
-    first = neo_verl._shared[False]
+    assert list(neo_verl._shared) == [(False, "python")]  # one Scorer (fail-fast), opened by the first call, kept
+    first = neo_verl._shared[(False, "python")]
     neo_verl.compute_score("neocoder", rows[0][0], rows[0][1])
-    assert neo_verl._shared == {False: first}
+    assert neo_verl._shared == {(False, "python"): first}
     neo_verl.close_shared_scorer()
     assert neo_verl._shared == {}
 
