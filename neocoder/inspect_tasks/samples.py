@@ -51,7 +51,8 @@ def eval_samples(config: EvalConfig) -> list:
     for state in states:
         sets = (human.get(state.problem_id) or {}).get("techniques")
         for i in range(config.samples):
-            prompt = solve_prompt(state.statement, ReplayKey(state.problem_id, state.state, i, state.source_index))
+            key = ReplayKey(state.problem_id, state.state, i, state.source_index)
+            prompt = solve_prompt(state.statement, key, config.language)
             system, user = prompt.messages
             out.append(InspectSample(
                 id=sample_id(state.problem_id, state.state, i),
@@ -59,7 +60,7 @@ def eval_samples(config: EvalConfig) -> list:
                 metadata=dict(problem_id=state.problem_id, state=state.state, sample=i,
                               source_index=state.source_index, constraints=list(state.constraints),
                               human_techniques=None if sets is None else sorted(sets),
-                              prompt_sha256=prompt.sha256())))
+                              prompt_sha256=prompt.sha256(), language=config.language)))
     return out
 
 

@@ -25,7 +25,7 @@ from contextlib import ExitStack
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from neocoder.config import SandboxConfig
+from neocoder.config import PYTHON, SandboxConfig
 from neocoder.inspect_tasks.samples import problem_state
 from neocoder.models.base import Reply
 from neocoder.records import Sample
@@ -111,8 +111,9 @@ def neocoder_scorer(dataset: str | None, box: SandboxConfig, cpu_scale: float, j
             reply = Reply(text=output.completion, prompt_tokens=usage.input_tokens if usage else None,
                           completion_tokens=usage.output_tokens if usage else None)
             box = await anyio.to_thread.run_sync(shared_sandbox, box_config)
+            language = meta.get("language") or PYTHON  # the sample's prompt asked for this language
             await anyio.to_thread.run_sync(lambda: judge_reply(record, problem, reply, box, human, cpu_scale,
-                                                               judge_all_tests))
+                                                               judge_all_tests, language=language))
         values = sample_scores(record)
         return Score(value={k: v for k, v in values.items() if v is not None},
                      answer=record.code, explanation=_explain(record), metadata={"record": record.to_dict()})

@@ -48,11 +48,12 @@ def neocoder(states: str | list[int] | None = None, limit: int | None = None, da
              samples: int | None = None, strategy: str = "direct", seed: int | None = None,
              temperature: float | None = None, max_tokens: int | None = None, cpu_scale: float | None = None,
              judge_all_tests: bool | None = None, workers: int | None = None, sandbox: str | None = None,
-             problems: str | list[str] | None = None) -> Task:
+             problems: str | list[str] | None = None, language: str | None = None) -> Task:
     """NeoCoder (Denial Prompting; Lu et al., NAACL 2025) on inspect's model: one sample per
     (problem state, sample index), judged by NeoCoder (see the module).  Every option left
     None takes EvalConfig's declared default (the same as ``neocoder eval``'s).  Raises
-    NeocoderError for a strategy that does not map or an option ``neocoder eval`` would refuse."""
+    NeocoderError for a strategy that does not map or an option ``neocoder eval`` would refuse.
+    ``language`` "cpp" (issue 49) asks for C++ programs and judges them as C++."""
     if strategy not in MAPPED_STRATEGIES:
         raise NeocoderError(f"-T strategy={strategy}: only {MAPPED_STRATEGIES} map onto inspect (one model call per "
                             "sample); run `neocoder eval --strategy " + strategy + "` (docs/inspect.md)")
@@ -61,7 +62,8 @@ def neocoder(states: str | list[int] | None = None, limit: int | None = None, da
                          dataset=dataset_arg(dataset), samples=samples, strategy=strategy, seed=seed,
                          temperature=temperature, max_tokens=max_tokens, cpu_scale=cpu_scale,
                          judge_all_tests=judge_all_tests, workers=workers, sandbox=sandbox,
-                         problems=[str(p) for p in problems] if isinstance(problems, (list, tuple)) else problems)
+                         problems=[str(p) for p in problems] if isinstance(problems, (list, tuple)) else problems,
+                         language=language)
     return Task(
         dataset=MemoryDataset(eval_samples(config), name="neocoder"),
         solver=neocoder_solver(seed=config.model.seed),

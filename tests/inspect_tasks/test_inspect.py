@@ -136,3 +136,26 @@ def test_inspect_view_shows_the_neocoder_scores(runs, tmp_path):
     for name in ("pass", "follows", "convergent", "divergent", "neogauge"):
         assert name in scores, scores[:500]
     assert f"{divergent:g}"[:5] in scores.split("divergent")[0], scores[:500]
+
+
+@pytest.mark.docker
+def test_the_inspect_task_asks_for_and_judges_cpp(tmp_path, release_dir):
+    """Issue 49: `-T language=cpp` sends the C++ prompt, and the reply's C++ block is compiled,
+    judged and detected as C++ (a loopback OpenAI-compatible model answering a human's
+    accepted C++ solution of 1701A)."""
+    from loopback import RespondingServer
+
+    from neocoder.techniques.human import solutions_by_language
+    code = next(src for lang, src in solutions_by_language(release_dir, ["1701A"])["1701A"] if lang == "cpp")
+    with RespondingServer(lambda kind, body: (f"```cpp\n{code}\n```", None)) as server:
+        log_file = inspect_eval(tmp_path / "logs", "openai-api/loop/cpp-writer", "-T", "problems=1701A",
+                                "-T", "states=0", "-T", "language=cpp",
+                                env={"LOOP_BASE_URL": server.url, "LOOP_API_KEY": "k"})
+        asked = [body["messages"][-1]["content"] for _, body in server.requests]
+    assert asked and all("C++17" in text and "main()" in text for text in asked)
+    log = read_eval_log(str(log_file))
+    assert log_rates(log)["0"]["pass@1"] == 1.0
+    (sample,) = log.samples
+    record = next(iter(sample.scores.values())).metadata["record"]
+    from neocoder.techniques import detect
+    assert record["techniques"] == sorted(detect(code, "cpp")) and record["code"].strip() == code.strip()
