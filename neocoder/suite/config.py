@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from neocoder.benchmarks.descriptor import FULL, QUICK
-from neocoder.config import BOOTSTRAP, BOOTSTRAP_SEED, MAX_ERRORS, PROGRESS, Config, ModelConfig, SandboxConfig
+from neocoder.config import (
+    BOOTSTRAP,
+    BOOTSTRAP_SEED,
+    LANGUAGE,
+    MAX_ERRORS,
+    PROGRESS,
+    Config,
+    ModelConfig,
+    SandboxConfig,
+)
 from neocoder.options import Option, option
 from neocoder.suite.registry import names as suite_names
 
@@ -63,3 +72,4 @@ class SuiteConfig(Config):
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     progress: bool = PROGRESS.field()
     max_errors: int = MAX_ERRORS.field()
+    language: str = LANGUAGE.field()  # NeoCoder's programs' language (python|cpp); the other benchmarks have none

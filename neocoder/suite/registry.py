@@ -54,7 +54,7 @@ def make_config(bench: Benchmark, suite: SuiteConfig, model: ModelConfig, out: P
     ``model`` into ``out``, at the suite's size (``bench.presets[suite.preset]``): built by
     the benchmark's ``suite_config`` where it declares one, else from the fields its
     config has among the suite's own (model, out, release_dir, sandbox, bootstrap,
-    bootstrap_seed, progress, and its first judge as ``judge``)."""
+    bootstrap_seed, progress, language, and its first judge as ``judge``)."""
     options = dict(bench.presets.get(suite.preset, {}))
     if bench.suite_config is not None:
         config = resolve(bench.suite_config)(suite, model, out, options)
@@ -62,7 +62,7 @@ def make_config(bench: Benchmark, suite: SuiteConfig, model: ModelConfig, out: P
         config_type = get_task(bench.main_task).config_type
         offered = {"model": model, "out": out, "release_dir": suite.release_dir, "sandbox": suite.sandbox,
                    "bootstrap": suite.bootstrap, "bootstrap_seed": suite.bootstrap_seed, "progress": suite.progress,
-                   "judge": suite.judges[0] if suite.judges else None}
+                   "judge": suite.judges[0] if suite.judges else None, "language": suite.language}
         names = {f.name for f in fields(config_type)}
         config = config_type(**{k: v for k, v in offered.items() if k in names and v is not None}, **options)
     if "max_errors" in {f.name for f in fields(config)}:  # the suite's tolerance is each benchmark's

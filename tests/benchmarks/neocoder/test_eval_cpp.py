@@ -103,3 +103,43 @@ def test_cpp_refuses_what_only_python_has(tmp_path, release_dir):
     replay = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--language", "cpp",
                                        "--limit", "1", "--out", str(tmp_path / "p"), "--release", str(release_dir)])
     assert replay.exit_code != 0 and "replays recorded Python programs" in replay.output
+
+
+def test_the_suite_hands_its_language_to_neocoder_only(tmp_path, release_dir):
+    from neocoder.benchmarks import benchmark as get_benchmark
+    from neocoder.config import ModelConfig
+    from neocoder.suite.config import SuiteConfig
+    from neocoder.suite.registry import make_config
+    model = ModelConfig("openai/x")
+    suite = SuiteConfig(model=model, out=tmp_path, release_dir=release_dir, language="cpp")
+    assert make_config(get_benchmark("eval"), suite, model, tmp_path / "eval").language == "cpp"
+    assert not hasattr(make_config(get_benchmark("aidanbench"), suite, model, tmp_path / "a"), "language")
+    default = SuiteConfig(model=model, out=tmp_path, release_dir=release_dir)
+    assert make_config(get_benchmark("eval"), default, model, tmp_path / "eval").language == "python"
+
+
+@pytest.mark.docker
+def test_eval_in_cpp_as_a_server_job(tmp_path, release_dir):
+    """`neocoder eval --language cpp --server URL`: the job carries the language, asks the
+    model for C++ and judges it as C++ (issue 49: the same through neocoder serve)."""
+    from servers import TOKEN, ServerProcess, wait_job
+    humans = solutions_by_language(release_dir, ["1701A"])["1701A"]
+    code = next(src for lang, src in humans if lang == "cpp")
+    server = ServerProcess(tmp_path / "data", release_dir, "--workers", "1", "--allow-endpoint", "127.0.0.1").start()
+    try:
+        with RespondingServer(lambda kind, body: (f"```cpp\n{code}\n```", None)) as model:
+            ran = CliRunner().invoke(main, ["eval", "--model", "openai/cpp-writer", "--base-url", model.url,
+                                            "--api-key", "k", "--language", "cpp", "--problems", "1701A",
+                                            "--states", "0", "--server", server.url, "--token", TOKEN])
+            (job,) = server.call("GET", "/v1/evals").json()["jobs"]
+            job = wait_job(server, job["id"])
+            asked = [body["messages"][-1]["content"] for _, body in model.requests]
+        assert job["status"] == "succeeded", (job, ran.output)
+        folder = server.data_dir / "runs" / job["id"]
+        assert json.loads((folder / "manifest.json").read_text())["config"]["language"] == "cpp"
+        assert asked and all("C++17" in text for text in asked)
+        (sample,) = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+        assert sample["examples"]["correct"] and sample["techniques"] == sorted(detect(code, "cpp"))
+        assert json.loads((folder / "metrics.json").read_text())["language"] == "cpp"
+    finally:
+        assert server.stop(), server.log.read_text()
