@@ -23,6 +23,8 @@ from typing import Any, Callable
 from neocoder.benchmarks.neocoder.building import DatasetResult
 from neocoder.benchmarks.neocoder.config import ChainConfig
 from neocoder.benchmarks.neocoder.descriptor import CHAINS
+from neocoder.config import PYTHON
+from neocoder.errors import NeocoderError
 from neocoder.records import ProblemState
 from neocoder.runner import Outcome, Run, Task
 
@@ -62,7 +64,10 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
         problems = load_raw_problems(path)
         box = run.open_sandbox(config.sandbox, config.concurrency)
         model = run.cached(run.open_model(config.model))
-        detect_code, detector = detect, None
+        detect_code, detector = (lambda code: detect(code, config.language)), None
+        if config.detector == "llm" and config.language != PYTHON:
+            raise NeocoderError(f"--detector llm reads Python programs; --language {config.language} chains are "
+                                "detected by the tree-sitter rules (--detector treesitter)")
         if config.detector == "llm":
             from neocoder.techniques.llm import LLMDetector
             detector = LLMDetector(model)
@@ -92,7 +97,7 @@ class ChainTask(Task, name=CHAINS, config_type=ChainConfig, unit="problem"):
         problem = s.problems[item]
         try:
             s.chains[item] = denial_chain(problem, s.model, s.detect, s.box, rounds=config.rounds,
-                                             seed=config.seed)
+                                          seed=config.seed, language=config.language)
         except EndpointError:
             raise
         except ModelError as exc:

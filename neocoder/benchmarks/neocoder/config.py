@@ -163,3 +163,4 @@ class ChainConfig(Config):
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     progress: bool = PROGRESS.field()
     max_errors: int = MAX_ERRORS.field()
+    language: str = LANGUAGE.field()  # the chains' programs: asked for, judged and detected in it

@@ -24,11 +24,14 @@ import random
 
 from neocoder.benchmarks.neocoder.program import program_from_reply
 from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.config import CPP, PYTHON
 from neocoder.dataset.statement import with_constraints
 from neocoder.judge import Limits
 from neocoder.models import Model, Prompt
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.techniques import TAXONOMY
+
+FOLLOWUP = {PYTHON: "denial_followup.txt", CPP: "denial_followup_cpp.txt"}  # the next round's request, per language
 
 
 def chain_rng(seed: int, problem_id: str) -> random.Random:
@@ -45,33 +48,40 @@ def next_constraint(techniques: set[str], constraints: list[str], rng: random.Ra
     return rng.choice(candidates) if candidates else None
 
 
-def _thread_prompt(messages: list[dict], statement: str) -> Prompt:
+def _thread_prompt(messages: list[dict], statement: str, language: str = PYTHON) -> Prompt:
     """The conversation so far for chat models; completion models see the current
     statement in the code-prefix prompt (a base model has no conversation)."""
-    completion = solve_prompt(statement)
+    completion = solve_prompt(statement, None, language)
     return Prompt(messages=tuple(messages), completion=completion.completion, code_prefix=completion.code_prefix)
 
 
-def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, seed: int = 0) -> list[dict]:
+def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, seed: int = 0,
+                 language: str = PYTHON) -> list[dict]:
     """Run Algorithm 1 on ``problem`` (a state-0 record: problem_id, statement, tests,
     checker, time_limit_s, memory_limit_mb) and return its problem-state records.
 
     ``detect(code) -> set[str]`` is the technique detector; ``sandbox`` judges each
-    solution.  Model errors propagate (ModelError): the caller records the problem as
-    failed and, with the call cache, a rerun resumes it without repeating calls.
+    solution.  ``language`` ("python" or "cpp"): the prompt asks for it, the sandbox
+    judges in it (C++ with the problem's own Codeforces time limit where the record keeps
+    one), and a C++ chain's augmentation says ``"language": "cpp"``.  Model errors
+    propagate (ModelError): the caller records the problem as failed and, with the call
+    cache, a rerun resumes it without repeating calls.
     """
     rng = chain_rng(seed, problem["problem_id"])
     constraints: list[str] = []
     statement = problem["statement"]
-    first = solve_prompt(statement)
+    first = solve_prompt(statement, None, language)
     messages = list(first.messages)
     records, seen = [], set()
-    limits = Limits.for_cpu(float(problem["time_limit_s"]), int(problem["memory_limit_mb"]))
+    seconds = float(problem["time_limit_s"])
+    if language != PYTHON:
+        seconds = float(problem.get("codeforces_time_limit_s") or seconds)
+    limits = Limits.for_cpu(seconds, int(problem["memory_limit_mb"]))
     for round_index in range(rounds + 1):
-        prompt = _thread_prompt(messages, statement)
+        prompt = _thread_prompt(messages, statement, language)
         reply = model.generate(prompt)
-        code = program_from_reply(reply)
-        result = sandbox.run(code, problem["tests"], limits, checker=problem.get("checker"))
+        code = program_from_reply(reply, language)
+        result = sandbox.run(code, problem["tests"], limits, checker=problem.get("checker"), language=language)
         techniques = detect(code)
         if tuple(constraints) not in seen:
             seen.add(tuple(constraints))
@@ -82,7 +92,8 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
                 "augmentation": {"model": model.name, "round": round_index, "solution": code,
                                  "techniques": sorted(techniques), "verdicts": result.verdicts,
                                  "accepted": result.accepted,
-                                 "tokens": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}},
+                                 "tokens": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
+                                 **({"language": language} if language != PYTHON else {})},
             })
         if round_index == rounds:
             break
@@ -91,5 +102,5 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
             constraints = [new] + constraints
             statement = with_constraints(problem["statement"], constraints)
         messages += [{"role": "assistant", "content": reply.text},
-                     {"role": "user", "content": load_prompt("denial_followup.txt").replace("{statement}", statement)}]
+                     {"role": "user", "content": load_prompt(FOLLOWUP[language]).replace("{statement}", statement)}]
     return records

@@ -143,3 +143,32 @@ def test_eval_in_cpp_as_a_server_job(tmp_path, release_dir):
         assert json.loads((folder / "metrics.json").read_text())["language"] == "cpp"
     finally:
         assert server.stop(), server.log.read_text()
+
+
+@pytest.mark.docker
+def test_build_dataset_makes_cpp_chains(tmp_path, release_dir):
+    """`build-dataset --model M --language cpp`: Denial Prompting in C++ (issue 49): the
+    model is asked for C++ in every round (the C++ follow-up), each program is compiled and
+    judged, its techniques read by the C++ grammar, and each new constraint denies one of them."""
+    sorts = "```cpp\n#include <bits/stdc++.h>\nint main() { std::vector<int> v{3, 1}; std::sort(v.begin(), " \
+            "v.end()); printf(\"%d\\n\", v[0]); }\n```"
+    with RespondingServer(lambda kind, body: (sorts, None)) as server:
+        ran = CliRunner().invoke(main, ["build-dataset", "--model", "openai/cpp-writer", "--base-url", server.url,
+                                        "--api-key", "k", "--language", "cpp", "--limit", "1", "--rounds", "2",
+                                        "--out", str(tmp_path / "chains"), "--from-release", str(release_dir),
+                                        "--quiet"])
+        asked = [body["messages"] for _, body in server.requests]
+    assert ran.exit_code == 0, ran.output
+    assert len(asked) == 3 and "C++17" in asked[0][-1]["content"]
+    assert all("```cpp" in messages[-1]["content"] and "solve()" not in messages[-1]["content"]
+               for messages in asked[1:])  # the follow-up asks for C++, not for Python's solve()
+    records = [json.loads(line) for line in (tmp_path / "chains" / "records.jsonl").read_text().splitlines()]
+    code = sorts.split("\n", 1)[1].rsplit("```", 1)[0]
+    first = records[0]["augmentation"]
+    assert first["language"] == "cpp" and first["techniques"] == sorted(detect(code, "cpp"))
+    assert first["verdicts"] and "CE" not in first["verdicts"]  # compiled (the answer itself is wrong: WA)
+    assert records[1]["constraints"] and records[1]["constraints"][0] in first["techniques"]
+    refused = CliRunner().invoke(main, ["build-dataset", "--model", "openai/x", "--base-url", server.url,
+                                        "--api-key", "k", "--language", "cpp", "--detector", "llm", "--limit", "1",
+                                        "--out", str(tmp_path / "llm"), "--from-release", str(release_dir)])
+    assert refused.exit_code != 0 and "--detector llm reads Python programs" in refused.output
