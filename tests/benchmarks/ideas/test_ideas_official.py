@@ -437,3 +437,51 @@ def test_a_reasoning_judge_that_refuses_max_tokens_and_temperature_judges_a_run(
         assert any(j.judge == "o3-mini-high" and j.scores for j in judged) and not server.refused
     finally:
         server.close()
+
+
+# ----------------------------------------------------------------------------------------
+# a critic whose first reply is unreadable: the retries carry the numbered reminder, so each
+# is a new call (not the cached unreadable reply) and the idea is scored on the second
+
+
+class FirstReplyUnreadable(AuthorsServer):
+    """The critic j1 and the fluency critic answer prose without scores or a letter until the
+    message holds our reminder; everyone else answers as the authors' critics do."""
+
+    def answer(self, body) -> str:
+        model, messages = body.get("model"), body.get("messages") or []
+        user = messages[-1]["content"]
+        reminded = "Your previous reply could not be read" in user
+        if messages[0]["role"] == "system" and model == "j1" and not reminded:
+            return "I would rather discuss the idea's merits at length than score it."
+        if user.startswith(FLUENCY_HEAD) and not reminded:
+            return "Both ideas have their merits."
+        return super().answer(body)
+
+
+def test_an_unreadable_first_critic_reply_is_asked_again_with_a_reminder_not_from_the_cache(tmp_path, keywords):
+    server = FirstReplyUnreadable()
+    try:
+        out = tmp_path / "run"
+        keywords.write_text("keyword,category\nmeteorology,Earth science\n")
+        result = cli(*official_args(server, keywords, out, "--judges", "openai/j1,openai/j2,openai/j3",
+                                    "--ideas-per-keyword", "2"))
+    finally:
+        server.close()
+    assert result.exit_code == 0, result.output
+    records = RunFolder(out).read()
+    by_j1 = [r for r in records if isinstance(r, IdeaJudgement) and r.judge_spec == "openai/j1"]
+    assert len(by_j1) == 2
+    for j in by_j1:  # two calls, the second answered and scored
+        assert j.error is None and j.scores and len(j.replies) == 2 and j.replies[0].startswith("I would rather")
+        assert j.reasons[0] is not None and j.reasons[1] is None
+    critic_calls = server.of(lambda m, msgs: m == "j1" and msgs[0]["role"] == "system")
+    # the two ideas are one text (the writer repeats itself): two calls in all, the retry reached the server
+    assert len(critic_calls) == 2
+    retries = [msgs[-1]["content"] for _, msgs, _ in critic_calls if "could not be read" in msgs[-1]["content"]]
+    assert len(retries) == 1 and all("(reminder 1 of 2)" in r and "<score_1_to_10>" in r for r in retries)
+    grade = next(r for r in records if isinstance(r, FluencyGrade))
+    assert grade.grade == "B" and grade.error is None and len(grade.replies) == 2
+    fluency = server.of(lambda m, msgs: msgs[-1]["content"].startswith(FLUENCY_HEAD))
+    assert len(fluency) == 2 and "(reminder 1 of 2)" in fluency[1][1][-1]["content"]
+    assert "A/B/C/D" in fluency[1][1][-1]["content"]
