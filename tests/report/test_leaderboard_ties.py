@@ -233,5 +233,7 @@ def test_a_measure_key_with_a_dot_is_split_at_the_first_dot():
     assert unit_ratios(a, "tiesbench", "score.v2") == per_item(BASE)
     assert tied(a, b, "tiesbench.score.v2") == (False, "paired over 8 shared items")
     assert [r.id for r in comparable([a, b, c], "tiesbench.score.v2")] == ["a", "b", "c"]
+    d = ours("d", 0.1, 0.0, 0.2, column="tiesbench.score.v2", items=ITEMS[:4])  # other items: not ranked
+    assert [r.id for r in comparable([a, b, d], "tiesbench.score.v2")] == ["a", "b"]
     assert ties([a, b, c], ["tiesbench.score.v2"])["tiesbench.score.v2"] == {  # lower is better
         "best": "a", "tied": {"a": "best", "c": "intervals overlap"}}
