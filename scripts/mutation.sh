@@ -76,6 +76,8 @@ for name in sys.stdin.read().split("\0"):
         echo "source_paths=neocoder"
         echo "only_mutate="
         for m in $modules; do echo "    $m"; done
+        echo "also_copy="  # what the tests read beside the package (scripts they run, prompts, data)
+        for d in scripts prompts sandbox data docs perf; do echo "    $d/"; done
         echo "pytest_add_cli_args_test_selection="
         for t in $tests; do echo "    $t"; done
         echo "pytest_add_cli_args="
