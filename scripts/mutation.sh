@@ -27,7 +27,8 @@ base="${MUTATION_DIR:-/tmp/neocoder-mutation}"
 modules_of() {
     case "$1" in
         parsers) echo "neocoder/replies.py neocoder/benchmarks/framework/grammars.py --
-                      tests/test_replies.py tests/benchmarks/framework/test_framework_grammars.py
+                      tests/test_replies.py tests/test_replies_factories.py
+                      tests/benchmarks/framework/test_framework_grammars.py
                       tests/benchmarks/ideas/test_ideas_grammars.py" ;;
         ties) echo "neocoder/report/leaderboard/ties.py --
                    tests/report/test_leaderboard_ties.py
