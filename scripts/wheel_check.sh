@@ -18,7 +18,8 @@
 #     `compare`, `leaderboard` and `export` on small runs of every benchmark it made itself
 #     (eval on the recorded code; AidanBench, LiveIdeaBench and the framework against the
 #     scripted endpoint of tests/support/scripted_models.py), each command working or refusing
-#     by its own rule, never failing on a module an extra brings.
+#     by its own rule, never failing on a module an extra brings (the leaderboard's Parquet
+#     downloads need the leaderboard extra: refused with that message, then built with it).
 # The heavy extras (local, aidanbench) are not installed: the eval needs neither; serve's is.
 #
 # Usage: bash scripts/wheel_check.sh   (needs Docker with the sandbox base image, as
@@ -259,7 +260,11 @@ for bench in eval aidanbench ideas framework; do
         *) refuses "neocoder export writes tables for the runs of" "$core" export "$runs/$bench" --format jsonl ;;
     esac
 done
-step "core install: leaderboard of the four runs"
+# The leaderboard's Parquet downloads are the leaderboard extra's (pyarrow): on the core install
+# the command says so, and with that extra alone added it builds the site.
+step "core install: leaderboard of the four runs (refused without the leaderboard extra, then with it)"
+refuses "need pyarrow: pip install 'neocoder\[leaderboard\]'" "$core" leaderboard "$runs" --out "$work/board"
+"$work/core/bin/pip" --disable-pip-version-check -q install "$wheel[leaderboard]"
 "$core" leaderboard "$runs" --out "$work/board" | tail -1
 [ -s "$work/board/index.html" ] || { echo "wheel check: no leaderboard" >&2; exit 1; }
 for bench in eval aidanbench ideas framework; do
