@@ -17,10 +17,12 @@ from neocoder.replies import (
     EMPTY,
     NO_MARKER,
     OUT_OF_RANGE,
+    REASONING_ONLY,
     REFUSAL,
     Grammar,
     Reading,
     Tally,
+    answer_text,
     bracketed,
     choice,
     drop_echo,
@@ -157,3 +159,24 @@ def test_mostly_unreadable_is_more_than_half():
                                          ("**Stop.**", "STOP"), ("Step 2: stop", "STOP")])
 def test_step_candidates_at_the_edges_of_stop(text, value):
     assert fw.read_candidate(text) == Reading(value)
+
+
+def test_the_factories_name_their_grammar_and_open_it_only_when_asked():
+    assert bracketed("b", ("A",)).name == "b" and bracketed("b", ("A",)).opened == ""
+    assert first_word("f", ("yes",)).name == "f" and tagged("t", "score", number).name == "t"
+
+
+def test_a_loose_match_inside_a_marker_is_not_read_again():
+    # the loose pattern also matches the start of the marker itself ("[[N" of "[[NO]]"): inside the
+    # marker's span it is the marker, not a second opinion
+    g = Grammar("t", marker=r"\[\[(YES|NO)\]\]", value=choice("YES", "NO", "N"), loose=r"\[\[(N)", describe="d")
+    assert g.read("[[NO]]") == Reading("NO")
+    assert g.read("[[N then [[NO]]").reason == CONFLICT  # outside a marker it is read
+
+
+def test_answer_text_and_reading_dict():
+    assert answer_text("<think>only this</think>") == (None, Reading.unreadable(REASONING_ONLY))
+    assert answer_text("   ") == (None, Reading.unreadable(EMPTY))
+    assert answer_text("- loops\n- recursion", "Name the techniques.") == ("- loops\n- recursion", None)
+    assert fw.reading_dict(Reading.unreadable(ECHO)) == {"value": None, "reason": ECHO}
+    assert fw.reading_dict(Reading(0.5)) == {"value": 0.5, "reason": None}
