@@ -14,7 +14,8 @@
 # Usage: bash scripts/mutation.sh SET [SET ...]   (SET: parsers, ties, judges, entropy, ideas,
 #        metrics, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
 #        MUTATION_TESTS="FILE ..." runs those test files (or node ids) instead of the set's own.
-# Prints, per set, the surviving mutants (with their diffs) and a line
+# Prints, per set, the surviving mutants (with their diffs, when there are at most
+# MUTATION_DIFFS=80 of them; `mutmut show NAME` in the kept copy for one) and a line
 #   mutation score SET: K killed of N (P%), S survived, T timeouts, U no tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,7 +99,7 @@ for name in sys.stdin.read().split("\0"):
     (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" > "$work/run.log" 2>&1) || {
         echo "mutmut run failed for $set (log: $work/run.log):" >&2; tail -30 "$work/run.log" >&2; exit 1; }
     (cd "$work" && "$mutmut" results --all true > "$work/results.txt" 2>&1) || true
-    (cd "$work" && "$PYTHON" - "$set" <<'EOF')
+    (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" <<'EOF')
 import re, subprocess, sys
 from pathlib import Path
 
@@ -112,10 +113,12 @@ for line in Path("results.txt").read_text().splitlines():
     counts[status] = counts.get(status, 0) + 1
     if status == "survived":
         survivors.append(name)
+show = len(survivors) <= int(sys.argv[2])  # each diff is one `mutmut show` (about a second)
 for name in survivors:
     print(f"--- survived: {name}")
-    print(subprocess.run([str(Path(sys.executable).parent / "mutmut"), "show", name],
-                         capture_output=True, text=True).stdout.rstrip())
+    if show:
+        print(subprocess.run([str(Path(sys.executable).parent / "mutmut"), "show", name],
+                             capture_output=True, text=True).stdout.rstrip())
 killed = counts.get("killed", 0)
 total = sum(counts.values())
 score = 100.0 * killed / total if total else 0.0
