@@ -131,3 +131,129 @@ def test_chateval_tie_and_no_readable_vote_are_told_apart():
     assert v["verdict"] is None and v["reason"] == TIE and v["confidence"] == pytest.approx(0.55)
     v, _ = chateval(["??", "nothing", "[[<verdict>]] ([<probability>])"])
     assert v["verdict"] is None and v["reason"] == NO_VOTE and v["confidence"] is None
+
+
+# ----------------------------------------------------------------------------------------
+# the whole conversation: what each prompt holds, the budget sent, the transcript kept
+
+PROBLEM, SOLUTION, CRITERION, DEFINITION = "Reach the high shelf.", "Step 1: climb the ladder.", "safety", "no harm"
+
+
+def recording(respond):
+    """A server answering ``respond`` that keeps (prompt, max_tokens) of every call."""
+    server = RespondingServer(respond, usage=USAGE)
+    server.asked = []
+    server.log = lambda kind, body: server.asked.append((prompt_of(kind, body), body.get("max_tokens")))
+    return server
+
+
+def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
+    respond = panel({"problem analyst": "[[0.2]]", "solution analyst": "[[0.9]]", "criterion analyst": "[[0.4]]"})
+    settings = JudgeSettings(rounds=1, threshold=0.99, words=37, judge_tokens=77)
+    with recording(respond) as server:
+        with get_model(ModelConfig("openai/panel", base_url=server.url, api_key="k", api="completion")) as model:
+            result = RetrievalJudge(model, Flat(), settings).judge(PROBLEM, SOLUTION, {CRITERION: DEFINITION})
+    prompts = [p for p, _ in server.asked]
+    assert {t for _, t in server.asked} == {77}  # the judge's own budget on every call
+    assert all("{" not in p for p in prompts)  # every placeholder filled
+    assert all(PROBLEM in p and SOLUTION in p for p in prompts)
+    assert all(f"{CRITERION}: {DEFINITION}" in p or (CRITERION in p and DEFINITION in p) for p in prompts)
+    assert all("37" in p for p in prompts[:6])  # the word budget of the initial and discussion replies
+    steps = [(t["phase"], t["analyst"], t.get("criterion"), t.get("round")) for t in result.transcript]
+    assert steps == [("init", "problem analyst", None, None), ("init", "solution analyst", None, None),
+                     ("init", "criterion analyst", CRITERION, None),
+                     *[("discuss", a, CRITERION, 1) for a in ANALYSTS],
+                     *[("confidence", a, CRITERION, 1) for a in ANALYSTS],
+                     ("verdict", "solution analyst", CRITERION, None)]
+    assert all(isinstance(t["retrieved"], list) for t in result.transcript[3:])
+    assert len(result.transcript) == result.cost["calls"] == len(prompts)
+    discuss = prompts[3:6]
+    assert "(none)" in discuss[0]  # nobody has asked yet
+    assert "To solution analyst: how tall?" in discuss[1]  # the problem analyst's question, shown to the next
+    assert "- (problem analyst) the rope and ladder hold here" in discuss[0]  # fragments with their authors
+    for a, p in zip(ANALYSTS, discuss):
+        assert f"You are the {a}" in p
+    assert result.transcript[6]["readings"]["retrieval confidence"] == {"value": 0.2, "reason": None}
+    v = result.verdicts[CRITERION]
+    assert all(set(r) >= {"role", "analyst", "value", "reason"} for r in v["readings"])
+    assert [r["round"] for r in v["readings"] if r["role"] != "verdict"] == [1] * 6
+
+
+def test_a_confidence_reply_copied_from_its_prompt_is_an_echo_not_a_stance():
+    """A confidence reply that is a line of its own prompt (a fragment holding another
+    analyst's "([NO])") is an echo: neither a certainty nor a stance."""
+    def respond(kind, body):
+        prompt = prompt_of(kind, body)
+        if "How sure are you" in prompt:
+            return next(li for li in prompt.splitlines() if "([NO])" in li), None
+        if "Verdict: [[" in prompt:
+            return "YES]] fine", None
+        return "[[POINT]] the ladder is risky ([NO]) on wet floors", None
+    v, _ = judge(respond, rounds=1)
+    assert v["stances"] == {a: None for a in ANALYSTS} and v["confidences"] == {a: None for a in ANALYSTS}
+    assert {r["reason"] for r in v["readings"] if r["role"] in ("confidence", "stance")} == {"echo"}
+
+
+def test_fragments_and_questions_of_a_reply():
+    from neocoder.benchmarks.framework.retrieval import FragmentIndex, fragments_of, questions_of
+    reply = "[[ANSWERS]] 1. use the long rope\n- two words\n* three words here\n[[OPINION]]: " + "x " * 300
+    frags = fragments_of(reply)
+    assert frags[:2] == ["use the long rope", "three words here"] and len(frags[2]) == 400
+    assert fragments_of("one two", limit=5) == [] and fragments_of("a b c d e f", limit=5) == ["a b c"]
+    # after the first [[QUESTIONS]] only (a second one is no question), list marks stripped
+    assert questions_of("Is it safe?\n[[QUESTIONS]]\n- * How tall?\nnot a question\n[[QUESTIONS]]\nWhy?") == [
+        "How tall?", "Why?"]
+    assert questions_of("Is it safe?\nok\n  - Why?  ") == ["Is it safe?", "Why?"]
+    index = FragmentIndex(Flat())
+    assert index.show([]) == "(nothing yet)"
+    index.add(["first point here", "  ", "second point here"], "solution analyst")
+    assert index.texts == ["first point here", "second point here"]
+    assert index.show([1, 0]) == "- (solution analyst) second point here\n- (solution analyst) first point here"
+    assert index.get("q", 0) == [] and len(index.get("q", 5)) == 2
+
+
+def test_chateval_fills_every_prompt_and_keeps_the_transcript():
+    def respond(kind, body):
+        prompt = prompt_of(kind, body)
+        if "Judgement: [[" in prompt:
+            return "YES]] ([0.7])", None
+        turn = prompt.count("\nproblem analyst:") + prompt.count("\nsolution analyst:") + \
+            prompt.count("\ncriterion analyst:")
+        return f"Turn {turn}: the ladder is tall enough.", None
+    settings = JudgeSettings(chateval_rounds=2, words=41, judge_tokens=66)
+    with recording(respond) as server:
+        with get_model(ModelConfig("openai/ce", base_url=server.url, api_key="k", api="completion")) as model:
+            result = ChatEvalJudge(model, settings).judge(PROBLEM, SOLUTION, {CRITERION: DEFINITION})
+    prompts = [p for p, _ in server.asked]
+    assert {t for _, t in server.asked} == {66}
+    assert all("{" not in p and PROBLEM in p and SOLUTION in p and CRITERION in p and DEFINITION in p
+               for p in prompts)
+    assert all("41" in p for p in prompts[:6]) and "(nothing yet)" in prompts[0]
+    for i, p in enumerate(prompts[:6]):
+        assert f"You are {ANALYSTS[i % 3]}" in p
+    # every turn so far is in the history, one line each, in order
+    history = "\n".join(f"{ANALYSTS[i % 3]}: Turn {i + 1}: the ladder is tall enough." for i in range(6))
+    assert all(history in p and f"You are {a}" in p for a, p in zip(ANALYSTS, prompts[6:]))
+    assert history.split("\n", 1)[1] not in prompts[1]
+    steps = [(t["phase"], t["analyst"], t["criterion"], t.get("round")) for t in result.transcript]
+    assert steps == [("discuss", ANALYSTS[i % 3], CRITERION, 1 + i // 3) for i in range(6)] + \
+        [("verdict", a, CRITERION, None) for a in ANALYSTS]
+    v = result.verdicts[CRITERION]
+    assert v["votes"] == [True] * 3 and v["probabilities"] == [0.7] * 3
+    assert [set(r) for r in v["readings"]] == [{"role", "analyst", "value", "reason"}] * 6
+    assert result.transcript[6]["readings"] == {"chateval verdict": {"value": "YES", "reason": None},
+                                                "chateval probability": {"value": 0.7, "reason": None}}
+
+
+def test_a_chateval_final_that_copies_a_line_of_the_debate_is_an_echo_not_a_vote():
+    def respond(kind, body):
+        prompt = prompt_of(kind, body)
+        if "Judgement: [[" in prompt:  # the final reply repeats the first debate line, verdict and all
+            return next(li for li in prompt.splitlines() if li.startswith("problem analyst: ")), None
+        return "I lean [[NO]] ([0.2]) on this one.", None
+    with RespondingServer(respond, usage=USAGE) as server:
+        with get_model(ModelConfig("openai/ce", base_url=server.url, api_key="k", api="completion")) as model:
+            result = ChatEvalJudge(model, JudgeSettings(chateval_rounds=1)).judge("P", "S", {"c": "d"})
+    v = result.verdicts["c"]
+    assert v["votes"] == [None] * 3 and v["probabilities"] == [None] * 3 and v["reason"] == NO_VOTE
+    assert {r["reason"] for r in v["readings"]} == {"echo"}
