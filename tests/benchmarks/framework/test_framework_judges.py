@@ -257,3 +257,20 @@ def test_a_chateval_final_that_copies_a_line_of_the_debate_is_an_echo_not_a_vote
     v = result.verdicts["c"]
     assert v["votes"] == [None] * 3 and v["probabilities"] == [None] * 3 and v["reason"] == NO_VOTE
     assert {r["reason"] for r in v["readings"]} == {"echo"}
+
+
+def test_the_first_two_analysts_see_every_criterion_and_each_criterion_is_judged_apart():
+    respond = panel({r: "[[0.9]]" for r in ROLES})
+    with recording(respond) as server:
+        with get_model(ModelConfig("openai/panel", base_url=server.url, api_key="k", api="completion")) as model:
+            result = RetrievalJudge(model, Flat(), JudgeSettings(rounds=1)).judge(
+                PROBLEM, SOLUTION, {"safety": "no harm", "cost": "cheap enough"})
+    prompts = [p for p, _ in server.asked]
+    assert all("- safety: no harm\n- cost: cheap enough" in p for p in prompts[:2])
+    inits = [t for t in result.transcript if t["phase"] == "init"]
+    assert [(t["analyst"], t.get("criterion")) for t in inits] == [
+        ("problem analyst", None), ("solution analyst", None), ("criterion analyst", "safety"),
+        ("criterion analyst", "cost")]
+    assert set(result.verdicts) == {"safety", "cost"} and all(v["verdict"] is True for v in result.verdicts.values())
+    cost_prompts = [p for p, t in zip(prompts, result.transcript) if t.get("criterion") == "cost"]
+    assert cost_prompts and all("cheap enough" in p and "no harm" not in p for p in cost_prompts)
