@@ -149,7 +149,7 @@ def recording(respond):
 
 def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
     respond = panel({"problem analyst": "[[0.2]]", "solution analyst": "[[0.9]]", "criterion analyst": "[[0.4]]"})
-    settings = JudgeSettings(rounds=1, threshold=0.99, words=37, judge_tokens=77)
+    settings = JudgeSettings(rounds=1, threshold=0.99, words=37, judge_tokens=77, discuss_k=3, score_j=2, verdict_l=5)
     with recording(respond) as server:
         with get_model(ModelConfig("openai/panel", base_url=server.url, api_key="k", api="completion")) as model:
             result = RetrievalJudge(model, Flat(), settings).judge(PROBLEM, SOLUTION, {CRITERION: DEFINITION})
@@ -165,11 +165,13 @@ def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
                      *[("discuss", a, CRITERION, 1) for a in ANALYSTS],
                      *[("confidence", a, CRITERION, 1) for a in ANALYSTS],
                      ("verdict", "solution analyst", CRITERION, None)]
-    assert all(isinstance(t["retrieved"], list) for t in result.transcript[3:])
+    # GET's k, j and l: 3 fragments for each discussion reply, 2 for a certainty, 5 for the verdict
+    assert [len(t["retrieved"]) for t in result.transcript[3:]] == [3, 3, 3, 2, 2, 2, 5]
     assert len(result.transcript) == result.cost["calls"] == len(prompts)
     discuss = prompts[3:6]
     assert "(none)" in discuss[0]  # nobody has asked yet
     assert "To solution analyst: how tall?" in discuss[1]  # the problem analyst's question, shown to the next
+    assert "To solution analyst: how tall?\nTo solution analyst: how tall?" in discuss[2]  # both others', a line each
     assert "- (problem analyst) the rope and ladder hold here" in discuss[0]  # fragments with their authors
     for a, p in zip(ANALYSTS, discuss):
         assert f"You are the {a}" in p
