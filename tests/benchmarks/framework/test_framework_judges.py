@@ -9,7 +9,7 @@ from framework_panel import USAGE, prompt_of
 from loopback import RespondingServer
 
 from neocoder.benchmarks.framework.chateval import NO_VOTE, TIE, ChatEvalJudge
-from neocoder.benchmarks.framework.retrieval import ANALYSTS, JudgeSettings, RetrievalJudge
+from neocoder.benchmarks.framework.retrieval import ANALYSTS, FOCUS, QUERY, JudgeSettings, RetrievalJudge
 from neocoder.config import ModelConfig
 from neocoder.models import get_model
 from neocoder.models.embedders import Embedder
@@ -22,6 +22,18 @@ class Flat(Embedder):
 
     def _embed(self, texts):
         return [[1.0, float(len(t) % 7)] for t in texts]
+
+
+class Recording(Flat):
+    """Flat vectors, keeping every text embedded (fragments and retrieval queries)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def _embed(self, texts):
+        self.seen += texts
+        return super()._embed(texts)
 
 
 def panel(confidence, verdict="[[YES]] it holds", stance=None):
@@ -152,7 +164,8 @@ def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
     settings = JudgeSettings(rounds=1, threshold=0.99, words=37, judge_tokens=77, discuss_k=3, score_j=2, verdict_l=5)
     with recording(respond) as server:
         with get_model(ModelConfig("openai/panel", base_url=server.url, api_key="k", api="completion")) as model:
-            result = RetrievalJudge(model, Flat(), settings).judge(PROBLEM, SOLUTION, {CRITERION: DEFINITION})
+            embedder = Recording()
+            result = RetrievalJudge(model, embedder, settings).judge(PROBLEM, SOLUTION, {CRITERION: DEFINITION})
     prompts = [p for p, _ in server.asked]
     assert {t for _, t in server.asked} == {77}  # the judge's own budget on every call
     assert all("{" not in p for p in prompts)  # every placeholder filled
@@ -169,9 +182,17 @@ def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
     assert [len(t["retrieved"]) for t in result.transcript[3:]] == [3, 3, 3, 2, 2, 2, 5]
     assert len(result.transcript) == result.cost["calls"] == len(prompts)
     discuss = prompts[3:6]
-    assert "(none)" in discuss[0]  # nobody has asked yet
-    assert "To solution analyst: how tall?" in discuss[1]  # the problem analyst's question, shown to the next
-    assert "To solution analyst: how tall?\nTo solution analyst: how tall?" in discuss[2]  # both others', a line each
+    asked = "Questions the other analysts asked:\n"
+    assert asked + "(none)\n" in discuss[0]  # nobody has asked yet
+    assert asked + "To solution analyst: how tall?\n" in discuss[1]  # the problem analyst's, shown to the next
+    assert asked + "To solution analyst: how tall?\nTo solution analyst: how tall?\n" in discuss[2]  # both others'
+    # the retrieval query of each discussion: the analyst's own query and the others' questions
+    queries = [q for q in embedder.seen if any(q.startswith(QUERY[a]) for a in ANALYSTS)]
+    assert queries[:3] == [QUERY["problem analyst"], QUERY["solution analyst"] + " To solution analyst: how tall?",
+                           QUERY["criterion analyst"] + " To solution analyst: how tall?" * 2]
+    for a, p in zip(ANALYSTS, prompts[:2]):
+        assert FOCUS[a] in p  # each analyst's own focus, from the first prompt on
+    assert FOCUS["criterion analyst"] in prompts[2]
     assert "- (problem analyst) the rope and ladder hold here" in discuss[0]  # fragments with their authors
     for a, p in zip(ANALYSTS, discuss):
         assert f"You are the {a}" in p
@@ -230,7 +251,7 @@ def test_chateval_fills_every_prompt_and_keeps_the_transcript():
     assert {t for _, t in server.asked} == {66}
     assert all("{" not in p and PROBLEM in p and SOLUTION in p and CRITERION in p and DEFINITION in p
                for p in prompts)
-    assert all("41" in p for p in prompts[:6]) and "(nothing yet)" in prompts[0]
+    assert all("41" in p for p in prompts[:6]) and "The discussion so far:\n(nothing yet)\n" in prompts[0]
     for i, p in enumerate(prompts[:6]):
         assert f"You are {ANALYSTS[i % 3]}" in p
     # every turn so far is in the history, one line each, in order
@@ -265,7 +286,7 @@ def test_the_first_two_analysts_see_every_criterion_and_each_criterion_is_judged
     respond = panel({r: "[[0.9]]" for r in ROLES})
     with recording(respond) as server:
         with get_model(ModelConfig("openai/panel", base_url=server.url, api_key="k", api="completion")) as model:
-            result = RetrievalJudge(model, Flat(), JudgeSettings(rounds=1)).judge(
+            result = RetrievalJudge(model, Flat(), JudgeSettings(rounds=1, discuss_k=50)).judge(
                 PROBLEM, SOLUTION, {"safety": "no harm", "cost": "cheap enough"})
     prompts = [p for p, _ in server.asked]
     assert all("- safety: no harm\n- cost: cheap enough" in p for p in prompts[:2])
@@ -276,3 +297,7 @@ def test_the_first_two_analysts_see_every_criterion_and_each_criterion_is_judged
     assert set(result.verdicts) == {"safety", "cost"} and all(v["verdict"] is True for v in result.verdicts.values())
     cost_prompts = [p for p, t in zip(prompts, result.transcript) if t.get("criterion") == "cost"]
     assert cost_prompts and all("cheap enough" in p and "no harm" not in p for p in cost_prompts)
+    # every fragment shown with its author (k = 50 shows them all), the criterion analyst's too
+    discuss = [p for p, t in zip(prompts, result.transcript) if t["phase"] == "discuss"]
+    assert all(f"- ({a}) the rope and ladder hold here" in discuss[0] for a in ANALYSTS)
+
