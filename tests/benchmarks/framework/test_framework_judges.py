@@ -36,7 +36,10 @@ class Recording(Flat):
         return super()._embed(texts)
 
 
-def panel(confidence, verdict="[[YES]] it holds", stance=None):
+DISCUSSION = "[[POINT]] the rope and ladder hold here\n[[QUESTIONS]]\nTo solution analyst: how tall?"
+
+
+def panel(confidence, verdict="[[YES]] it holds", stance=None, discussion=DISCUSSION):
     """A panel: ``confidence[role]`` the text after "Because." of the confidence reply (the
     same every round), ``stance[role]`` its stance marker, ``verdict`` the verdict reply."""
     stance = stance or {r: "([YES])" for r in ROLES}
@@ -48,7 +51,7 @@ def panel(confidence, verdict="[[YES]] it holds", stance=None):
             return f"Because. {confidence[role]} {stance[role]}", None
         if "Verdict: [[" in prompt:
             return verdict, None
-        return "[[POINT]] the rope and ladder hold here\n[[QUESTIONS]]\nTo solution analyst: how tall?", None
+        return discussion, None
     return respond
 
 
@@ -283,7 +286,8 @@ def test_a_chateval_final_that_copies_a_line_of_the_debate_is_an_echo_not_a_vote
 
 
 def test_the_first_two_analysts_see_every_criterion_and_each_criterion_is_judged_apart():
-    respond = panel({r: "[[0.9]]" for r in ROLES})
+    # a reply with a second questions block: only what comes before the first becomes fragments
+    respond = panel({r: "[[0.9]]" for r in ROLES}, discussion=DISCUSSION + "\n[[QUESTIONS]]\nAnd how wide?")
     with recording(respond) as server:
         with get_model(ModelConfig("openai/panel", base_url=server.url, api_key="k", api="completion")) as model:
             result = RetrievalJudge(model, Flat(), JudgeSettings(rounds=1, discuss_k=50)).judge(
@@ -300,4 +304,9 @@ def test_the_first_two_analysts_see_every_criterion_and_each_criterion_is_judged
     # every fragment shown with its author (k = 50 shows them all), the criterion analyst's too
     discuss = [p for p, t in zip(prompts, result.transcript) if t["phase"] == "discuss"]
     assert all(f"- ({a}) the rope and ladder hold here" in discuss[0] for a in ANALYSTS)
+    assert not any("- (None)" in p for p in prompts)
+    # the criterion analyst's first discussion shows the problem analyst's point twice (its first reply
+    # and its discussion reply) but its question once: a discussion reply's questions are no fragments
+    assert discuss[2].count("- (problem analyst) the rope and ladder hold here") == 2
+    assert discuss[2].count("- (problem analyst) To solution analyst: how tall?") == 1
 
