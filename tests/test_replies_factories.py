@@ -178,5 +178,8 @@ def test_answer_text_and_reading_dict():
     assert answer_text("<think>only this</think>") == (None, Reading.unreadable(REASONING_ONLY))
     assert answer_text("   ") == (None, Reading.unreadable(EMPTY))
     assert answer_text("- loops\n- recursion", "Name the techniques.") == ("- loops\n- recursion", None)
+    asked = "Name every technique the program uses, one a line."  # a line of the prompt, sent back
+    assert answer_text(f"{asked}\n- loops", f"Read this.\n{asked}") == ("- loops", None)
+    assert answer_text(asked, f"Read this.\n{asked}") == (None, Reading.unreadable(ECHO))
     assert fw.reading_dict(Reading.unreadable(ECHO)) == {"value": None, "reason": ECHO}
     assert fw.reading_dict(Reading(0.5)) == {"value": 0.5, "reason": None}
