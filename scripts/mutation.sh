@@ -38,6 +38,7 @@ modules_of() {
         # reach the judges: left out here, they would make the set take hours on 2 cores
         judges) echo "neocoder/benchmarks/framework/retrieval.py neocoder/benchmarks/framework/chateval.py --
                      tests/benchmarks/framework/test_framework_judges.py
+                     tests/benchmarks/framework/test_framework_grammars.py
                      tests/benchmarks/framework/test_framework_unreadable.py
                      tests/benchmarks/framework/test_framework.py::test_get_returns_the_top_n_by_cosine_best_first
                      tests/benchmarks/framework/test_framework.py::test_retrieval_judge_stops_early_above_t_and_the_most_confident_analyst_decides
