@@ -310,3 +310,15 @@ def test_the_first_two_analysts_see_every_criterion_and_each_criterion_is_judged
     assert discuss[2].count("- (problem analyst) the rope and ladder hold here") == 2
     assert discuss[2].count("- (problem analyst) To solution analyst: how tall?") == 1
 
+
+
+@pytest.mark.parametrize("parse, example, answer, value", [
+    ("parse_confidence", "[[0.2]]", "Sure: [[0.8]]", 0.8), ("parse_stance", "([NO])", "I hold ([YES])", "YES"),
+    ("parse_verdict", "[[NO]]", "[[YES]] it holds", "YES"), ("parse_probability", "([0.2])", "I say ([0.7])", 0.7)])
+def test_the_judges_readers_drop_a_line_copied_from_their_prompt(parse, example, answer, value):
+    from neocoder.benchmarks.framework import chateval, retrieval
+    read = getattr(retrieval, parse, None) or getattr(chateval, parse)
+    line = f"For example, an answer such as {example} would be read as yours."
+    prompt = f"Judge the solution.\n{line}\nAnswer now."
+    assert read(f"{line}\n{answer}", prompt).value == value
+    assert read(f"{line}\n{answer}").reason == "conflicting markers"  # without the prompt the copy counts
