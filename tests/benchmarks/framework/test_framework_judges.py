@@ -196,6 +196,8 @@ def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
     for a, p in zip(ANALYSTS, prompts[:2]):
         assert FOCUS[a] in p  # each analyst's own focus, from the first prompt on
     assert FOCUS["criterion analyst"] in prompts[2]
+    for a, p in zip(ANALYSTS * 2 + ("solution analyst",), prompts[3:]):  # discussion, certainty, verdict
+        assert FOCUS[a] in p and all(FOCUS[b] not in p for b in ANALYSTS if b != a)
     assert "- (problem analyst) the rope and ladder hold here" in discuss[0]  # fragments with their authors
     for a, p in zip(ANALYSTS, discuss):
         assert f"You are the {a}" in p
