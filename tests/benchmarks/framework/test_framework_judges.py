@@ -205,6 +205,8 @@ def test_the_retrieval_judge_fills_every_prompt_and_keeps_the_transcript():
     v = result.verdicts[CRITERION]
     assert all(set(r) >= {"role", "analyst", "value", "reason"} for r in v["readings"])
     assert [r["round"] for r in v["readings"] if r["role"] != "verdict"] == [1] * 6
+    assert v["readings"][-1]["analyst"] == "solution analyst"  # the verdict's reading names who gave it
+    assert "- (problem analyst) the rope and ladder hold here" in prompts[-1]  # the verdict sees its fragments
 
 
 def test_a_confidence_reply_copied_from_its_prompt_is_an_echo_not_a_stance():
@@ -232,6 +234,8 @@ def test_fragments_and_questions_of_a_reply():
     assert questions_of("Is it safe?\n[[QUESTIONS]]\n- * How tall?\nnot a question\n[[QUESTIONS]]\nWhy?") == [
         "How tall?", "Why?"]
     assert questions_of("Is it safe?\nok\n  - Why?  ") == ["Is it safe?", "Why?"]
+    assert questions_of("Xenon lamps, why?") == ["Xenon lamps, why?"]  # only list marks are stripped
+    assert fragments_of("X-rays show the crack") == ["X-rays show the crack"]
     index = FragmentIndex(Flat())
     assert index.show([]) == "(nothing yet)"
     index.add(["first point here", "  ", "second point here"], "solution analyst")
