@@ -13,7 +13,13 @@
 #   - with no NeoCoder release anywhere it would look, `neocoder eval --model
 #     replay/gpt-4-1106-preview` judges all 199 problems on the shipped dataset and prints
 #     the headline, `neocoder eval --model human` works, and `neocoder serve` starts and
-#     scores a program.
+#     scores a program;
+#   - the wheel alone (core dependencies, no extra) in a second virtualenv runs `report`,
+#     `compare`, `leaderboard` and `export` on small runs of every benchmark it made itself
+#     (eval on the recorded code; AidanBench, LiveIdeaBench and the framework against the
+#     scripted endpoint of tests/support/scripted_models.py), each command working or refusing
+#     by its own rule, never failing on a module an extra brings (the leaderboard's Parquet
+#     downloads need the leaderboard extra: refused with that message, then built with it).
 # The heavy extras (local, aidanbench) are not installed: the eval needs neither; serve's is.
 #
 # Usage: bash scripts/wheel_check.sh   (needs Docker with the sandbox base image, as
@@ -183,5 +189,87 @@ print("scored:", answer["scores"])
 EOF
 kill $server
 wait $server || true
+
+# A core install (the wheel alone, no extra) must run the commands that read runs on a run of
+# every benchmark: report, compare, leaderboard and export.  The runs are small real ones made
+# by the core install itself: NeoCoder on GPT-4's recorded code (Docker sandbox), AidanBench,
+# LiveIdeaBench and the creativity framework against tests/support/scripted_models.py, a
+# scripted OpenAI-style endpoint on loopback (standard library and numpy only).
+step "installing the wheel alone (core dependencies, no extra) in $work/core"
+"$PYTHON" -m venv "$work/core"
+"$work/core/bin/pip" --disable-pip-version-check -q install "$wheel"
+core="$work/core/bin/neocoder"
+"$work/core/bin/python" - <<'EOF2'
+import importlib.util, sys
+extras = [m for m in ("fastapi", "sentence_transformers", "torch", "pyarrow", "llama_cpp", "inspect_ai", "ray")
+          if importlib.util.find_spec(m) is not None]
+if extras:
+    sys.exit(f"the core install holds packages of extras: {extras}")
+print("core install: no extra's package importable")
+EOF2
+
+"$work/core/bin/python" "$work/src/tests/support/scripted_models.py" "$work/models.url" > "$work/models.log" 2>&1 &
+models=$!
+trap 'kill $models 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -s "$work/models.url" ] && break; sleep 0.2; done
+url=$(cat "$work/models.url")
+runs="$work/runs"
+mkdir -p "$runs"
+printf '%s\n' '{"bit": "Bit 0 holds.", "flip": "Flip 0 holds."}' '{"bit": "Bit 1 holds.", "flip": "Flip 1 holds."}' \
+    > "$work/hypogen.jsonl"
+printf 'keyword,category\nsoil,Biology\nearthquakes,Earth science\n' > "$work/keywords.csv"
+model=(--base-url "$url" --api-key k)
+
+step "core install: small runs of every benchmark"
+"$core" eval --model replay/gpt-4-1106-preview --limit 2 --states 0-1 --bootstrap 100 --out "$runs/eval" --quiet \
+    | tail -1
+"$core" aidanbench --model openai/answerer --judge openai/judge --embedder openai/embed "${model[@]}" --limit 2 \
+    --max-answers 3 --bootstrap 100 --out "$runs/aidanbench" --quiet | tail -1
+"$core" ideas --model openai/writer --judges openai/j1,openai/j22,openai/j333 "${model[@]}" \
+    --keywords "$work/keywords.csv" --ideas-per-keyword 2 --bootstrap 100 --out "$runs/ideas" --quiet | tail -1
+"$core" framework --domain hypogen --data "$work/hypogen.jsonl" --model openai/gen "${model[@]}" --api completion \
+    --judges chateval --entailment llm --candidates 2 --max-steps 3 --bootstrap 100 --out "$runs/framework" --quiet \
+    | tail -1
+kill $models
+wait $models 2>/dev/null || true
+
+# A command either does its job or refuses by its own rule (compare takes NeoCoder runs; export
+# writes tables for NeoCoder and framework runs): never a traceback, never a missing module.
+refuses() {  # refuses "what it says" command...
+    local says=$1; shift
+    local out
+    if out=$("$@" 2>&1); then
+        echo "wheel check: '$*' should have refused ($says) but exited 0" >&2; exit 1
+    fi
+    if ! grep -q "$says" <<< "$out" || grep -qE "Traceback|ImportError|ModuleNotFoundError" <<< "$out"; then
+        echo "wheel check: '$*' failed otherwise than by refusing ($says):" >&2; echo "$out" >&2; exit 1
+    fi
+    echo "refused as it should: $(tail -1 <<< "$out" | cut -c1-110)"
+}
+for bench in eval aidanbench ideas framework; do
+    step "core install: report, compare and export on the $bench run"
+    "$core" report "$runs/$bench" --out "$work/reports/$bench" | tail -1
+    [ -s "$work/reports/$bench/index.html" ] || { echo "wheel check: no report of the $bench run" >&2; exit 1; }
+    case $bench in
+        eval) "$core" compare "$runs/eval" "$work/run" --format markdown | tail -3 ;;
+        *) refuses "compare takes NeoCoder runs" "$core" compare "$runs/$bench" "$runs/$bench" ;;
+    esac
+    case $bench in
+        eval|framework) "$core" export "$runs/$bench" --format jsonl --out "$work/export/$bench"
+            ls "$work/export/$bench" ;;
+        *) refuses "neocoder export writes tables for the runs of" "$core" export "$runs/$bench" --format jsonl ;;
+    esac
+done
+# The leaderboard's Parquet downloads are the leaderboard extra's (pyarrow): on the core install
+# the command says so, and with that extra alone added it builds the site.
+step "core install: leaderboard of the four runs (refused without the leaderboard extra, then with it)"
+refuses "need pyarrow: pip install 'neocoder\[leaderboard\]'" "$core" leaderboard "$runs" --out "$work/board"
+"$work/core/bin/pip" --disable-pip-version-check -q install "$wheel[leaderboard]"
+"$core" leaderboard "$runs" --out "$work/board" | tail -1
+[ -s "$work/board/index.html" ] || { echo "wheel check: no leaderboard" >&2; exit 1; }
+for bench in eval aidanbench ideas framework; do
+    grep -q "$bench" "$work/board/index.html" || { echo "wheel check: the leaderboard lacks $bench" >&2; exit 1; }
+done
+echo "leaderboard: $(ls "$work/board" | tr '\n' ' ')"
 
 step "passed"

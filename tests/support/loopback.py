@@ -166,9 +166,10 @@ class RespondingServer(Loopback):
     with ``respond(kind, body) -> (text, logprobs | None)`` (``kind`` "chat" or
     "completion"), reporting ``usage``; ``log(kind, body)`` keeps each request in
     ``requests`` (as ``(kind, body)``; a subclass may keep something else).  ``url`` ends in
-    ``/v1``; ``close()`` or a ``with`` block stops it."""
+    ``/v1``; ``close()`` or a ``with`` block stops it.  ``usage_of(kind, body) -> dict``,
+    where given, reports each request's own usage instead."""
 
-    def __init__(self, respond, usage: dict = USAGE):
+    def __init__(self, respond, usage: dict = USAGE, usage_of=None):
         self.requests: list = []
         outer = self
 
@@ -178,7 +179,8 @@ class RespondingServer(Loopback):
                 kind = "chat" if self.path.endswith("/chat/completions") else "completion"
                 outer.log(kind, body)
                 text, logprobs = respond(kind, body)
-                send(self, 200, completion_payload(kind, body.get("model", "m"), text, logprobs, usage))
+                send(self, 200, completion_payload(kind, body.get("model", "m"), text, logprobs,
+                                                   usage if usage_of is None else usage_of(kind, body)))
 
         self.serve(Handler)
 

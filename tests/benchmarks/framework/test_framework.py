@@ -10,7 +10,6 @@ import math
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import pytest
 from checkout import CHECKOUT
 from framework_panel import USAGE, entail, panel_respond, prompt_of, with_logprob
@@ -290,11 +289,17 @@ def task_respond(kind, body):
     return "[[POINT]] the flip follows from the bit here", None
 
 
+def words_used(kind, body):
+    """A call's usage: the prompt's words in, five tokens out."""
+    words = len(prompt_of(kind, body).split())
+    return {"prompt_tokens": words, "completion_tokens": 5, "total_tokens": words + 5}
+
+
 def test_the_task_end_to_end_with_both_judges_and_resume(tmp_path):
     data = tmp_path / "hypogen.jsonl"
     data.write_text("".join(json.dumps({"bit": f"Bit {i} holds.", "flip": f"Flip {i} holds."}) + "\n"
                             for i in range(2)))
-    with RespondingServer(task_respond, usage=USAGE) as server:
+    with RespondingServer(task_respond, usage_of=words_used) as server:
         model = ModelConfig("openai/scripted", base_url=server.url, api_key="k", api="completion")
         config = FrameworkConfig(model=model, judge=model, out=tmp_path / "run", domain="hypogen", data=data,
                                  candidates=2, max_steps=3, entailment="llm", judges="both", bootstrap=50,
@@ -308,9 +313,19 @@ def test_the_task_end_to_end_with_both_judges_and_resume(tmp_path):
     assert m["divergent"]["mean"]["value"] == pytest.approx(math.log(2))  # two classes, equal probability
     assert set(m["judges"]) == {"retrieval", "chateval"}
     assert m["judges"]["retrieval"]["yes"]["feasibility"]["value"] == 1.0
+    # each call reports its own tokens (the prompt's words, the reply's): the judges' sums are those of
+    # their own requests, and their ratio is not the ratio of their calls
+    prompts = [prompt_of(k, b) for k, b in server.requests]
+    chateval = [p for p in prompts if "one of several judges" in p]
+    retrieval = [p for p in prompts if p.startswith("You are the ") and ("panel" in p)]
     ratio = m["token_ratio"]
-    assert ratio["items"] == 2 and ratio["ratio"]["prompt_tokens"] == pytest.approx(
-        ratio["sums"]["retrieval"]["calls"] / ratio["sums"]["chateval"]["calls"])  # 10 prompt tokens per call
+    assert ratio["items"] == 2
+    assert ratio["sums"]["chateval"]["prompt_tokens"] == sum(len(p.split()) for p in chateval)
+    assert ratio["sums"]["retrieval"]["prompt_tokens"] == sum(len(p.split()) for p in retrieval)
+    assert ratio["sums"]["retrieval"]["calls"] == len(retrieval) and ratio["sums"]["chateval"]["calls"] == len(chateval)
+    assert ratio["ratio"]["prompt_tokens"] == pytest.approx(
+        sum(len(p.split()) for p in retrieval) / sum(len(p.split()) for p in chateval))
+    assert ratio["ratio"]["prompt_tokens"] != pytest.approx(ratio["ratio"]["calls"], rel=0.01)
     folder = RunFolder(tmp_path / "run", create=False)
     assert len(folder.read(FrameworkSolution)) == 2 and len(folder.read(FrameworkStep)) == 4
     assert again["metrics"]["divergent"] == m["divergent"]
@@ -335,10 +350,10 @@ def test_the_report_shows_a_framework_run(tmp_path):
     index = build_report([tmp_path / "run"], tmp_path / "report")
     html = index.read_text()
     assert "Creativity framework" in html and "feasibility" in html
-    page = next((tmp_path / "report").glob("*.html"), None)
     pages = [p for p in (tmp_path / "report").glob("*.html") if p.name != "index.html"]
-    assert page is not None and pages
-    assert "Reuse the scans." in pages[0].read_text()  # the step candidates are listed
+    assert len(pages) == 1 and pages[0].name in html  # the run's own page, linked from the index
+    page = pages[0].read_text()
+    assert "Reuse the scans." in page and "Cache the distances." in page  # both step candidates are listed
 
 
 def test_the_configs_go_to_a_server_and_back():
@@ -398,19 +413,6 @@ def test_the_code_domain_judges_the_final_program_in_docker(tmp_path):
     m = result["metrics"]["sandbox"]
     assert m["correct"]["value"] == float(solution.sandbox_correct)
     assert m["retrieval_accuracy"]["value"] == float(not solution.sandbox_correct)  # said NO
-
-
-def test_diversity_baselines_by_hand():
-    from neocoder.benchmarks.framework.diversity import average_cosine, bleu, distinct_n, self_bleu, spearman_interval
-    assert distinct_n(["a b a", "a c"], 1) == pytest.approx(3 / 5)  # {a, b, c} of five unigrams
-    assert distinct_n(["a b a", "a c"], 2) == pytest.approx(3 / 3)
-    assert bleu("the cat sat on the mat".split(), ["the cat sat on the mat".split()]) == pytest.approx(1.0)
-    assert self_bleu(["x y z w", "x y z w"]) == pytest.approx(1.0)
-    assert self_bleu(["a b c d", "e f g h"]) == 0.0
-    v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
-    assert average_cosine(v) == pytest.approx((0 + 1 + 0) * 2 / 6)
-    out = spearman_interval([1, 2, 3, 4, 5], [2, 4, 6, 8, 11], 200, 0)
-    assert out["rho"] == pytest.approx(1.0) and out["n"] == 5 and out["low"] <= 1.0
 
 
 def test_top_p_is_a_model_option_sent_only_when_set():

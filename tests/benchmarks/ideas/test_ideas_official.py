@@ -11,14 +11,15 @@ JSON block), some with ``<think>`` reasoning first."""
 import csv
 import hashlib
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from browser import dump_dom, screenshot
 from checkout import SHARED
 from click.testing import CliRunner
 from loopback import RespondingServer
-from scipy import stats
 
 from neocoder.api import run_ideas
 from neocoder.benchmarks.ideas.analyses import analyse, correlation, pareto_front
@@ -314,11 +315,12 @@ def test_a_panel_file_gives_each_seat_its_own_model_options(tmp_path, server, ke
 def test_correlations_and_the_pareto_front_follow_their_definitions():
     x, y = [1.0, 2.0, 3.0, 4.0, 5.0, 7.0], [2.0, 1.0, 4.0, 3.0, 6.0, 5.0]
     c = correlation(x, y)
-    assert c["pearson"]["r"] == pytest.approx(stats.pearsonr(x, y)[0])
-    assert c["spearman"]["r"] == pytest.approx(stats.spearmanr(x, y)[0])
+    # by hand: deviations from the means 11/3 and 7/2 give sum dx dy = 16, sum dx^2 = 70/3, sum dy^2 = 35/2;
+    # the ranks of y are 2 1 4 3 6 5, d = +-1 six times: rho = 1 - 6 * 6 / (6 * 35)
+    assert c["pearson"]["r"] == pytest.approx(16 / math.sqrt(70 / 3 * 35 / 2))
+    assert c["spearman"]["r"] == pytest.approx(1 - 36 / 210)
     assert c["pearson"]["low"] < c["pearson"]["r"] < c["pearson"]["high"]
     # Fisher z by hand: tanh(atanh(r) + 1.96 / sqrt(n - 3))
-    import math
     r = c["pearson"]["r"]
     assert c["pearson"]["high"] == pytest.approx(math.tanh(math.atanh(r) + 1.959964 / math.sqrt(3)), abs=1e-5)
     assert correlation([1, 2, 3], [1, 2, 3])["pearson"] is None
@@ -343,8 +345,8 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
     assert matched["claude-3.5-sonnet"] == "claude-3-5-sonnet-20241022"
     pub = [p for p in lv["pairs"] if p["source"] == "published"]
     assert lv["published"]["n"] == len(pub) >= 15
-    assert lv["published"]["pearson"]["r"] == pytest.approx(
-        stats.pearsonr([p["livebench"] for p in pub], [p["average"] for p in pub])[0])
+    assert lv["published"]["pearson"]["r"] == pytest.approx(  # numpy's own product-moment formula, not scipy's
+        np.corrcoef([p["livebench"] for p in pub], [p["average"] for p in pub])[0, 1])
     assert result["length"]["pooled"]["n"] == 24 and result["disciplines"]["models"]
     # earthquakes has no category in the run's keywords: the authors' classification gives one
     with (CLONE / "csvs/keyword_classifications.csv").open(encoding="utf-8") as f:
@@ -437,3 +439,51 @@ def test_a_reasoning_judge_that_refuses_max_tokens_and_temperature_judges_a_run(
         assert any(j.judge == "o3-mini-high" and j.scores for j in judged) and not server.refused
     finally:
         server.close()
+
+
+# ----------------------------------------------------------------------------------------
+# a critic whose first reply is unreadable: the retries carry the numbered reminder, so each
+# is a new call (not the cached unreadable reply) and the idea is scored on the second
+
+
+class FirstReplyUnreadable(AuthorsServer):
+    """The critic j1 and the fluency critic answer prose without scores or a letter until the
+    message holds our reminder; everyone else answers as the authors' critics do."""
+
+    def answer(self, body) -> str:
+        model, messages = body.get("model"), body.get("messages") or []
+        user = messages[-1]["content"]
+        reminded = "Your previous reply could not be read" in user
+        if messages[0]["role"] == "system" and model == "j1" and not reminded:
+            return "I would rather discuss the idea's merits at length than score it."
+        if user.startswith(FLUENCY_HEAD) and not reminded:
+            return "Both ideas have their merits."
+        return super().answer(body)
+
+
+def test_an_unreadable_first_critic_reply_is_asked_again_with_a_reminder_not_from_the_cache(tmp_path, keywords):
+    server = FirstReplyUnreadable()
+    try:
+        out = tmp_path / "run"
+        keywords.write_text("keyword,category\nmeteorology,Earth science\n")
+        result = cli(*official_args(server, keywords, out, "--judges", "openai/j1,openai/j2,openai/j3",
+                                    "--ideas-per-keyword", "2"))
+    finally:
+        server.close()
+    assert result.exit_code == 0, result.output
+    records = RunFolder(out).read()
+    by_j1 = [r for r in records if isinstance(r, IdeaJudgement) and r.judge_spec == "openai/j1"]
+    assert len(by_j1) == 2
+    for j in by_j1:  # two calls, the second answered and scored
+        assert j.error is None and j.scores and len(j.replies) == 2 and j.replies[0].startswith("I would rather")
+        assert j.reasons[0] is not None and j.reasons[1] is None
+    critic_calls = server.of(lambda m, msgs: m == "j1" and msgs[0]["role"] == "system")
+    # the two ideas are one text (the writer repeats itself): two calls in all, the retry reached the server
+    assert len(critic_calls) == 2
+    retries = [msgs[-1]["content"] for _, msgs, _ in critic_calls if "could not be read" in msgs[-1]["content"]]
+    assert len(retries) == 1 and all("(reminder 1 of 2)" in r and "<score_1_to_10>" in r for r in retries)
+    grade = next(r for r in records if isinstance(r, FluencyGrade))
+    assert grade.grade == "B" and grade.error is None and len(grade.replies) == 2
+    fluency = server.of(lambda m, msgs: msgs[-1]["content"].startswith(FLUENCY_HEAD))
+    assert len(fluency) == 2 and "(reminder 1 of 2)" in fluency[1][1][-1]["content"]
+    assert "A/B/C/D" in fluency[1][1][-1]["content"]

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Mutation testing of the modules where a wrong number is silent (issue 50; docs/testing.md).
+#
+# mutmut (the `mutation` extra) changes one operator, constant or call at a time in the
+# chosen modules and runs the tests that cover the changed function; a mutant that no test
+# fails "survived": either a test is missing or the change does not alter behaviour (an
+# equivalent mutant, listed in docs/testing.md with why).  Far too slow for CI: a command
+# you run and report.
+#
+# It works on a scratch copy of the checkout's files (git ls-files), so the checkout is never
+# touched and two module sets can run side by side; the copy is kept in
+# ${MUTATION_DIR:-/tmp/neocoder-mutation}/SET so `mutmut show NAME` can be run there after.
+#
+# Usage: bash scripts/mutation.sh SET [SET ...]   (SET: parsers, ties, judges, entropy, ideas,
+#        metrics, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
+#        MUTATION_TESTS="FILE ..." runs those test files (or node ids) instead of the set's own.
+# Prints, per set, the surviving mutants (with their diffs, when there are at most
+# MUTATION_DIFFS=80 of them; `mutmut show NAME` in the kept copy for one) and a line
+#   mutation score SET: K killed of N (P%), S survived, T timeouts, U no tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout=$(pwd)
+PYTHON="${PYTHON:-$checkout/.venv/bin/python}"
+jobs="${MUTATION_JOBS:-2}"
+base="${MUTATION_DIR:-/tmp/neocoder-mutation}"
+
+# Each set: the modules mutated, then "--", then the test files that cover them.
+modules_of() {
+    case "$1" in
+        parsers) echo "neocoder/replies.py neocoder/benchmarks/framework/grammars.py --
+                      tests/test_replies.py tests/test_replies_factories.py
+                      tests/benchmarks/framework/test_framework_grammars.py
+                      tests/benchmarks/ideas/test_ideas_grammars.py" ;;
+        ties) echo "neocoder/report/leaderboard/ties.py --
+                   tests/report/test_leaderboard_ties.py
+                   tests/report/test_leaderboard.py::test_ties_are_rows_whose_intervals_reach_the_best" ;;
+        # the framework's end-to-end tests (test_framework.py's task runs, about a minute each) also
+        # reach the judges: left out here, they would make the set take hours on 2 cores
+        judges) echo "neocoder/benchmarks/framework/retrieval.py neocoder/benchmarks/framework/chateval.py --
+                     tests/benchmarks/framework/test_framework_judges.py
+                     tests/benchmarks/framework/test_framework_grammars.py
+                     tests/benchmarks/framework/test_framework_unreadable.py
+                     tests/benchmarks/framework/test_framework.py::test_get_returns_the_top_n_by_cosine_best_first
+                     tests/benchmarks/framework/test_framework.py::test_retrieval_judge_stops_early_above_t_and_the_most_confident_analyst_decides
+                     tests/benchmarks/framework/test_framework.py::test_retrieval_judge_goes_on_below_t_up_to_the_round_cap
+                     tests/benchmarks/framework/test_framework.py::test_chateval_counts_every_call_and_takes_the_majority" ;;
+        entropy) echo "neocoder/benchmarks/framework/stepwise.py neocoder/metrics/entropy.py --
+                      tests/benchmarks/framework/test_framework.py tests/metrics/test_entropy.py" ;;
+        ideas) echo "neocoder/benchmarks/ideas/scoring.py neocoder/benchmarks/ideas/official.py
+                    neocoder/benchmarks/ideas/protocol.py --
+                    tests/benchmarks/ideas/test_ideas.py tests/benchmarks/ideas/test_ideas_official.py
+                    tests/benchmarks/ideas/test_ideas_grammars.py" ;;
+        metrics) echo "neocoder/metrics/rates.py --
+                      tests/metrics/test_metrics.py tests/metrics/test_metrics_typed.py" ;;
+        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, all)" >&2; return 1 ;;
+    esac
+}
+
+sets=("$@")
+[ ${#sets[@]} -gt 0 ] || { sed -n '2,18p' "$0"; exit 2; }
+[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics)
+"$PYTHON" -c "import mutmut" 2>/dev/null || {
+    echo "mutmut is not installed for $PYTHON: pip install -e '.[mutation]'" >&2; exit 1; }
+mutmut="$(dirname "$PYTHON")/mutmut"
+
+for set in "${sets[@]}"; do
+    spec=$(modules_of "$set")
+    modules=$(echo "${spec%%--*}" | xargs)
+    tests=$(echo "${MUTATION_TESTS:-${spec#*--}}" | xargs)
+    work="$base/$set"
+    rm -rf "$work"
+    mkdir -p "$work"
+    git ls-files -z --cached --others --exclude-standard | "$PYTHON" -c '
+import os, shutil, sys
+dest = sys.argv[1]
+for name in sys.stdin.read().split("\0"):
+    if name and os.path.isfile(name):
+        os.makedirs(os.path.join(dest, os.path.dirname(name)), exist_ok=True)
+        shutil.copy2(name, os.path.join(dest, name))
+' "$work"
+    # mutmut reads [mutmut] from setup.cfg (pyproject.toml has no [tool.mutmut]): only the
+    # set's modules are mutated, and only its test files are run.
+    {
+        echo "[mutmut]"
+        echo "source_paths=neocoder"
+        echo "only_mutate="
+        for m in $modules; do echo "    $m"; done
+        echo "also_copy="  # what the tests read beside the package (scripts they run, prompts, data)
+        for d in scripts prompts sandbox data docs perf; do echo "    $d/"; done
+        echo "pytest_add_cli_args_test_selection="
+        for t in $tests; do echo "    $t"; done
+        echo "pytest_add_cli_args="
+        echo "    -p"
+        echo "    no:cacheprovider"
+        echo "    -m"
+        echo "    not slow"
+    } > "$work/setup.cfg"
+    echo "== mutation: $set: $modules"
+    echo "   tests: $tests"
+    (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" > "$work/run.log" 2>&1) || {
+        echo "mutmut run failed for $set (log: $work/run.log):" >&2; tail -30 "$work/run.log" >&2; exit 1; }
+    (cd "$work" && "$mutmut" results --all true > "$work/results.txt" 2>&1) || true
+    (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" <<'EOF')
+import re, subprocess, sys
+from pathlib import Path
+
+counts: dict[str, int] = {}
+survivors = []
+for line in Path("results.txt").read_text().splitlines():
+    m = re.match(r"\s*(\S+): (.+)$", line)
+    if not m:
+        continue
+    name, status = m.group(1), m.group(2).strip()
+    counts[status] = counts.get(status, 0) + 1
+    if status == "survived":
+        survivors.append(name)
+show = len(survivors) <= int(sys.argv[2])  # each diff is one `mutmut show` (about a second)
+for name in survivors:
+    print(f"--- survived: {name}")
+    if show:
+        print(subprocess.run([str(Path(sys.executable).parent / "mutmut"), "show", name],
+                             capture_output=True, text=True).stdout.rstrip())
+killed = counts.get("killed", 0)
+total = sum(counts.values())
+score = 100.0 * killed / total if total else 0.0
+print(f"mutation score {sys.argv[1]}: {killed} killed of {total} ({score:.1f}%), {counts.get('survived', 0)} survived, "
+      f"{counts.get('timeout', 0)} timeouts, {counts.get('no tests', 0)} no tests"
+      + "".join(f", {v} {k}" for k, v in sorted(counts.items())
+                if k not in ("killed", "survived", "timeout", "no tests")))
+EOF
+done
