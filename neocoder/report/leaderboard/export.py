@@ -27,6 +27,15 @@ def rows_of(folder: Path) -> list[dict]:
     return out
 
 
+def write_jsonl(folder: Path, path: Path) -> Path:
+    """Write ``folder``'s records to the JSON-lines file ``path``, one flat row (``rows_of``)
+    a line: the download a board has without pyarrow."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows_of(folder):
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return Path(path)
+
+
 def write_parquet(folder: Path, path: Path) -> Path:
     """Write ``folder``'s records to the Parquet file ``path`` (columns: the union of the
     records' fields; a field a record lacks is null; a column of mixed types is text).

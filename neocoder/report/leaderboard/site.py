@@ -128,9 +128,14 @@ def build_leaderboard(paths: list[Path], out: Path, published: bool = True, repo
 
 
 def _run_files(run: Path, out: Path, reports: bool) -> dict:
-    """Build one run's report and parquet files under ``out``; what its model pages link."""
+    """Build one run's report and downloads under ``out``; what its model pages link.  The
+    downloads are Parquet with the leaderboard extra (pyarrow), else JSON lines (the same
+    flat rows), so a core install builds the whole site."""
+    from importlib.util import find_spec
+
     from neocoder.report.html import build_report
-    from neocoder.report.leaderboard.export import write_parquet
+    from neocoder.report.leaderboard.export import write_jsonl, write_parquet
+    parquet = find_spec("pyarrow") is not None
     from neocoder.store import RunFolder
     name = slug(run.resolve().name)
     manifest = RunFolder(run, create=False).read_manifest()
@@ -141,8 +146,8 @@ def _run_files(run: Path, out: Path, reports: bool) -> dict:
     for folder in folders:
         bench = folder.name if manifest.kind == SUITE else manifest.kind
         benches.append(bench)
-        target = out / "data" / f"{name}-{bench}.parquet"
-        write_parquet(folder, target)
+        target = out / "data" / f"{name}-{bench}.{'parquet' if parquet else 'jsonl'}"
+        (write_parquet if parquet else write_jsonl)(folder, target)
         downloads.append({"name": target.name, "href": f"data/{target.name}"})
     report = None
     if reports and folders:
