@@ -28,7 +28,7 @@ import numpy as np
 
 from neocoder.metrics.diversity import structure
 from neocoder.metrics.diversity.normalise import normalise, parse_program
-from neocoder.metrics.diversity.operations import Operations, operations
+from neocoder.metrics.diversity.operations import Operations, loop_depth, operations
 
 # Reader's traits: True/False per program; a pair's feature is 1 when exactly one of the two has it.
 FLAGS = ("sorts", "hashes", "recursion", "binary_search", "closed_form", "nested_loops",
@@ -87,14 +87,6 @@ def _halving_loop(tree: ast.AST) -> bool:
     return False
 
 
-def _loop_depth(node: ast.AST, here: int = 0) -> int:
-    if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
-        here += len(node.generators)
-    elif isinstance(node, (ast.For, ast.While)):
-        here += 1
-    return max([here] + [_loop_depth(c, here) for c in ast.iter_child_nodes(node)])
-
-
 _LOOP_NODES = (ast.For, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
@@ -114,7 +106,7 @@ def traits(source: str, techniques: frozenset | None = None) -> Traits:
     calls = _calls(tree)
     binops = {type(n.op).__name__ for n in ast.walk(tree) if isinstance(n, (ast.BinOp, ast.AugAssign))}
     loops = sum(isinstance(n, _LOOP_NODES) for n in ast.walk(tree))
-    depth = _loop_depth(tree)
+    depth = loop_depth(tree)
     lists = any(isinstance(n, (ast.List, ast.ListComp)) for n in ast.walk(tree)) or "list" in calls
     grid = any(isinstance(n, (ast.List, ast.ListComp)) and any(
         isinstance(c, (ast.List, ast.ListComp)) for c in ast.iter_child_nodes(n) if c is not n)

@@ -56,13 +56,13 @@ def _name(call: ast.Call) -> str:
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
-def _depth(node: ast.AST, here: int = 0) -> int:
+def loop_depth(node: ast.AST, here: int = 0) -> int:
     """The deepest loop nesting below ``node`` (a comprehension's generators count once each)."""
     if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
         here += len(node.generators)
     elif isinstance(node, (ast.For, ast.While)):
         here += 1
-    return max([here] + [_depth(c, here) for c in ast.iter_child_nodes(node)])
+    return max([here] + [loop_depth(c, here) for c in ast.iter_child_nodes(node)])
 
 
 def _in_loop(tree: ast.AST) -> set[int]:
@@ -125,5 +125,5 @@ def operations(source: str) -> Operations:
             ops.add("sqrt")
         elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and id(node) in looped:
             ops.add("accumulate")
-    ops.add(f"depth:{_depth(tree)}")
+    ops.add(f"depth:{loop_depth(tree)}")
     return Operations(frozenset(ops))
