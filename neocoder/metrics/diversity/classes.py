@@ -41,7 +41,6 @@ from neocoder.metrics.diversity.operations import Operations, operations
 
 TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS, LEARNED = "technique", "structure", "execution", "operations", "learned"
 MEASURES = (TECHNIQUE, STRUCTURE, EXECUTION, OPERATIONS, LEARNED)
-STATIC = (TECHNIQUE, STRUCTURE, OPERATIONS, LEARNED)  # the measures every run with code gets
 DEFAULT = LEARNED  # the shipped validity.json's choice (validity.choose_default; module docstring)
 VALID_LOW = 0.4  # a default's held-out kappa interval must start at least here (issue 48)
 OPERATIONS_THRESHOLD = 0.7  # chosen on the labelled pairs' tuning half (neocoder diversity validate)

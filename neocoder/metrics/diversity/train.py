@@ -5,15 +5,16 @@ of each tuning-half problem becomes one row of features.FEATURES with its label 
 the reader put the two programs in one class); scikit-learn's ``LogisticRegression``
 (L2, lbfgs, balanced class weights: "different" pairs are the rarer kind) is fitted on
 the standardised rows.  The regularisation ``C`` (from ``CS``) and the decision
-threshold (from ``GRID``) are chosen together by cross-validation over problems
-(``FOLDS`` folds of the tuning problems in sorted order, round robin: a problem's pairs
-share programs, so they stay in one fold): for each pair (C, threshold), the pooled
-Cohen's kappa of the greedy partitions (measures.partition, as a run classes its
-programs) of each fold's problems by a model fitted on the other folds; the best pair
-wins (ties: the smaller C, then the lower threshold), and the model is refitted on the
-whole tuning half with that C.  The held-out half is never read.  The result is written with every number
-rounded to 10 significant digits and sorted keys, so the same labelled set and release
-give the same file byte for byte (lbfgs from a zero start is deterministic).
+threshold (from validity.THRESHOLDS, the grid the distance measures are tuned on) are
+chosen together by cross-validation over problems (``FOLDS`` folds of the tuning
+problems in sorted order, round robin: a problem's pairs share programs, so they stay
+in one fold): for each pair (C, threshold), the pooled Cohen's kappa of the greedy
+partitions (measures.partition, as a run classes its programs) of each fold's problems
+by a model fitted on the other folds; the best pair wins (ties: the smaller C, then the
+lower threshold), and the model is refitted on the whole tuning half with that C.  The
+held-out half is never read.  The result is written with every number rounded to 10
+significant digits and sorted keys, so the same labelled set and release give the same
+file byte for byte (lbfgs from a zero start is deterministic).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from neocoder.metrics.diversity.features import FEATURES, Traits, pair_features,
 from neocoder.metrics.diversity.labelled import TUNE, LabelledProblem
 from neocoder.metrics.diversity.learned import Classifier
 from neocoder.metrics.diversity.measures import partition
+from neocoder.metrics.diversity.validity import THRESHOLDS
 
 CS = (0.01, 0.03, 0.1, 0.3, 1.0)
 FOLDS = 5
-GRID = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 
 
 def _round(x: float) -> float:
@@ -78,8 +79,7 @@ def train(problems: list[LabelledProblem], labels_sha256: str) -> dict:
     x, y = rows(tune, got)
     if len(set(y.tolist())) < 2:
         raise ValueError("the tuning half needs both same and different pairs to fit a classifier")
-    def fit(part: list[LabelledProblem], c: float) -> dict:
-        xs, ys = rows(part, got)
+    def fit(xs: np.ndarray, ys: np.ndarray, c: float) -> dict:
         mean = xs.mean(axis=0)
         scale = xs.std(axis=0)
         scale[scale == 0] = 1.0
@@ -96,8 +96,8 @@ def train(problems: list[LabelledProblem], labels_sha256: str) -> dict:
             rest = [p for g, part in enumerate(folds) if g != f for p in part]
             if not held or len({int(s) for p in rest for *_, s in p.pairs()}) < 2:
                 continue
-            base = fit(rest, c)
-            for t in GRID:
+            base = fit(*rows(rest, got), c)
+            for t in THRESHOLDS:
                 model = Classifier.from_dict({**base, "threshold": t})
                 for p in held:
                     got_counts = counts([x.label for x in p.programs], partition(got[p.problem], model.same))
@@ -108,7 +108,7 @@ def train(problems: list[LabelledProblem], labels_sha256: str) -> dict:
         if k is not None and (best[1] is None or k > best[1] + 1e-12):
             best = (key, k)
     (c, threshold), cv_kappa = best
-    base = fit(tune, c)
+    base = fit(x, y, c)
     model = Classifier.from_dict({**base, "threshold": threshold})
     tune_kappa = pooled_kappa(model, tune, got)
     pairs = len(y)
