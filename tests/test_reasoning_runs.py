@@ -20,7 +20,7 @@ from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.records import IdeaJudgement
 from neocoder.cli import main
 from neocoder.config import ModelConfig
-from neocoder.models import RequestRefused
+from neocoder.models import ModelError, Prompt, RequestRefused, get_model
 from neocoder.store import RunFolder
 
 PROBLEMS = "1901A,1899A,1898A"
@@ -184,6 +184,61 @@ def test_inspect_openai_at_an_openai_compatible_server_uses_chat_completions(tmp
     assert refused.exit_code == 1 and "404" in refused.output
     assert f"tried {nothing.url}/chat/completions" in refused.output, refused.output
     assert len(error_lines(refused.output)) == 1
+
+
+# ---------------------------------------------------------------- inspect-api without the sandbox
+ASKED = Prompt(messages=({"role": "system", "content": "Answer with a program."},
+                         {"role": "user", "content": "Echo the input."}), completion="", code_prefix="")
+
+
+def test_inspect_api_provider_called_directly_without_the_sandbox():
+    """``inspect-api/PROVIDER/NAME`` is a working Model with no Docker in the way: through
+    inspect's Anthropic provider the loopback server gets the model name, the messages (the
+    system one apart, as Anthropic's API takes it) and the token budget, and the reply's text,
+    thinking and token counts come back; through inspect's provider for OpenAI-compatible
+    servers the same holds for chat completions.  A model the server does not know (404)
+    is a RequestRefused naming the status and the URL tried, and a 200 that is not a
+    completion is a ModelError naming the endpoint: never an empty reply taken for an answer."""
+    anthropic = AnthropicServer(lambda body: (PROGRAM, "I will echo it."),
+                                refuse=lambda body: (404, "not_found_error", f"model: {body['model']}")
+                                if body["model"] == "claude-nope" else None)
+    options = dict(base_url=anthropic.url, api_key="k", max_tokens=300, max_retries=0)
+    try:
+        with get_model("inspect-api/anthropic/claude-test", **options) as model:
+            reply = model.generate(ASKED)
+        (body,) = anthropic.requests
+        assert body["model"] == "claude-test" and body["max_tokens"] == 300
+        assert body["messages"] == [{"role": "user", "content": "Echo the input."}]
+        assert [part["text"] for part in body["system"]] == ["Answer with a program."]
+        assert reply.text == PROGRAM and reply.reasoning == "I will echo it."
+        assert (reply.prompt_tokens, reply.completion_tokens) == (30, 12)  # AnthropicServer's usage
+        assert reply.extra["finish_reason"] == "stop" and reply.sent["max_tokens"] == 300
+
+        with get_model("inspect-api/anthropic/claude-nope", **options) as unknown:
+            with pytest.raises(RequestRefused) as refused:
+                unknown.generate(ASKED)
+        assert refused.value.status == 404 and len(anthropic.requests) == 2
+        assert "(404: model: claude-nope)" in str(refused.value)
+        assert f"tried {anthropic.url}/v1/messages" in str(refused.value), refused.value
+    finally:
+        anthropic.close()
+
+    compatible = dict(api_key="k", max_tokens=50, temperature=0.0, max_retries=0)
+    with ChatOnlyServer() as server, get_model("inspect-api/openai/gemma-local", base_url=server.url,
+                                               **compatible) as model:
+        reply = model.generate(ASKED)
+    assert server.paths == ["/v1/chat/completions"]
+    (body,) = server.bodies
+    assert body["model"] == "gemma-local" and body["max_tokens"] == 50 and body["temperature"] == 0.0
+    assert body["messages"] == [dict(m) for m in ASKED.messages]
+    assert reply.text == PROGRAM and (reply.prompt_tokens, reply.completion_tokens) == (21, 9)
+
+    with ChatOnlyServer(malformed=True) as broken, get_model("inspect-api/openai/gemma-local", base_url=broken.url,
+                                                             **compatible) as model:
+        with pytest.raises(ModelError) as lost:
+            model.generate(ASKED)
+    assert len(broken.bodies) == 1 and str(lost.value).startswith("inspect-api/openai/gemma-local: ")
+    assert broken.url in str(lost.value), lost.value  # which server gave the answer that is no completion
 
 
 # ---------------------------------------------------------------- AidanBench with a reasoning judge

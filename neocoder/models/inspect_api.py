@@ -150,7 +150,8 @@ class InspectAPIModel(Model):
     def _classify(self, exc: BaseException) -> ModelError:
         """The neocoder error of a provider SDK's exception: RequestRefused for a refused
         request (by its HTTP status), EndpointError for a connection that never answered,
-        ModelError otherwise (a 429 or 5xx after inspect's retries, a timeout)."""
+        ModelError otherwise (a 429 or 5xx after inspect's retries, a timeout, a 200 that is
+        not a completion), naming the endpoint."""
         status = getattr(exc, "status_code", None)  # anthropic's, openai's, mistral's, ... status errors
         said = provider_message(exc)
         if status in REFUSED_STATUSES:
@@ -165,7 +166,7 @@ class InspectAPIModel(Model):
         if status is None and "connect" in type(exc).__name__.lower():
             return EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.config.max_retries} "
                                  f"retries ({type(exc).__name__}: {said}); check --base-url and that the server runs")
-        return ModelError(f"{self.name}: {type(exc).__name__}: {said}")
+        return ModelError(f"{self.name}: no usable reply from {self.endpoint} ({type(exc).__name__}: {said})")
 
     def close(self) -> None:
         """Close the provider's client and stop the event loop's thread (waiting up to 10 s); an

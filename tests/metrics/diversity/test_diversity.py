@@ -176,21 +176,98 @@ def test_run_diversity_along_a_chain_against_the_humans(release_dir):
     assert mine == theirs == [0]
 
 
+# 1899A (print "First" unless n % 3 == 0): two correct programs of different technique sets, one wrong one
+GAME_FOR = """def solve():
+    t = int(input())
+    for _ in range(t):
+        n = int(input())
+        if n % 3 == 0:
+            print("Second")
+        else:
+            print("First")
+"""
+GAME_WHILE = """def solve():
+    t = int(input())
+    names = ("Second", "First", "First")
+    while t > 0:
+        t -= 1
+        print(names[int(input()) % 3])
+"""
+GAME_WRONG = """def solve():
+    t = int(input())
+    print("\\n".join(["First"] * t))
+"""
+
+
 def test_eval_and_human_runs_carry_the_diversity_block(tmp_path, release_dir, sandbox):
+    """The diversity block of a real eval run (judged in the sandbox) agrees with what its
+    records.jsonl says, counted here by hand: a scripted endpoint answers sample 0, 1, 2 of
+    every state with GAME_FOR, GAME_WHILE (both correct on 1899A) and GAME_WRONG, so 1899A has
+    4 correct programs over t = 0, 1 and 1901A none.  The chain's ``correct`` is the mean
+    number of correct samples per problem that has one, its technique ``classes`` the mean
+    number of distinct technique sets among them (the technique measure classes by exact
+    set); per state, technique ``distinct_k`` and ``effective`` are the distinct technique
+    sets among all k samples and among the correct ones, averaged over both problems.  The
+    human run's per-problem technique classes are the distinct technique sets of the humans."""
+    from collections import defaultdict
+    from statistics import mean
+
+    from loopback import RespondingServer
+
     from neocoder import EvalConfig, ModelConfig, SandboxConfig, evaluate
-    config = EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=tmp_path / "run", limit=2,
-                        release_dir=release_dir, sandbox=SandboxConfig(workers=2), progress=False, bootstrap=50)
-    result = evaluate(config)
+    from neocoder.metrics.diversity.humans import human_programs
+    programs = {0: GAME_FOR, 1: GAME_WHILE, 2: GAME_WRONG}  # by the sample's seed (0 + sample index)
+    with RespondingServer(lambda kind, body: (f"```python\n{programs[body['seed']]}```", None)) as server:
+        model = ModelConfig("openai/scripted", base_url=server.url, api_key="k", temperature=0.7, seed=0)
+        config = EvalConfig(model=model, out=tmp_path / "run", problems=["1899A", "1901A"], states=[0, 1],
+                            samples=3, release_dir=release_dir, sandbox=SandboxConfig(workers=2), progress=False,
+                            bootstrap=50)
+        result = evaluate(config)
     diversity = json.loads((tmp_path / "run" / "metrics.json").read_text())["diversity"]
+    assert result.metrics["diversity"] == diversity
     assert diversity["measures"] == ["technique", "structure", "operations", "learned"]
     assert diversity["default"] == "learned"
     assert diversity["validated"] is False  # issue 48: no measure passed its held-out check
-    assert result.metrics["diversity"] == diversity
+
+    # the records, read by hand: judged samples (no error, no INFRA verdict, some code)
+    records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    judged = [r for r in records if not r.get("error") and r.get("code") and r.get("examples")
+              and not any(t["verdict"] == "INFRA" for t in r["examples"]["tests"])]
+    assert len(judged) == len(records) == 12  # 2 problems x 2 states x 3 samples
+    correct_sets: dict[str, list[frozenset]] = defaultdict(list)  # problem -> technique sets of its correct samples
+    at_state: dict[tuple, list[tuple[frozenset, bool]]] = defaultdict(list)  # (t, problem) -> (set, correct)
+    for r in judged:
+        techniques = frozenset(r["techniques"])
+        at_state[r["state"], r["problem_id"]].append((techniques, r["examples"]["correct"]))
+        if r["examples"]["correct"]:
+            correct_sets[r["problem_id"]].append(techniques)
+    assert {pid: len(sets) for pid, sets in correct_sets.items()} == {"1899A": 4}  # the script worked
+    assert len(set(correct_sets["1899A"])) == 2  # GAME_FOR and GAME_WHILE use different techniques
+
+    chain = diversity["chain"]
+    assert chain["technique"]["correct"]["problems"] == len(correct_sets) == 1
+    assert chain["technique"]["correct"]["value"] == mean(len(sets) for sets in correct_sets.values())
+    assert chain["technique"]["classes"]["value"] == mean(len(set(sets)) for sets in correct_sets.values())
+    for measure in ("structure", "operations", "learned"):  # Python programs with code: every correct one counts
+        assert chain[measure]["correct"]["value"] == chain["technique"]["correct"]["value"]
+        assert 1 <= chain[measure]["classes"]["value"] <= chain[measure]["correct"]["value"]
+
+    assert sorted(diversity["states"]) == ["0", "1"]
+    for t in (0, 1):
+        got = diversity["states"][str(t)]["technique"]
+        by_problem = [at_state[t, pid] for pid in ("1899A", "1901A")]
+        assert got["k"]["value"] == 3 and got["distinct_k"]["problems"] == 2
+        assert got["distinct_k"]["value"] == mean(len({s for s, _ in k}) for k in by_problem)
+        assert got["effective"]["value"] == mean(len({s for s, ok in k if ok}) for k in by_problem)
+
     human = evaluate(EvalConfig(model=ModelConfig("human"), out=tmp_path / "human", limit=2,
                                 release_dir=release_dir, progress=False, bootstrap=50))
     block = human.metrics["diversity"]
     assert len(block["per_problem"]) == 2
-    assert all(got["technique"]["n"] >= 20 for got in block["per_problem"].values())
+    humans = human_programs(list(block["per_problem"]), release_dir)
+    for pid, got in block["per_problem"].items():
+        assert got["technique"]["n"] == len(humans[pid]) >= 20
+        assert got["technique"]["classes"] == len({frozenset(p.techniques) for p in humans[pid]})
     assert "classes@5" in block["humans"]["structure"]
     assert block["humans"]["operations"]["classes"]["value"] <= block["humans"]["structure"]["classes"]["value"]
 
