@@ -239,7 +239,9 @@ def entropy_divergent_r(kept: list[Sample], values: dict[str, dict[str, float]])
     if len(pairs) < 3:
         return None
     a, b = np.array(pairs).T
-    return float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else None
+    # constant means every value equal: a float mean of equal values can differ from them in
+    # the last bit, so std() of a constant column may be 1e-16 rather than 0
+    return float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else None
 
 
 def score_state(samples: list[Sample]) -> tuple[StateMetrics, dict[str, Ratio]]:
