@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from checkout import SHARED
 from click.testing import CliRunner
 from drifting import EMPTY, MALFORMED, REFUSAL, THINK_ONLY, DriftingServer, cut, echo, prompt_text, status
 
@@ -16,7 +17,6 @@ from neocoder.benchmarks.ideas.records import IdeaJudgement
 from neocoder.cli import main
 from neocoder.store import RunFolder
 
-SHARED = Path("/work/shared")
 CLONE = SHARED / "liveideabench" / "official"
 OURS_GOOD = "originality: 8\nfeasibility: 6\nclarity: 7"
 OFFICIAL_GOOD = 'Sound.\n```json\n{"originality": 8, "feasibility": 6, "clarity": 7}\n```'
@@ -106,18 +106,21 @@ def test_ours_a_429_burst_is_retried_and_read(tmp_path, keywords):
     assert json.loads((out / "metrics.json").read_text())["unreadable"]["openai/j1"]["unreadable"] == 0
 
 
-def official(drift):
-    """The authors' protocol: every critic ``drift`` on the first idea, good JSON after."""
+def official(drift, fluency=None):
+    """The authors' protocol: every critic ``drift`` on the first idea, good JSON after;
+    ``fluency`` (a reply or a function of the call) the fluency critic's answer, else "B"."""
     seen = {"critic": 0}
 
     def respond(kind, body):
         messages = body.get("messages") or []
         if messages and messages[0]["role"] == "system":
             seen["critic"] += 1
-            if "first" in messages[-1]["content"]:
+            if drift is not None and "first" in messages[-1]["content"]:
                 return drift(kind, body) if callable(drift) else drift
             return OFFICIAL_GOOD
         if "ONLY ANSWER" in prompt_text(kind, body):
+            if fluency is not None:
+                return fluency(kind, body) if callable(fluency) else fluency
             return "B"
         return f"Idea: a {'first' if (body.get('seed') or 0) == 0 else 'second'} meteorology sensor plan."
     return respond
@@ -154,3 +157,44 @@ def test_official_the_critics_json_is_read_exactly(tmp_path, keywords, drift, re
     assert sum(v["unreadable"] for k, v in metrics["unreadable"].items() if not k.startswith("fluency")) == \
         len(js) == 2
     assert metrics["outcome"]["unreadable"] == 1 and metrics["outcome"]["judged"] == 1
+
+
+# the fluency critic's letter (scoring.OFFICIAL_GRADE_GRAMMAR: the reply's first word, A to D)
+FLUENCY_KINDS = [
+    ("The ideas are similar, so B", "no marker"),  # a letter, but not the first word
+    ("E", "no marker"), (REFUSAL, "refusal"), (EMPTY, "empty"), (THINK_ONLY, "reasoning only"),
+]
+
+
+@pytest.mark.skipif(not CLONE.is_dir(), reason="the authors' files are not here")
+@pytest.mark.parametrize("drift,reason", FLUENCY_KINDS, ids=[r + "-" + str(i) for i, (_, r) in
+                                                             enumerate(FLUENCY_KINDS)])
+def test_official_the_fluency_letter_is_read_exactly_and_an_unreadable_one_is_counted(tmp_path, keywords, drift,
+                                                                                      reason):
+    """A fluency critic that drifts on every attempt leaves the keyword without a grade,
+    records the reason of each of its replies, and metrics.json counts them under
+    "fluency <seat>"; the ideas are judged all the same (fluency is a score of its own)."""
+    from neocoder.benchmarks.ideas.records import FluencyGrade
+    server = DriftingServer(official(None, fluency=drift))
+    out = tmp_path / "run"
+    try:
+        result = CliRunner().invoke(main, [
+            "ideas", "--protocol", "official", "--liveideabench", str(CLONE), "--model", "openai/writer",
+            "--judges", "openai/c1,openai/c2", "--judges-per-idea", "2", "--base-url", server.url,
+            "--api-key", "k", "--max-retries", "0",
+            "--keywords", str(keywords), "--ideas-per-keyword", "2", "--judge-retries", "1", "--bootstrap", "50",
+            "--quiet", "--out", str(out)])
+    finally:
+        server.close()
+    assert result.exit_code == 0, result.output
+    grades = RunFolder(out).read(FluencyGrade)
+    assert grades and all(g.grade is None and g.score is None for g in grades)
+    assert all(g.reasons == [reason, reason] for g in grades)  # the first reply and its one retry
+    metrics = json.loads((out / "metrics.json").read_text())
+    fluency = {k: v for k, v in metrics["unreadable"].items() if k.startswith("fluency")}
+    assert fluency and sum(v["unreadable"] for v in fluency.values()) == 2 * len(grades)
+    assert all(v["reasons"] == {reason: v["unreadable"]} for v in fluency.values())
+    assert metrics["outcome"]["judged"] == 2  # both ideas scored by the critics
+    (model,) = metrics["models"].values()
+    assert model["fluency_graded"] == 0 and model["fluency"] is None and model["leaderboard"]["fluency"] is None
+    assert model["originality"] == 8.0  # the critics' scores stand
