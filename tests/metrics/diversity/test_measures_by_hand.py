@@ -1,0 +1,108 @@
+"""The diversity measures' and their validation's edges, worked by hand (issue 50): the
+errors they raise and what those say, the defaults a validity.json was made with, the
+boundary of the lower-bound rule, and the learned classifier's file.  Each test was
+written against a mutant that no earlier test failed (scripts/mutation.sh diversity)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from checkout import CHECKOUT
+
+from neocoder.metrics.diversity import labelled, validity
+from neocoder.metrics.diversity.agreement import PairCounts, score
+from neocoder.metrics.diversity.labelled import LabelledProblem, LabelledProgram
+from neocoder.metrics.diversity.learned import FEATURES, Classifier, ClassifierError, load
+from neocoder.metrics.diversity.measures import expected_distinct, utility_k
+
+PAIRS = CHECKOUT / "data" / "codeforces" / "algorithm_pairs"
+SORTS = "a = sorted(map(int, input().split()))\nprint(a[0])\n"
+SCANS = ("best = None\nfor x in map(int, input().split()):\n    if best is None or x < best:\n        best = x\n"
+         "print(best)\n")
+
+
+def _problem(labels: str, pid: str = "1A", codes: list[str] | None = None) -> LabelledProblem:
+    codes = codes or [""] * len(labels)
+    return LabelledProblem(pid, labelled.TUNE, {c: "" for c in labels},
+                           [LabelledProgram(pid, f"human:{i}", code, c, "")
+                            for i, (c, code) in enumerate(zip(labels, codes))])
+
+
+def _report(kappas: dict) -> dict:
+    return {"measures": {m: {"held_out": {"kappa": {"value": v, "low": lo, "high": None}}}
+                         for m, (v, lo) in kappas.items()}}
+
+
+def test_the_errors_say_what_was_wrong():
+    with pytest.raises(ValueError, match=r"^utility_k needs k >= 1 classes and as many qualities \(got 2 and 1\)$"):
+        utility_k([0, 1], [1.0])
+    with pytest.raises(ValueError, match="^no measure a run can lead with was scored$"):
+        validity.choose_default(_report({"execution": (0.9, 0.8)}))
+    with pytest.raises(ValueError, match="^the two readers labelled no problem in common$"):
+        validity.inter_rater([_problem("AB")], [_problem("AB", "2B")])
+
+
+def test_the_lower_bound_rule_at_its_edge_and_by_default():
+    # a lower bound of exactly 0.4 passes (>=), and 0.4 is the default
+    assert validity.choose_default(_report({"operations": (0.5, 0.4), "learned": (0.6, 0.39)})) == ("operations", True)
+    assert validity.choose_default(_report({"operations": (0.5, 0.45)})) == ("operations", True)
+    # a measure whose kappa is undefined (no pair it could class) never wins, and never breaks the choice
+    assert validity.choose_default(_report({"technique": (None, None), "learned": (-0.5, -0.9)})) == ("learned", False)
+    assert validity.choose_default(_report({"learned": (-0.5, -0.9), "technique": (None, None)})) == ("learned", False)
+
+
+def test_the_technique_measure_classes_by_the_detected_technique_set():
+    classify = validity.classer(validity.TECHNIQUE)
+    assert classify(_problem("AB", codes=[SORTS, SCANS])) == [0, 1]  # sorting against a loop
+    assert classify(_problem("AA", codes=[SCANS, SCANS.replace("best", "low")])) == [0, 0]
+
+
+def test_inter_rater_skips_problems_one_reader_left_and_counts_every_program():
+    first = [_problem("AABB", "1A"), _problem("ABC", "2B")]
+    second = [_problem("XY", "9Z"), _problem("XXYY", "1A"), _problem("XYY", "2B")]  # 9Z only the second read
+    got = validity.inter_rater(first, second, resamples=50)
+    assert got["problems"] == 2 and got["programs"] == 7 and got["pairs"] == 6 + 3
+    # the defaults are the ones validity.json was made with: 2000 replicates, seed 0
+    default = validity.inter_rater(first, second)
+    assert default == validity.inter_rater(first, second, resamples=2000, seed=0)
+    assert default["kappa"]["low"] is not None  # replicates were drawn
+
+
+def test_agreement_intervals_are_reproducible_from_their_seed():
+    per = {"p1": PairCounts(5, 1, 1, 5), "p2": PairCounts(3, 3, 0, 6), "p3": PairCounts(6, 0, 2, 4)}
+    assert score(per, resamples=200, seed=3) == score(per, resamples=200, seed=3)
+    first = [_problem("AABB", "1A"), _problem("ABCA", "2B"), _problem("AAB", "3C")]
+    second = [_problem("XXYZ", "1A"), _problem("XYZX", "2B"), _problem("XYY", "3C")]
+    assert validity.inter_rater(first, second, resamples=300, seed=5) == \
+        validity.inter_rater(first, second, resamples=300, seed=5)
+
+
+def test_expected_distinct_draws_are_seeded_and_default_to_200():
+    labels = [0, 0, 1, 1, 2, 3, 3, 3]
+    assert expected_distinct(labels, 3) == expected_distinct(labels, 3, draws=200, seed=0)
+    assert expected_distinct(labels, 3, seed=7) == expected_distinct(labels, 3, seed=7)
+
+
+def test_the_classifier_file_is_read_whole_or_refused_naming_it(tmp_path):
+    good = json.loads((PAIRS / "classifier.json").read_text())
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(good), encoding="utf-8")
+    got = load(path)
+    assert got.features == FEATURES and got.threshold == good["threshold"]
+    assert got.weights.tolist() == good["weights"] and got.mean.dtype.kind == "f"
+
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(ClassifierError, match=rf"^{broken}: cannot read the classifier \("):
+        load(broken)
+    with pytest.raises(ClassifierError, match=rf"^{tmp_path / 'missing.json'}: cannot read the classifier"):
+        load(tmp_path / "missing.json")
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps({k: v for k, v in good.items() if k != "threshold"}))
+    with pytest.raises(ClassifierError, match=rf"^{cut}: field 'threshold' is missing$"):
+        load(cut)
+    # weights that are not numbers are refused when the file is read, not at the first pair
+    for field in ("mean", "scale", "weights"):
+        with pytest.raises(ClassifierError, match=r"^classifier: not a classifier \("):
+            Classifier.from_dict({**good, field: ["heavy"] * len(FEATURES)})
