@@ -44,10 +44,6 @@ class PairCounts:
         """The counts of both tables summed, cell by cell."""
         return PairCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
 
-    def scale(self, w: int) -> "PairCounts":
-        """Every cell times ``w`` (a bootstrap weight)."""
-        return PairCounts(self.tp * w, self.fp * w, self.fn * w, self.tn * w)
-
     @property
     def n(self) -> int:
         """Pairs counted in all four cells."""

@@ -11,7 +11,7 @@ import pytest
 from checkout import CHECKOUT
 
 from neocoder.metrics.diversity import labelled, validity
-from neocoder.metrics.diversity.agreement import PairCounts, score
+from neocoder.metrics.diversity.agreement import PairCounts, classes_ratio, score
 from neocoder.metrics.diversity.labelled import LabelledProblem, LabelledProgram
 from neocoder.metrics.diversity.learned import FEATURES, Classifier, ClassifierError, load
 from neocoder.metrics.diversity.measures import expected_distinct, utility_k
@@ -106,3 +106,32 @@ def test_the_classifier_file_is_read_whole_or_refused_naming_it(tmp_path):
     for field in ("mean", "scale", "weights"):
         with pytest.raises(ClassifierError, match=r"^classifier: not a classifier \("):
             Classifier.from_dict({**good, field: ["heavy"] * len(FEATURES)})
+
+
+def test_classes_per_problem_compare_the_problems_both_have():
+    got = classes_ratio({"a": 2, "b": 4, "c": 1}, {"a": 1, "b": 2, "d": 5})  # c and d: one side only
+    assert got == {"measured": 3.0, "labelled": 1.5, "ratio": 2.0, "problems": 2}
+    assert classes_ratio({"a": 2}, {"b": 1}) == {"measured": None, "labelled": None, "ratio": None, "problems": 0}
+    assert classes_ratio({"a": 2}, {"a": 0})["ratio"] is None
+
+
+def test_the_execution_measure_classes_fingerprinted_programs_and_sets_the_others_aside():
+    """Four programs per problem, the last without a fingerprint: it is left out of the
+    pairs and of ``programs_classed``; classes by fingerprint are the labels exactly (kappa
+    1), and the humans' classes per problem are counted over the fingerprinted programs of
+    the random sample (the deliberate pick B and the unfingerprinted C left out): the two
+    programs of class A, one class by both."""
+    def problem(pid: str, half: str) -> LabelledProblem:
+        labels = "AABC"
+        progs = [LabelledProgram(pid, f"human:{i}", "", c, "", deliberate=(i == 2)) for i, c in enumerate(labels)]
+        return LabelledProblem(pid, half, {c: "" for c in labels}, progs)
+    problems = [problem("1A", labelled.TUNE), problem("2B", labelled.HELD_OUT), problem("3C", labelled.HELD_OUT)]
+    fingerprints = {(p.problem, x.ident): f"out-{x.label}" for p in problems for x in p.programs[:3]}
+    classify = validity.classer(validity.EXECUTION, execution=fingerprints)
+    assert classify(problems[0]) == [0, 0, 1, None]
+    got = validity.validate(problems, measures=(validity.EXECUTION,), execution=fingerprints, resamples=50)
+    held = got["measures"][validity.EXECUTION]["held_out"]
+    assert held["programs_classed"] == 6 and held["pairs"] == 6  # 3 classed programs, 3 pairs, per problem
+    assert held["kappa"]["value"] == pytest.approx(1.0)
+    assert held["human_classes"] == {"measured": 1.0, "labelled": 1.0, "ratio": 1.0, "problems": 2}
+    assert got["pairs"][labelled.HELD_OUT] == {"pairs": 12, "different": 10, "problems": 2, "programs": 8}
