@@ -135,3 +135,19 @@ def test_the_execution_measure_classes_fingerprinted_programs_and_sets_the_other
     assert held["kappa"]["value"] == pytest.approx(1.0)
     assert held["human_classes"] == {"measured": 1.0, "labelled": 1.0, "ratio": 1.0, "problems": 2}
     assert got["pairs"][labelled.HELD_OUT] == {"pairs": 12, "different": 10, "problems": 2, "programs": 8}
+
+
+def test_the_normalised_measure_compares_normal_forms_and_structure_the_raw_programs():
+    """Two programs that differ only in their input harness (a test-case loop against a
+    ``solve`` function called once): one normal form, so the normalised profiles are at
+    distance 0, while the raw programs' profiles are not; a sort and a scan differ by both."""
+    loop = ("t=int(input())\nfor _ in range(t):\n    n=int(input())\n    a=list(map(int,input().split()))\n"
+            "    print(max(a))\n")
+    wrapped = ("def solve():\n    for _ in range(int(input())):\n        input()\n        a = [int(x) for x in input()"
+               ".split()]\n        print(max(a))\n\nif __name__ == '__main__':\n    solve()\n")
+    harness = _problem("AA", codes=[loop, wrapped])
+    normal = validity.profiles(harness, validity.NORMALISED)
+    raw = validity.profiles(harness, validity.STRUCTURE)
+    assert normal[0].distance(normal[1]) == 0.0 < raw[0].distance(raw[1])
+    different = validity.profiles(_problem("AB", codes=[SORTS, SCANS]), validity.STRUCTURE)
+    assert different[0].distance(different[1]) > 0.0
