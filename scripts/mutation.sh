@@ -12,8 +12,12 @@
 # ${MUTATION_DIR:-/tmp/neocoder-mutation}/SET so `mutmut show NAME` can be run there after.
 #
 # Usage: bash scripts/mutation.sh SET [SET ...]   (SET: parsers, ties, judges, entropy, ideas,
-#        metrics, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
-#        MUTATION_TESTS="FILE ..." runs those test files (or node ids) instead of the set's own.
+#        metrics, diversity, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
+#        MUTATION_TESTS="FILE ..." runs those test files (or node ids) instead of the set's own;
+#        MUTATION_SURVIVORS=1 runs only the last run's survivors (and the mutants no test
+#        reached) again, against the checkout's tests now: the score is then of all the set's
+#        mutants, the killed ones staying killed as tests were only added (refused when a
+#        module changed since that run).
 # Prints, per set, the surviving mutants (with their diffs, when there are at most
 # MUTATION_DIFFS=80 of them; `mutmut show NAME` in the kept copy for one) and a line
 #   mutation score SET: K killed of N (P%), S survived, T timeouts, U no tests
@@ -21,7 +25,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$(pwd)
 PYTHON="${PYTHON:-$checkout/.venv/bin/python}"
+case "$PYTHON" in  # absolute: mutmut runs in the scratch copy, not here
+    /*) ;;
+    */*) PYTHON="$checkout/$PYTHON" ;;
+    *) PYTHON="$(command -v "$PYTHON")" ;;
+esac
 jobs="${MUTATION_JOBS:-2}"
+# the tests that read the NeoCoder release find it here (as .ci/run sets it), not beside the copy
+export NEOCODER_RELEASE="${NEOCODER_RELEASE:-$(cd "$checkout/.." && pwd)/shared/neocoder}"
 base="${MUTATION_DIR:-/tmp/neocoder-mutation}"
 
 # Each set: the modules mutated, then "--", then the test files that cover them.
@@ -44,21 +55,66 @@ modules_of() {
                      tests/benchmarks/framework/test_framework.py::test_retrieval_judge_stops_early_above_t_and_the_most_confident_analyst_decides
                      tests/benchmarks/framework/test_framework.py::test_retrieval_judge_goes_on_below_t_up_to_the_round_cap
                      tests/benchmarks/framework/test_framework.py::test_chateval_counts_every_call_and_takes_the_majority" ;;
+        # the framework's unit tests and its short end-to-end run, not the NLI model's nor the
+        # validation's (20 s and 11 s a mutant); NeoCoder's semantic entropy through the rates
         entropy) echo "neocoder/benchmarks/framework/stepwise.py neocoder/metrics/entropy.py --
-                      tests/benchmarks/framework/test_framework.py tests/metrics/test_entropy.py" ;;
+                      tests/benchmarks/framework/test_framework.py tests/metrics/test_entropy.py
+                      tests/metrics/test_metrics.py tests/metrics/test_rates_by_hand.py
+                      --deselect tests/benchmarks/framework/test_framework.py::test_nli_backend_classifies_in_batches_with_a_small_random_model
+                      --deselect tests/benchmarks/framework/test_framework.py::test_validation_against_macgyver_labels_and_the_two_runs_token_ratio" ;;
+        # the ideas runs against scripted and drifting judges; not the two report renderings (15 s a mutant)
         ideas) echo "neocoder/benchmarks/ideas/scoring.py neocoder/benchmarks/ideas/official.py
                     neocoder/benchmarks/ideas/protocol.py --
                     tests/benchmarks/ideas/test_ideas.py tests/benchmarks/ideas/test_ideas_official.py
-                    tests/benchmarks/ideas/test_ideas_grammars.py" ;;
+                    tests/benchmarks/ideas/test_ideas_grammars.py tests/benchmarks/ideas/test_ideas_drifting.py
+                    --deselect tests/benchmarks/ideas/test_ideas.py::test_the_report_shows_an_ideas_run_beside_the_published_leaderboard
+                    --deselect tests/benchmarks/ideas/test_ideas_official.py::test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report" ;;
         metrics) echo "neocoder/metrics/rates.py --
-                      tests/metrics/test_metrics.py tests/metrics/test_metrics_typed.py" ;;
-        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, all)" >&2; return 1 ;;
+                      tests/metrics/test_metrics.py tests/metrics/test_metrics_typed.py
+                      tests/metrics/test_rates_by_hand.py" ;;
+        # the diversity measures (NoveltyBench's formulas, the learned pair classifier) and the
+        # agreement statistics they are validated with (kappa, the held-out choice of default);
+        # the tests that make eval runs in Docker are left out (markers_of), and the two that
+        # retrain the classifier (train.py, a minute each) and the CLI's whole validation
+        diversity) echo "neocoder/metrics/diversity/measures.py neocoder/metrics/diversity/agreement.py
+                        neocoder/metrics/diversity/validity.py neocoder/metrics/diversity/learned.py --
+                        tests/metrics/diversity/test_diversity.py tests/metrics/diversity/test_diversity_validity.py
+                        tests/metrics/diversity/test_learned.py tests/metrics/diversity/test_measures_by_hand.py
+                        --deselect tests/metrics/diversity/test_learned.py::test_training_never_reads_the_held_out_half
+                        --deselect tests/metrics/diversity/test_learned.py::test_training_reproduces_the_shipped_classifier_byte_for_byte
+                        --deselect tests/metrics/diversity/test_diversity_validity.py::test_validate_command_prints_every_measure_and_the_judge" ;;
+        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, diversity, all)" >&2; return 1 ;;
     esac
 }
 
+# The pytest marker expression of a set's runs: every set leaves out the slow tests; the
+# diversity and entropy sets also the Docker and local-model ones (an eval run or a local
+# model's reply per mutant would take the night).
+markers_of() {
+    case "$1" in
+        diversity | entropy) echo "not slow and not docker and not llm" ;;
+        *) echo "not slow" ;;
+    esac
+}
+
+# copy_checkout DEST [PATH...]: the checkout's files (git ls-files: tracked and new, not
+# ignored), or those under PATH, into DEST at the same relative paths
+copy_checkout() {
+    local dest="$1"
+    shift
+    git ls-files -z --cached --others --exclude-standard -- "$@" | "$PYTHON" -c '
+import os, shutil, sys
+dest = sys.argv[1]
+for name in sys.stdin.read().split("\0"):
+    if name and os.path.isfile(name):
+        os.makedirs(os.path.join(dest, os.path.dirname(name)), exist_ok=True)
+        shutil.copy2(name, os.path.join(dest, name))
+' "$dest"
+}
+
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || { sed -n '2,18p' "$0"; exit 2; }
-[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics)
+[ ${#sets[@]} -gt 0 ] || { sed -n '2,23p' "$0"; exit 2; }
+[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics diversity)
 "$PYTHON" -c "import mutmut" 2>/dev/null || {
     echo "mutmut is not installed for $PYTHON: pip install -e '.[mutation]'" >&2; exit 1; }
 mutmut="$(dirname "$PYTHON")/mutmut"
@@ -68,16 +124,23 @@ for set in "${sets[@]}"; do
     modules=$(echo "${spec%%--*}" | xargs)
     tests=$(echo "${MUTATION_TESTS:-${spec#*--}}" | xargs)
     work="$base/$set"
-    rm -rf "$work"
-    mkdir -p "$work"
-    git ls-files -z --cached --others --exclude-standard | "$PYTHON" -c '
-import os, shutil, sys
-dest = sys.argv[1]
-for name in sys.stdin.read().split("\0"):
-    if name and os.path.isfile(name):
-        os.makedirs(os.path.join(dest, os.path.dirname(name)), exist_ok=True)
-        shutil.copy2(name, os.path.join(dest, name))
-' "$work"
+    survivors=""
+    if [ -n "${MUTATION_SURVIVORS:-}" ]; then
+        # the set's last run, its survivors run again against today's tests: the modules must
+        # be the ones that run mutated, or its results say nothing of them
+        [ -f "$work/results.txt" ] || { echo "no earlier run of $set in $work: run it in full first" >&2; exit 1; }
+        for m in $modules; do
+            cmp -s "$m" "$work/$m" || { echo "$m changed since the run in $work: run $set in full" >&2; exit 1; }
+        done
+        survivors=$(sed -n 's/^ *\([^ ]*\): \(survived\|no tests\)$/\1/p' "$work/results.txt" | xargs)
+        [ -n "$survivors" ] || { echo "== mutation: $set: no survivor to run again"; continue; }
+        rm -rf "$work/tests"
+        copy_checkout "$work" tests
+    else
+        rm -rf "$work"
+        mkdir -p "$work"
+        copy_checkout "$work"
+    fi
     # mutmut reads [mutmut] from setup.cfg (pyproject.toml has no [tool.mutmut]): only the
     # set's modules are mutated, and only its test files are run.
     {
@@ -93,11 +156,13 @@ for name in sys.stdin.read().split("\0"):
         echo "    -p"
         echo "    no:cacheprovider"
         echo "    -m"
-        echo "    not slow"
+        echo "    $(markers_of "$set")"
     } > "$work/setup.cfg"
     echo "== mutation: $set: $modules"
     echo "   tests: $tests"
-    (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" > "$work/run.log" 2>&1) || {
+    [ -z "$survivors" ] || echo "   again: the $(echo $survivors | wc -w) survivors (and untested) of the last run, with today's tests"
+    # shellcheck disable=SC2086  # one argument per survivor's name
+    (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" $survivors > "$work/run.log" 2>&1) || {
         echo "mutmut run failed for $set (log: $work/run.log):" >&2; tail -30 "$work/run.log" >&2; exit 1; }
     (cd "$work" && "$mutmut" results --all true > "$work/results.txt" 2>&1) || true
     (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" <<'EOF')
