@@ -9,12 +9,16 @@ import json
 
 import pytest
 from checkout import CHECKOUT
+from loopback import FlakyServer
 
+from neocoder.config import ModelConfig
 from neocoder.metrics.diversity import labelled, validity
 from neocoder.metrics.diversity.agreement import PairCounts, classes_ratio, score
+from neocoder.metrics.diversity.judge_measure import Judge
 from neocoder.metrics.diversity.labelled import LabelledProblem, LabelledProgram
 from neocoder.metrics.diversity.learned import FEATURES, Classifier, ClassifierError, load
 from neocoder.metrics.diversity.measures import expected_distinct, utility_k
+from neocoder.models import get_model
 
 PAIRS = CHECKOUT / "data" / "codeforces" / "algorithm_pairs"
 SORTS = "a = sorted(map(int, input().split()))\nprint(a[0])\n"
@@ -116,25 +120,70 @@ def test_classes_per_problem_compare_the_problems_both_have():
 
 
 def test_the_execution_measure_classes_fingerprinted_programs_and_sets_the_others_aside():
-    """Four programs per problem, the last without a fingerprint: it is left out of the
-    pairs and of ``programs_classed``; classes by fingerprint are the labels exactly (kappa
-    1), and the humans' classes per problem are counted over the fingerprinted programs of
-    the random sample (the deliberate pick B and the unfingerprinted C left out): the two
-    programs of class A, one class by both."""
+    """Six programs per problem: humans A, A, E, a deliberate human pick B, a GPT-4 program
+    C, and a human D without a fingerprint.  D is left out of the pairs and of
+    ``programs_classed``; classes by fingerprint are the labels exactly (kappa 1); the
+    humans' classes per problem are counted over the fingerprinted random-sample humans
+    only (A, A, E: 2 classes; not B, C or D)."""
     def problem(pid: str, half: str) -> LabelledProblem:
-        labels = "AABC"
-        progs = [LabelledProgram(pid, f"human:{i}", "", c, "", deliberate=(i == 2)) for i, c in enumerate(labels)]
-        return LabelledProblem(pid, half, {c: "" for c in labels}, progs)
+        rows = [("human:0", "A", False), ("human:1", "A", False), ("human:2", "E", False),
+                ("human:3", "B", True), ("gpt4:0", "C", False), ("human:4", "D", False)]
+        progs = [LabelledProgram(pid, ident, "", c, "", deliberate=d) for ident, c, d in rows]
+        return LabelledProblem(pid, half, {c: "" for _, c, _ in rows}, progs)
     problems = [problem("1A", labelled.TUNE), problem("2B", labelled.HELD_OUT), problem("3C", labelled.HELD_OUT)]
-    fingerprints = {(p.problem, x.ident): f"out-{x.label}" for p in problems for x in p.programs[:3]}
+    fingerprints = {(p.problem, x.ident): f"out-{x.label}" for p in problems for x in p.programs[:5]}
     classify = validity.classer(validity.EXECUTION, execution=fingerprints)
-    assert classify(problems[0]) == [0, 0, 1, None]
+    assert classify(problems[0]) == [0, 0, 1, 2, 3, None]
     got = validity.validate(problems, measures=(validity.EXECUTION,), execution=fingerprints, resamples=50)
     held = got["measures"][validity.EXECUTION]["held_out"]
-    assert held["programs_classed"] == 6 and held["pairs"] == 6  # 3 classed programs, 3 pairs, per problem
+    assert held["programs_classed"] == 10 and held["pairs"] == 20  # 5 classed programs, 10 pairs, per problem
     assert held["kappa"]["value"] == pytest.approx(1.0)
-    assert held["human_classes"] == {"measured": 1.0, "labelled": 1.0, "ratio": 1.0, "problems": 2}
-    assert got["pairs"][labelled.HELD_OUT] == {"pairs": 12, "different": 10, "problems": 2, "programs": 8}
+    assert held["human_classes"] == {"measured": 2.0, "labelled": 2.0, "ratio": 1.0, "problems": 2}
+    assert got["pairs"][labelled.HELD_OUT] == {"pairs": 30, "different": 28, "problems": 2, "programs": 12}
+
+
+def test_a_measure_missing_what_it_needs_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"^the execution measure needs the programs' fingerprints \(--execution\)$"):
+        validity.classer(validity.EXECUTION)
+    with pytest.raises(ValueError, match=r"^the judge measure needs a model \(--model\)$"):
+        validity.classer(validity.JUDGE)
+    with pytest.raises(ValueError, match=r"^measure normalised needs a threshold \(tune_threshold\)$"):
+        validity.classer(validity.NORMALISED)
+    with pytest.raises(ValueError, match=r"^unknown measure 'size' \(one of technique, structure, .*, judge\)$"):
+        validity.classer("size")
+    with pytest.raises(ValueError, match="^no threshold to choose from$"):
+        validity.tune_threshold([_problem("AB", codes=[SORTS, SCANS])], validity.STRUCTURE_TUNED, grid=())
+
+
+def test_the_judge_measure_classes_the_first_limit_programs_of_a_problem_only(tmp_path):
+    """A judge with ``limit`` 2 (a real Judge over a scripted loopback endpoint) is asked
+    about the first two programs of the problem (its statement found by its id), once; the third is
+    not classed (None), so it is left out of the pairs."""
+    server = FlakyServer(fail_first=0)
+    server.next_reply = lambda: "They differ. [[DIFFERENT]]"
+    try:
+        model = get_model(ModelConfig("openai/judge", base_url=server.url, api_key="k", max_tokens=48))
+        judge = Judge(model, {"1A": "Print the smallest number."}, cache=tmp_path / "calls.jsonl")
+        judge.limit = 2
+        got = validity.classer(validity.JUDGE, judge=judge)(_problem("ABA", codes=[SORTS, SCANS, SORTS]))
+    finally:
+        server.close()
+    assert got == [0, 1, None]
+    assert judge.calls == server.requests == 1
+
+
+def test_the_threshold_tuned_is_the_smallest_of_equal_kappas_and_the_first_when_none_is_defined():
+    copy = SORTS.replace("a =", "b =").replace("a[0]", "b[0]")  # the same program, renamed
+    three = _problem("AAB", codes=[SORTS, copy, SCANS])
+    gap = validity.profiles(three, validity.STRUCTURE_TUNED)
+    assert gap[0].distance(gap[1]) == 0.0 and gap[0].distance(gap[2]) > 0.1
+    # 0.02 and 0.05 both class the copies together and the scan apart: kappa 1, the smaller wins
+    assert validity.tune_threshold([three], validity.STRUCTURE_TUNED, grid=(0.02, 0.05)) == (0.02, 1.0)
+    # a threshold of 0 still joins programs at distance 0 (at most the threshold apart)
+    assert validity.distance_partition(gap, 0.0) == [0, 0, 1]
+    # one class by the labels and by every threshold: kappa is undefined, the grid's first is kept
+    same = _problem("AA", codes=[SORTS, copy])
+    assert validity.tune_threshold([same], validity.STRUCTURE_TUNED, grid=(0.3, 0.5)) == (0.3, None)
 
 
 def test_the_normalised_measure_compares_normal_forms_and_structure_the_raw_programs():
