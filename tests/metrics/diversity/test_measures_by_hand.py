@@ -200,3 +200,44 @@ def test_the_normalised_measure_compares_normal_forms_and_structure_the_raw_prog
     assert normal[0].distance(normal[1]) == 0.0 < raw[0].distance(raw[1])
     different = validity.profiles(_problem("AB", codes=[SORTS, SCANS]), validity.STRUCTURE)
     assert different[0].distance(different[1]) > 0.0
+
+
+def test_validate_reports_each_measure_at_the_setting_it_was_run_with(tmp_path):
+    """Each measure's block says what it ran at: the fixed structure threshold, the shipped
+    classifier's threshold for learned, the tuned threshold and its kappa for a tuned
+    measure, nothing for an exact key; the judge (a real Judge over a scripted endpoint
+    that calls everything different) is scored on the held-out half only.  The defaults are
+    2000 replicates with seed 0, and the same call gives the same intervals."""
+    from neocoder.metrics.diversity import structure
+    from neocoder.metrics.diversity.learned import shipped
+    copy = SORTS.replace("a =", "b =").replace("a[0]", "b[0]")
+    problems = [LabelledProblem(pid, half, {"A": "", "B": ""},
+                                [LabelledProgram(pid, f"human:{i}", code, c, "")
+                                 for i, (c, code) in enumerate(zip("AAB", [SORTS, copy, SCANS]))])
+                for pid, half in (("1A", labelled.TUNE), ("2B", labelled.HELD_OUT), ("3C", labelled.HELD_OUT))]
+    server = FlakyServer(fail_first=0)
+    server.next_reply = lambda: "[[DIFFERENT]]"
+    try:
+        model = get_model(ModelConfig("openai/judge", base_url=server.url, api_key="k", max_tokens=48))
+        judge = Judge(model, {"2B": "Print the smallest.", "3C": "Print the least."}, cache=tmp_path / "c.jsonl")
+        measures = (validity.TECHNIQUE, validity.STRUCTURE, validity.STRUCTURE_TUNED, validity.LEARNED,
+                    validity.JUDGE)
+        got = validity.validate(problems, measures=measures, judge=judge, resamples=200, seed=4)
+    finally:
+        server.close()
+    block = got["measures"]
+    assert block[validity.TECHNIQUE]["threshold"] is None and block[validity.TECHNIQUE]["tune_kappa"] is None
+    assert block[validity.STRUCTURE]["threshold"] == structure.THRESHOLD
+    assert block[validity.LEARNED]["threshold"] == shipped().threshold
+    tuned = block[validity.STRUCTURE_TUNED]
+    assert tuned["threshold"] == validity.THRESHOLDS[0] and tuned["tune_kappa"] == pytest.approx(1.0)
+    assert tuned["tune"]["kappa"]["value"] == pytest.approx(1.0) and tuned["tune"]["problems"] == 1
+    assert block[validity.JUDGE]["tune"] is None and server.requests == 2 * 3  # 3 pairs on each held-out problem
+    assert block[validity.JUDGE]["held_out"]["kappa"]["value"] == pytest.approx(0.0)  # all different: chance
+    assert got["pairs"][labelled.TUNE] == {"pairs": 3, "different": 2, "problems": 1, "programs": 3}
+    again = validity.validate(problems, measures=(validity.STRUCTURE,), resamples=200, seed=4)
+    assert again["measures"][validity.STRUCTURE] == block[validity.STRUCTURE]
+    default = validity.validate(problems, measures=(validity.STRUCTURE,))
+    assert default == validity.validate(problems, measures=(validity.STRUCTURE,), resamples=2000, seed=0)
+    with pytest.raises(ValueError, match="^the labelled set has no problem in its held-out half$"):
+        validity.validate(problems[:1], measures=(validity.STRUCTURE,))
