@@ -132,11 +132,29 @@ def test_a_resumed_solution_goes_on_from_its_steps_in_order_or_not_at_all():
         assert "Step 1: Boil the water.\nStep 2: Dry it.\n" in asked[0]
         # a solution whose last step stopped, or chose nothing, asks nothing more
         before = len(server.requests)
-        assert list(run_steps(PROBLEM, model, LLMEntailment(model), settings,
-                              [_step(1), _step(2, chosen=None, stopped=True)])) == []
-        assert list(run_steps(PROBLEM, model, LLMEntailment(model), settings,
-                              [_step(1), _step(2, chosen=None, entropy=None)])) == []
+        assert list(run_steps(PROBLEM, model, LLMEntailment(model), StepSettings(candidates=3, max_steps=9),
+                              [_step(1), _step(2), _step(3, chosen=None, stopped=True)])) == []
+        assert list(run_steps(PROBLEM, model, LLMEntailment(model), StepSettings(candidates=3, max_steps=9),
+                              [_step(1), _step(2), _step(3, chosen=None, entropy=None)])) == []
         assert len(server.requests) == before
+
+
+def test_a_bookmia_story_without_a_sentence_count_is_capped_by_max_steps_alone():
+    story = domains.Problem("bookmia", "b1", "Once there was a lighthouse.")  # no "sentences" in extra
+    table = {0: ("The keeper lit it.", -0.2), 1: ("The keeper lit it.", -0.3)}
+    with serve(table) as server, model_at(server) as model:
+        steps = list(run_steps(story, model, LLMEntailment(model), StepSettings(candidates=2, max_steps=1)))
+    assert [s.step for s in steps] == [1] and steps[0].chosen == 0
+
+
+def test_greedy_ties_go_to_the_first_candidate_and_the_first_class():
+    from neocoder.benchmarks.framework.stepwise import greedy_choice
+    # equal log-probabilities: the first live candidate
+    assert greedy_choice(["a", "b", "c"], [True, False, False], [-0.1, -0.5, -0.5], [0, 1, 2]) == 1
+    # no log-probabilities, two classes of two: the smaller class id (ids are given in order of
+    # first appearance), its first member
+    assert greedy_choice(["a", "b", "c", "d"], [False] * 4, [None] * 4, [0, 1, 1, 0]) == 0
+    assert greedy_choice(["a", "b", "c", "d"], [False] * 4, [None, -1.0, None, None], [2, 1, 1, 0]) == 1
 
 
 def test_entropy_inputs_are_checked_and_named():
