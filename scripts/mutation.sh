@@ -149,6 +149,9 @@ for set in "${sets[@]}"; do
         [ -n "$survivors" ] || { echo "== mutation: $set: no survivor to run again"; continue; }
         rm -rf "$work/tests"
         copy_checkout "$work" tests
+        # mutmut reports the mutants it did not run again as "not checked": their status is
+        # the earlier run's (a killed mutant stays killed), merged back below
+        cp "$work/results.txt" "$work/results-earlier.txt"
     else
         rm -rf "$work"
         mkdir -p "$work"
@@ -178,17 +181,29 @@ for set in "${sets[@]}"; do
     (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" $survivors > "$work/run.log" 2>&1) || {
         echo "mutmut run failed for $set (log: $work/run.log):" >&2; tail -30 "$work/run.log" >&2; exit 1; }
     (cd "$work" && "$mutmut" results --all true > "$work/results.txt" 2>&1) || true
-    (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" <<'EOF')
+    (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" "${survivors:+results-earlier.txt}" <<'EOF')
 import re, subprocess, sys
 from pathlib import Path
 
+
+def statuses(path: str) -> dict[str, str]:
+    """mutant name -> status, from a `mutmut results --all true` listing."""
+    got = {}
+    for line in Path(path).read_text().splitlines():
+        m = re.match(r"\s*(\S+): (.+)$", line)
+        if m:
+            got[m.group(1)] = m.group(2).strip()
+    return got
+
+
+now = statuses("results.txt")
+if len(sys.argv) > 3 and sys.argv[3]:  # a survivors' rerun: the others keep the earlier run's status
+    earlier = statuses(sys.argv[3])
+    now = {name: earlier.get(name, status) if status == "not checked" else status for name, status in now.items()}
+    Path("results.txt").write_text("".join(f"    {name}: {status}\n" for name, status in now.items()))
 counts: dict[str, int] = {}
 survivors = []
-for line in Path("results.txt").read_text().splitlines():
-    m = re.match(r"\s*(\S+): (.+)$", line)
-    if not m:
-        continue
-    name, status = m.group(1), m.group(2).strip()
+for name, status in now.items():
     counts[status] = counts.get(status, 0) + 1
     if status == "survived":
         survivors.append(name)

@@ -6,6 +6,7 @@ written against a mutant that no earlier test failed (scripts/mutation.sh divers
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from checkout import CHECKOUT
@@ -211,10 +212,13 @@ def test_validate_reports_each_measure_at_the_setting_it_was_run_with(tmp_path):
     from neocoder.metrics.diversity import structure
     from neocoder.metrics.diversity.learned import shipped
     copy = SORTS.replace("a =", "b =").replace("a[0]", "b[0]")
+    # 3C is labelled against what the measures see (a scan with a sort): the held-out tables differ
     problems = [LabelledProblem(pid, half, {"A": "", "B": ""},
                                 [LabelledProgram(pid, f"human:{i}", code, c, "")
-                                 for i, (c, code) in enumerate(zip("AAB", [SORTS, copy, SCANS]))])
-                for pid, half in (("1A", labelled.TUNE), ("2B", labelled.HELD_OUT), ("3C", labelled.HELD_OUT))]
+                                 for i, (c, code) in enumerate(zip("AAB", codes))])
+                for pid, half, codes in (("1A", labelled.TUNE, [SORTS, copy, SCANS]),
+                                         ("2B", labelled.HELD_OUT, [SORTS, copy, SCANS]),
+                                         ("3C", labelled.HELD_OUT, [SORTS, SCANS, copy]))]
     server = FlakyServer(fail_first=0)
     server.next_reply = lambda: "[[DIFFERENT]]"
     try:
@@ -237,7 +241,57 @@ def test_validate_reports_each_measure_at_the_setting_it_was_run_with(tmp_path):
     assert got["pairs"][labelled.TUNE] == {"pairs": 3, "different": 2, "problems": 1, "programs": 3}
     again = validity.validate(problems, measures=(validity.STRUCTURE,), resamples=200, seed=4)
     assert again["measures"][validity.STRUCTURE] == block[validity.STRUCTURE]
+    # the held-out statistics are agreement.score of the tables counted here, at the replicates and seed asked
+    tables = {"2B": PairCounts(tp=1, fp=0, fn=0, tn=2), "3C": PairCounts(tp=0, fp=1, fn=1, tn=1)}
+    held = block[validity.STRUCTURE]["held_out"]
+    assert {k: held[k] for k in ("kappa", "agreement", "pairs", "same")} == \
+        {k: score(tables, 200, 4)[k] for k in ("kappa", "agreement", "pairs", "same")}
+    assert held["kappa"]["low"] < held["kappa"]["high"]
     default = validity.validate(problems, measures=(validity.STRUCTURE,))
     assert default == validity.validate(problems, measures=(validity.STRUCTURE,), resamples=2000, seed=0)
     with pytest.raises(ValueError, match="^the labelled set has no problem in its held-out half$"):
         validity.validate(problems[:1], measures=(validity.STRUCTURE,))
+
+
+def test_kappa_and_its_rates_at_their_edges():
+    assert PairCounts().stats() == {"agreement": None, "precision_same": None, "recall_same": None, "kappa": None}
+    one = PairCounts(tp=1).stats()  # a single pair, both same: defined agreement, undefined kappa (p_e = 1)
+    assert one["agreement"] == 1.0 and one["kappa"] is None
+    got = PairCounts(tp=1, fp=1, fn=1, tn=1).stats()
+    assert got["precision_same"] == 0.5 and got["recall_same"] == 0.5 and got["kappa"] == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="^3 labels against 2 predicted classes$"):
+        from neocoder.metrics.diversity.agreement import counts
+        counts(["A", "A", "B"], [0, 0])
+
+
+def test_the_bootstrap_draws_every_problem_and_leaves_undefined_intervals_empty():
+    """Two problems of kappa 1 and -0.2: a replicate may hold either twice, so the
+    interval spans from one to the other's pooled value; with one problem there is no
+    interval (None, not an empty string).  The defaults are 2000 replicates, seed 0."""
+    per = {"a": PairCounts(5, 0, 0, 5), "b": PairCounts(2, 3, 3, 2)}
+    got = score(per, resamples=400, seed=2)
+    assert got["kappa"]["low"] == pytest.approx(PairCounts(2, 3, 3, 2).stats()["kappa"])
+    assert got["kappa"]["high"] == pytest.approx(1.0)
+    assert got["same"] == 5 + 0 + 2 + 3 and got["pairs"] == 20
+    alone = score({"a": PairCounts(5, 0, 0, 5)}, resamples=50)
+    assert alone["kappa"]["low"] is None and alone["kappa"]["high"] is None
+    # forty problems of varied tables: replicates spread enough that 2001 draws, or another seed, move a bound
+    many = {f"p{i}": PairCounts(1 + i % 5, i % 3, (i * 7) % 4, 2 + (i * 5) % 6) for i in range(40)}
+    assert score(many) == score(many, resamples=2000, seed=0)
+    assert score(many) != score(many, resamples=2001, seed=0)
+    assert score(many) != score(many, resamples=2000, seed=1)
+    draw = random.Random(7)  # forty problems of two readers who often disagree, drawn once
+    first = [_problem("".join(draw.choice("ABC") for _ in range(8)), f"p{i}") for i in range(40)]
+    second = [_problem("".join(draw.choice("XYZ") for _ in range(8)), f"p{i}") for i in range(40)]
+    default = validity.inter_rater(first, second)
+    assert default == validity.inter_rater(first, second, resamples=2000, seed=0)
+    assert default != validity.inter_rater(first, second, resamples=2001, seed=0)
+    assert default != validity.inter_rater(first, second, resamples=2000, seed=1)
+
+
+def test_a_pair_exactly_at_the_threshold_is_the_same_algorithm():
+    zero = Classifier.from_dict({"features": list(FEATURES), "mean": [0.0] * len(FEATURES),
+                                 "scale": [1.0] * len(FEATURES), "weights": [0.0] * len(FEATURES),
+                                 "intercept": 0.0, "threshold": 0.5})
+    from neocoder.metrics.diversity.features import traits
+    assert zero.probability(zero.mean) == 0.5 and zero.same(traits(SORTS), traits(SCANS))  # p(same) >= threshold
