@@ -295,3 +295,38 @@ def test_a_pair_exactly_at_the_threshold_is_the_same_algorithm():
                                  "intercept": 0.0, "threshold": 0.5})
     from neocoder.metrics.diversity.features import traits
     assert zero.probability(zero.mean) == 0.5 and zero.same(traits(SORTS), traits(SCANS))  # p(same) >= threshold
+
+
+def test_validate_scores_each_half_at_the_replicates_and_seed_asked_and_by_default_2000_and_0():
+    """Forty problems a half, labelled at random, and fingerprints that agree with the labels
+    most of the time: the tables vary from problem to problem, so every bootstrap bound
+    depends on the replicates and the seed.  Each half's statistics are agreement.score of
+    the tables counted here from the labels and fingerprints."""
+    from neocoder.metrics.diversity.agreement import counts
+    draw = random.Random(11)
+    problems, fingerprints = [], {}
+    for i in range(80):
+        labels = "".join(draw.choice("AB") for _ in range(5))
+        half = labelled.TUNE if i % 2 else labelled.HELD_OUT
+        problem = LabelledProblem(f"p{i}", half, {c: "" for c in labels},
+                                  [LabelledProgram(f"p{i}", f"human:{j}", "", c, "") for j, c in enumerate(labels)])
+        problems.append(problem)
+        for x in problem.programs:
+            fingerprints[(problem.problem, x.ident)] = x.label if draw.random() < 0.7 else draw.choice("XY")
+
+    def tables(half):
+        # a pair is "same" by the measure when the two fingerprints are equal
+        return {p.problem: counts([x.label for x in p.programs],
+                                  [fingerprints[(p.problem, x.ident)] for x in p.programs])
+                for p in problems if p.half == half}
+    got = validity.validate(problems, measures=(validity.EXECUTION,), execution=fingerprints, resamples=300, seed=4)
+    block = got["measures"][validity.EXECUTION]
+    for half, name in ((labelled.TUNE, "tune"), (labelled.HELD_OUT, "held_out")):
+        expected = score(tables(half), 300, 4)
+        assert {k: block[name][k] for k in expected} == expected
+    default = validity.validate(problems, measures=(validity.EXECUTION,), execution=fingerprints)
+    assert default == validity.validate(problems, measures=(validity.EXECUTION,), execution=fingerprints,
+                                        resamples=2000, seed=0)
+    assert default["measures"][validity.EXECUTION]["held_out"] == {
+        **score(tables(labelled.HELD_OUT), 2000, 0), **{k: default["measures"][validity.EXECUTION]["held_out"][k]
+                                                        for k in ("human_classes", "programs_classed")}}
