@@ -158,6 +158,9 @@ for set in "${sets[@]}"; do
         mkdir -p "$work"
         copy_checkout "$work"
     fi
+    # the tests find the shared inputs beside their checkout (tests/support/checkout.py); mutmut
+    # runs them from $work/mutants, so beside it is $work
+    ln -sfn "$(cd "$checkout/.." && pwd)/shared" "$work/shared"
     # mutmut reads [mutmut] from setup.cfg (pyproject.toml has no [tool.mutmut]): only the
     # set's modules are mutated, and only its test files are run.
     {
