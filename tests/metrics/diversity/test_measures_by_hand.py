@@ -330,3 +330,19 @@ def test_validate_scores_each_half_at_the_replicates_and_seed_asked_and_by_defau
     assert default["measures"][validity.EXECUTION]["held_out"] == {
         **score(tables(labelled.HELD_OUT), 2000, 0), **{k: default["measures"][validity.EXECUTION]["held_out"][k]
                                                         for k in ("human_classes", "programs_classed")}}
+
+
+def test_an_interval_needs_its_statistic_defined_in_more_than_half_the_replicates():
+    """One problem whose pairs both call same and one whose pairs both call different:
+    kappa is defined only in a replicate that drew each once (p_e = 1 otherwise), about
+    half of them; with seed 4, exactly 50 of 100 replicates (worked out once by drawing
+    numpy's generator the way score does).  Not more than half: no interval.  At level 0
+    the interval is the median, a point."""
+    per = {"a": PairCounts(tp=1), "b": PairCounts(tn=1)}
+    got = score(per, resamples=100, seed=4)
+    assert got["kappa"]["value"] == pytest.approx(1.0)
+    assert got["kappa"]["low"] is None and got["kappa"]["high"] is None
+    assert got["agreement"]["low"] == got["agreement"]["high"] == 1.0  # defined in every replicate
+    many = {f"p{i}": PairCounts(1 + i % 5, i % 3, (i * 7) % 4, 2 + (i * 5) % 6) for i in range(40)}
+    point = score(many, resamples=300, seed=1, level=0.0)["kappa"]
+    assert point["low"] == point["high"]
