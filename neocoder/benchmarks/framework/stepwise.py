@@ -63,12 +63,6 @@ class StepSettings:
     step_tokens: int = _DECLARED["step_tokens"]
 
 
-def says_stop(text: str) -> bool:
-    """A candidate votes to stop: its first word is STOP (any case, punctuation and markdown
-    around it ignored; grammars.read_candidate).  An empty candidate is unreadable, no vote."""
-    return read_candidate(text).value == STOP_WORD
-
-
 _STEP_LABEL = re.compile(r"^\s*(?:step\s*\d+\s*[:.)-]\s*)+", re.I)
 
 

@@ -80,10 +80,17 @@ def test_without_log_probabilities_the_largest_readable_class_is_chosen():
 
 
 def test_a_step_with_no_readable_candidate_has_no_entropy_and_ends_the_solution_as_unreadable():
-    table = {0: ("", -0.1), 1: ("   ", -0.2)}
+    """An empty reply and one that repeats the problem's own text (an echo of the prompt):
+    neither is a candidate; the echo is kept as it came (both lines, label included), no
+    entailment call is made, and the solution ends there."""
+    shirt = domains.Problem("macgyver", "p2", "Remove a coffee stain from a white cotton shirt.")
+    echo = "Step 1: Remove a coffee stain from a white cotton shirt.\nthen more"
+    table = {0: ("", -0.1), 1: (echo, -0.2)}
     with serve(table) as server, model_at(server) as model:
-        steps = list(run_steps(PROBLEM, model, LLMEntailment(model), StepSettings(candidates=2, max_steps=4)))
+        steps = list(run_steps(shirt, model, LLMEntailment(model), StepSettings(candidates=2, max_steps=4)))
     (step,) = steps
+    assert step.unreadable == ["empty", "echo"] and step.candidates == ["", echo]
+    assert step.entailment_replies == {} and step.classes == [None, None]
     assert step.entropy is None and step.estimator == "none" and step.chosen is None and not step.stopped
     assert summarise(steps, 4)["stop_reason"] == "unreadable"
 
