@@ -135,21 +135,25 @@ OFFICIAL_KINDS = [
 ]
 
 
+def run_official(respond, keywords: Path, out: Path, judge_retries: int):
+    """The authors' protocol run on one keyword, two ideas, two critics, against ``respond``."""
+    server = DriftingServer(respond)
+    try:
+        return CliRunner().invoke(main, [
+            "ideas", "--protocol", "official", "--liveideabench", str(CLONE), "--model", "openai/writer",
+            "--judges", "openai/c1,openai/c2", "--judges-per-idea", "2", "--base-url", server.url,
+            "--api-key", "k", "--max-retries", "0", "--keywords", str(keywords), "--ideas-per-keyword", "2",
+            "--judge-retries", str(judge_retries), "--bootstrap", "50", "--quiet", "--out", str(out)])
+    finally:
+        server.close()
+
+
 @pytest.mark.skipif(not CLONE.is_dir(), reason="the authors' files are not here")
 @pytest.mark.parametrize("drift,reason", OFFICIAL_KINDS, ids=[r + "-" + str(i) for i, (_, r) in
                                                               enumerate(OFFICIAL_KINDS)])
 def test_official_the_critics_json_is_read_exactly(tmp_path, keywords, drift, reason):
-    server = DriftingServer(official(drift))
     out = tmp_path / "run"
-    try:
-        result = CliRunner().invoke(main, [
-            "ideas", "--protocol", "official", "--liveideabench", str(CLONE), "--model", "openai/writer",
-            "--judges", "openai/c1,openai/c2", "--judges-per-idea", "2", "--base-url", server.url,
-            "--api-key", "k", "--max-retries", "0",
-            "--keywords", str(keywords), "--ideas-per-keyword", "2", "--judge-retries", "0", "--bootstrap", "50",
-            "--quiet", "--out", str(out)])
-    finally:
-        server.close()
+    result = run_official(official(drift), keywords, out, judge_retries=0)
     assert result.exit_code == 0, result.output  # the second idea was judged; the first is unreadable
     js = [j for j in RunFolder(out).read(IdeaJudgement) if j.idea_num == 1]
     assert js and all(j.scores is None and j.reasons == [reason] for j in js)
@@ -175,17 +179,8 @@ def test_official_the_fluency_letter_is_read_exactly_and_an_unreadable_one_is_co
     records the reason of each of its replies, and metrics.json counts them under
     "fluency <seat>"; the ideas are judged all the same (fluency is a score of its own)."""
     from neocoder.benchmarks.ideas.records import FluencyGrade
-    server = DriftingServer(official(None, fluency=drift))
     out = tmp_path / "run"
-    try:
-        result = CliRunner().invoke(main, [
-            "ideas", "--protocol", "official", "--liveideabench", str(CLONE), "--model", "openai/writer",
-            "--judges", "openai/c1,openai/c2", "--judges-per-idea", "2", "--base-url", server.url,
-            "--api-key", "k", "--max-retries", "0",
-            "--keywords", str(keywords), "--ideas-per-keyword", "2", "--judge-retries", "1", "--bootstrap", "50",
-            "--quiet", "--out", str(out)])
-    finally:
-        server.close()
+    result = run_official(official(None, fluency=drift), keywords, out, judge_retries=1)
     assert result.exit_code == 0, result.output
     grades = RunFolder(out).read(FluencyGrade)
     assert grades and all(g.grade is None and g.score is None for g in grades)
