@@ -70,7 +70,7 @@ modules_of() {
         ideas) echo "neocoder/benchmarks/ideas/scoring.py neocoder/benchmarks/ideas/official.py
                     neocoder/benchmarks/ideas/protocol.py --
                     tests/benchmarks/ideas/test_ideas.py tests/benchmarks/ideas/test_ideas_official.py
-                    tests/benchmarks/ideas/test_ideas_grammars.py
+                    tests/benchmarks/ideas/test_ideas_grammars.py tests/benchmarks/ideas/test_ideas_prompts_by_hand.py
                     --deselect tests/benchmarks/ideas/test_ideas.py::test_the_report_shows_an_ideas_run_beside_the_published_leaderboard
                     --deselect tests/benchmarks/ideas/test_ideas.py::test_a_refusal_is_asked_again_once_with_the_fallback_prompt
                     --deselect tests/benchmarks/ideas/test_ideas.py::test_ideas_over_the_word_limit_are_left_out_and_counted
