@@ -37,7 +37,6 @@ What the method leaves open, decided here (docs/ideas.md):
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
@@ -57,8 +56,6 @@ _NUMBER = r"(\d+(?:\.\d+)?)"
 
 
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
-_JSON_BLOCK = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S | re.I)
-_BARE_JSON = re.compile(r"\{[^{}]*\}", re.S)
 
 
 def strip_reasoning(reply: str) -> str:
@@ -74,35 +71,6 @@ def strip_reasoning(reply: str) -> str:
         if re.search(rf"<{tag}>", text, re.I):
             return ""
     return text
-
-
-def _json_scores(reply: str) -> tuple[dict[str, float] | None, str | None]:
-    """Scores from the last JSON object holding the three criteria (in a fenced block, or
-    bare), and the text before it (the critic's analysis)."""
-    found = list(_JSON_BLOCK.finditer(reply)) or list(_BARE_JSON.finditer(reply))
-    for m in reversed(found):
-        blob = m.group(1) if m.re is _JSON_BLOCK else m.group(0)
-        try:
-            data = json.loads(blob)
-        except ValueError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        data = {str(k).strip().lower(): v for k, v in data.items()}
-        if not all(c in data for c in CRITERIA):
-            continue
-        scores = {}
-        for c in CRITERIA:
-            try:
-                value = float(data[c])
-            except (TypeError, ValueError):
-                return None, None
-            if not SCORE_MIN <= value <= SCORE_MAX:
-                return None, None
-            scores[c] = value
-        analysis = reply[:m.start()].strip().strip("`").strip()
-        return scores, analysis or None
-    return None, None
 
 
 def criterion_grammar(name: str) -> Grammar:
