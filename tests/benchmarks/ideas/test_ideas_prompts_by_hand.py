@@ -140,3 +140,45 @@ def test_a_refusal_phrase_file_is_read_a_phrase_a_line_or_refused(tmp_path):
         refusal_phrases(path)
     with pytest.raises(NeocoderError, match=rf"^{tmp_path / 'none.txt'}: refusal phrases not readable: "):
         refusal_phrases(tmp_path / "none.txt")
+
+
+def test_the_authors_panel_is_read_from_config_py_or_refused_naming_file_line_and_field(tmp_path, monkeypatch):
+    """``CRITIC_MODELS`` is read with ``ast`` from the clone's config.py: the shipped copy's
+    list as it stands there; a file that is not Python, a list that holds no names, and a
+    file with no such list are each refused with the file, the record (``-`` or the line)
+    and the field."""
+    import ast
+
+    from neocoder.benchmarks.ideas.official import clone_dir, critic_models
+    if CLONE.is_dir():
+        tree = ast.parse((CLONE / "config.py").read_text(encoding="utf-8"))
+        listed = next(n.value for n in tree.body if isinstance(n, ast.Assign)
+                      and any(getattr(t, "id", None) == "CRITIC_MODELS" for t in n.targets))
+        assert critic_models(CLONE) == [e.value for e in listed.elts] and len(listed.elts) >= 3
+    clone = tmp_path / "clone"
+    (clone / "utils").mkdir(parents=True)
+    (clone / "utils" / "prompts.json").write_text("{}")
+    config = clone / "config.py"
+    config.write_text("CRITIC_MODELS = ['a/x', 'b/y']\n")
+    assert critic_models(clone) == ["a/x", "b/y"]
+    config.write_text("CRITIC_MODELS = [\n")
+    with pytest.raises(RecordError, match=rf"^{config}: record -: field 'CRITIC_MODELS': not readable Python: "):
+        critic_models(clone)
+    config.write_text("OTHER = 1\nCRITIC_MODELS = ['a/x', 3]\n")
+    with pytest.raises(RecordError, match=rf"^{config}: record line 2: field 'CRITIC_MODELS': not a list of model "
+                                          "names$"):
+        critic_models(clone)
+    config.write_text("CRITICS = ['a/x']\n")
+    with pytest.raises(RecordError, match=rf"^{config}: record -: field 'CRITIC_MODELS': no CRITIC_MODELS list$"):
+        critic_models(clone)
+
+    # the clone by --liveideabench, else by $LIVEIDEABENCH_REPO, else a clear refusal
+    monkeypatch.setenv("LIVEIDEABENCH_REPO", str(clone))
+    assert clone_dir(None) == clone.resolve()
+    monkeypatch.delenv("LIVEIDEABENCH_REPO")
+    with pytest.raises(NeocoderError, match=r"^--protocol official needs a clone of the LiveIdeaBench repository: "
+                                            r"give --liveideabench DIR \(or set LIVEIDEABENCH_REPO\)$"):
+        clone_dir(None)
+    with pytest.raises(NeocoderError, match=r": not a LiveIdeaBench clone \(no utils/prompts.json\); --liveideabench "
+                                            r"names the folder holding utils/ and config.py$"):
+        clone_dir(tmp_path)
