@@ -61,6 +61,7 @@ modules_of() {
                       tests/benchmarks/framework/test_framework.py tests/metrics/test_entropy.py
                       tests/metrics/test_metrics.py tests/metrics/test_rates_by_hand.py
                       tests/benchmarks/framework/test_stepwise_by_hand.py
+                      tests/benchmarks/framework/test_framework_drift.py::test_step_candidates_that_drift_are_set_aside_and_counted
                       --deselect tests/benchmarks/framework/test_framework.py::test_nli_backend_classifies_in_batches_with_a_small_random_model
                       --deselect tests/benchmarks/framework/test_framework.py::test_validation_against_macgyver_labels_and_the_two_runs_token_ratio" ;;
         # the ideas' unit tests and four of its runs against a scripted panel (the official

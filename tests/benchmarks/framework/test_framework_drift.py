@@ -302,9 +302,10 @@ def test_a_criterion_mostly_unreadable_is_shown_as_unreadable_not_a_number(tmp_p
 
 
 def test_step_candidates_that_drift_are_set_aside_and_counted(problems, tmp_path):
-    """Candidates that come back empty, as a refusal or as thinking only are no STOP vote
-    and no class: the step's entropy rests on the readable ones, and metrics count them."""
-    bad = {0: EMPTY, 1: REFUSAL, 2: THINK_ONLY}
+    """Candidates that come back empty, as a refusal or as thinking only (inline, or apart
+    from an empty text as a provider sends it) are no STOP vote and no class: the step's
+    entropy rests on the readable one, and metrics count them."""
+    bad = {0: EMPTY, 1: REFUSAL, 2: THINK_ONLY, 3: REASONING_ONLY}
 
     def respond(kind, body):
         prompt = prompt_of(kind, body)
@@ -320,13 +321,14 @@ def test_step_candidates_that_drift_are_set_aside_and_counted(problems, tmp_path
     with DriftingServer(respond) as server:
         metrics = run("framework", framework(server, tmp_path / "run", candidates=5, judges="none"))["metrics"]
         assert server.count("empty") == 2 and server.count("refusal") == 2 and server.count("think only") == 2
+        assert server.count("reasoning only") == 2
     u = metrics["unreadable"]["step candidate"]
-    assert (u["replies"], u["unreadable"]) == (20, 6)  # 2 problems x (5 at step 1 + 5 STOP at step 2)
-    assert u["reasons"] == {r.EMPTY: 2, r.REFUSAL: 2, r.REASONING_ONLY: 2}
+    assert (u["replies"], u["unreadable"]) == (20, 8)  # 2 problems x (5 at step 1 + 5 STOP at step 2)
+    assert u["reasons"] == {r.EMPTY: 2, r.REFUSAL: 2, r.REASONING_ONLY: 4}
     from neocoder.benchmarks.framework.records import FrameworkStep
     step = [s for s in RunFolder(tmp_path / "run", create=False).read(FrameworkStep) if s.step == 1][0]
-    assert step.unreadable[:3] == [r.EMPTY, r.REFUSAL, r.REASONING_ONLY] and step.stops == [False] * 5
-    assert step.classes[:3] == [None] * 3 and not step.stopped and step.chosen in (3, 4)
+    assert step.unreadable[:4] == [r.EMPTY, r.REFUSAL, r.REASONING_ONLY, r.REASONING_ONLY]
+    assert step.stops == [False] * 5 and step.classes[:4] == [None] * 4 and not step.stopped and step.chosen == 4
     assert metrics["outcome"]["judged"] == 2
 
 
