@@ -182,3 +182,29 @@ def test_the_authors_panel_is_read_from_config_py_or_refused_naming_file_line_an
     with pytest.raises(NeocoderError, match=r": not a LiveIdeaBench clone \(no utils/prompts.json\); --liveideabench "
                                             r"names the folder holding utils/ and config.py$"):
         clone_dir(tmp_path)
+
+
+def test_our_criterion_grammar_read_by_hand():
+    """``criterion_grammar`` called as a plugin's judge would (the module's grammars are
+    built at import, where a mutation tool does not reach): the line or the tag, any case,
+    "/10" allowed, the last marker counting, 1..10 only, the placeholder an echo."""
+    from neocoder.benchmarks.ideas.scoring import criterion_grammar
+    g = criterion_grammar("originality")
+    assert g.name == "ideas originality" and "originality: N" in g.describe and "1 to 10" in g.describe
+    assert g.read("Analysis first.\noriginality: 7\nfeasibility: 5").value == 7.0
+    assert g.read("**Originality** = 8/10").value == 8.0
+    assert g.read("<originality>9</originality>").value == 9.0
+    assert g.read("originality: 11").reason == "out of range" and g.read("originality: 0").reason == "out of range"
+    assert g.read("originality: N").reason == "echo"
+    assert g.read("feasibility: 7").reason == "no marker"
+
+
+def test_reasoning_is_cut_from_an_ideas_reply_in_every_form():
+    from neocoder.benchmarks.ideas.scoring import strip_reasoning
+    assert strip_reasoning("<THINKING>weigh it</THINKING>Idea: fog nets.") == "Idea: fog nets."
+    assert strip_reasoning("<reasoning>a</reasoning>B") == "B"
+    # an opening tag the endpoint dropped: everything up to the last closing tag goes
+    assert strip_reasoning("step one</think> more</think>Idea: kites.") == "Idea: kites."
+    assert strip_reasoning("</think>Idea: kites.") == "Idea: kites."
+    assert strip_reasoning("a</thinking>B") == "B" and strip_reasoning("a</reasoning>B") == "B"
+    assert strip_reasoning("Idea: kites.<Reasoning>never closed") == ""
