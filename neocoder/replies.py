@@ -38,7 +38,11 @@ NO_MARKER = "no marker"
 CONFLICT = "conflicting markers"
 OUT_OF_RANGE = "out of range"
 BROKEN_JSON = "broken JSON"
+NO_PROGRAM = "no program"
 REASONS = (EMPTY, REASONING_ONLY, ECHO, REFUSAL, CUT_OFF, NO_MARKER, CONFLICT, OUT_OF_RANGE, BROKEN_JSON)
+# Why a reply of the model under test holds no answer (``read_answer``): the judges' first
+# reasons, and ``no program`` where the benchmark needs one (NeoCoder).
+ANSWER_REASONS = (EMPTY, REASONING_ONLY, ECHO, CUT_OFF, REFUSAL, NO_PROGRAM)
 
 # A refusal opens the reply: its first words say the model will not or cannot do it.
 _REFUSAL = re.compile(
@@ -330,6 +334,44 @@ def answer_text(reply: str | None, prompt: str | None = None) -> tuple[str | Non
     detector's bullet list): thinking and lines echoed from ``prompt`` dropped, and None
     with the unreadable reading (empty, reasoning only, echo) when nothing is left."""
     return _prepare(reply, prompt)
+
+
+def read_answer(reply: str | None, prompt: str | None = None, finish_reason: str | None = None,
+                holds: Callable[[str], bool] | None = None, cut_off: bool = True,
+                missing: str = NO_PROGRAM) -> Reading:
+    """Read a reply of the *model under test* before it is judged: ``Reading(text)`` (the
+    reply without inline thinking) when it holds an answer, else unreadable with its
+    reason, checked in this order:
+
+    - ``empty``: nothing, or only white space;
+    - ``reasoning only``: only thinking (``<think>...</think>``), no answer after it;
+    - ``echo``: only lines of ``prompt`` came back (long lines found in it, or every line
+      one of its lines: ``drop_echo``, ``copied_from``);
+    - ``cut off``: ``finish_reason`` is ``"length"`` (the endpoint stopped at the token
+      limit) and ``cut_off`` is True (a benchmark whose answers may be cut passes False);
+    - ``refusal``: no answer (``holds`` False, or no ``holds``) and the reply opens with a
+      refusal (``opens_with_refusal``): "I'm sorry, but here is the code: ..." holding a
+      program is an answer;
+    - ``missing`` (default ``no program``): ``holds(text)`` is False, where the benchmark
+      requires something in the reply (NeoCoder: a program).
+
+    The same reasons the judges' grammars give (docs/replies.md), so a run counts the
+    model's replies as it counts its judges'.  ``prompt``: the text the model was asked;
+    ``holds``: None when any text is an answer."""
+    text, early = _prepare(reply, prompt)
+    if early is not None:
+        return early
+    answer = strip_thinking(reply)
+    if copied_from(answer, prompt):
+        return Reading.unreadable(ECHO)
+    if cut_off and finish_reason == "length":
+        return Reading.unreadable(CUT_OFF)
+    has = holds(answer) if holds is not None else None
+    if not has and opens_with_refusal(answer):
+        return Reading.unreadable(REFUSAL)
+    if has is False:
+        return Reading.unreadable(missing)
+    return Reading(answer)
 
 
 def copied_from(reply: str | None, prompt: str | None) -> bool:

@@ -79,7 +79,12 @@ class Outcome:
     reply about them was unreadable: kept and counted, not an error), ``errors`` (a model,
     sandbox or protocol failure ended them: kept with the error) and ``reasons``
     (``{error: count}``).  The unit is the task's (a sample, a question, an idea, a
-    solution)."""
+    solution).
+
+    The replies of the *model under test* are counted apart (``answered``): ``replies``
+    read, ``no_answer`` of them holding no ``answer`` (a program, an answer, an idea: what
+    the benchmark needs; ``replies.read_answer``) and ``no_answer_reasons`` (``{reason:
+    count}``).  A run in which more than half of them hold none fails (``failure``)."""
 
     unit: str
     items: int = 0
@@ -87,6 +92,10 @@ class Outcome:
     unreadable: int = 0
     errors: int = 0
     reasons: dict = field(default_factory=dict)
+    answer: str = "answer"
+    replies: int = 0
+    no_answer: int = 0
+    no_answer_reasons: dict = field(default_factory=dict)
 
     def add(self, judged: bool = False, unreadable: bool = False, error: str | None = None) -> None:
         """Count one item: in error (``error``, its message), unreadable, judged, or none of
@@ -101,17 +110,31 @@ class Outcome:
         elif judged:
             self.judged += 1
 
+    def answered(self, reason: str | None) -> None:
+        """Count one reply of the model under test: ``reason`` None when it held an answer,
+        else why not (one of ``replies.ANSWER_REASONS``)."""
+        self.replies += 1
+        if reason:
+            self.no_answer += 1
+            self.no_answer_reasons[reason] = self.no_answer_reasons.get(reason, 0) + 1
+
     def to_dict(self) -> dict:
-        """The ``metrics.json`` form (reasons most frequent first)."""
+        """The ``metrics.json`` form (reasons most frequent first); the model's replies
+        (``answer``, ``replies``, ``no_answer``, ``no_answer_reasons``) only where the task
+        counted them."""
         reasons = dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-        return {"unit": self.unit, "items": self.items, "judged": self.judged, "unreadable": self.unreadable,
-                "errors": self.errors, "reasons": reasons}
+        out = {"unit": self.unit, "items": self.items, "judged": self.judged, "unreadable": self.unreadable,
+               "errors": self.errors, "reasons": reasons}
+        if self.replies:
+            out.update(answer=self.answer, replies=self.replies, no_answer=self.no_answer,
+                       no_answer_reasons=dict(sorted(self.no_answer_reasons.items(), key=lambda kv: (-kv[1], kv[0]))))
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Outcome":
         """The block as written by ``to_dict``."""
-        return cls(**{k: data[k] for k in ("unit", "items", "judged", "unreadable", "errors", "reasons")
-                      if k in data})
+        return cls(**{k: data[k] for k in ("unit", "items", "judged", "unreadable", "errors", "reasons", "answer",
+                                           "replies", "no_answer", "no_answer_reasons") if k in data})
 
     def failure(self, max_errors: int = 0) -> str | None:
         """One line saying why the run fails (more than ``max_errors`` items in error, or
@@ -125,6 +148,10 @@ class Outcome:
             why = f"{self.unreadable} unreadable, " if self.unreadable else ""
             return (f"no {unit} of {self.items} was judged ({why}{self.errors} in error): "
                     "metrics.json counts them; there is no number to report")
+        if self.replies and 2 * self.no_answer > self.replies:
+            top = ", ".join(f"{n} x {why}" for why, n in list(self.to_dict()["no_answer_reasons"].items())[:3])
+            return (f"{self.no_answer} of {self.replies} replies of the model under test held no {self.answer} "
+                    f"({top}); they are recorded with their reason and counted in metrics.json")
         return None
 
 

@@ -127,3 +127,21 @@ def test_outcome_failure_lines():
     assert o.failure(3) is None
     assert o.failure(2).startswith("3 of 4 questions ended in error (2 x a; 1 x b)")
     assert Outcome.from_dict(o.to_dict()) == o
+
+
+def test_most_replies_without_an_answer_fail_the_run_and_half_do_not():
+    from neocoder.runner import Outcome
+    out = Outcome("sample", answer="program")
+    for reason in ("empty", "empty", None):
+        out.add(judged=True)
+        out.answered(reason)
+    line = out.failure()
+    assert line.startswith("2 of 3 replies of the model under test held no program (2 x empty)")
+    back = Outcome.from_dict(out.to_dict())
+    assert back.to_dict() == out.to_dict() and back.failure() == line
+    half = Outcome("sample", answer="program")
+    for reason in ("refusal", None):
+        half.add(judged=True)
+        half.answered(reason)
+    assert half.failure() is None and half.to_dict()["no_answer_reasons"] == {"refusal": 1}
+    assert "replies" not in Outcome("sample").to_dict()  # a task that reads no reply keeps the old block

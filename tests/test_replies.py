@@ -100,3 +100,44 @@ def test_tally_counts_per_role_and_reason():
                             "reasons": {r.CONFLICT: 1, r.EMPTY: 1}}
     assert d["confidence"]["share"] == 0.0
     assert r.mostly_unreadable(d["verdict"]) and not r.mostly_unreadable(d["confidence"])
+
+
+# --- the model under test's replies (read_answer), read before they are judged ------------
+
+PROMPT = "Solve the problem below without a for loop.\nWrite a Python function solve() that reads stdin.\n"
+HAS_FENCE = lambda text: "```" in text  # noqa: E731  (a stand-in for NeoCoder's program rule)
+
+
+@pytest.mark.parametrize("reply, finish, reason", [
+    (None, "stop", r.EMPTY),
+    ("  \n ", "stop", r.EMPTY),
+    ("<think>the loop is denied</think>", "stop", r.REASONING_ONLY),
+    ("Write a Python function solve() that reads stdin.", "stop", r.ECHO),  # a long prompt line only
+    ("Solve the problem below without a for loop.", "stop", r.ECHO),
+    ("```python\ndef solve():\n    print(1", "length", r.CUT_OFF),  # a program cut at the token limit
+    ("I'm sorry, I cannot help with that.", "stop", r.REFUSAL),
+    ("As an AI I won't write code.", None, r.REFUSAL),
+    ("Use a while loop and read the input.", "stop", r.NO_PROGRAM),
+])
+def test_a_reply_with_no_answer_is_read_with_its_reason(reply, finish, reason):
+    got = r.read_answer(reply, PROMPT, finish, holds=HAS_FENCE)
+    assert (got.value, got.reason) == (None, reason)
+
+
+@pytest.mark.parametrize("reply", [
+    "```python\ndef solve():\n    print(1)\n```",
+    "I'm sorry for the delay; here it is:\n```python\ndef solve():\n    print(1)\n```",  # a refusal's words, a program
+    "<think>plan</think>```python\ndef solve():\n    print(1)\n```",
+    "Write a Python function solve() that reads stdin.\n```python\ndef solve():\n    print(1)\n```",  # echo + program
+])
+def test_a_reply_holding_a_program_is_an_answer(reply):
+    got = r.read_answer(reply, PROMPT, "stop", holds=HAS_FENCE)
+    assert got.readable and "def solve" in got.value and "<think>" not in got.value
+
+
+def test_read_answer_without_a_requirement_and_with_cut_off_allowed():
+    assert r.read_answer("A lighthouse keeper's diary.", PROMPT).value == "A lighthouse keeper's diary."
+    assert r.read_answer("A story cut", PROMPT, "length", cut_off=False).value == "A story cut"
+    assert r.read_answer("A story cut", PROMPT, "length").reason == r.CUT_OFF
+    assert r.read_answer("Sorry, no.", PROMPT).reason == r.REFUSAL
+    assert r.read_answer("plain prose", PROMPT, holds=lambda t: False, missing="no idea").reason == "no idea"
