@@ -12,7 +12,7 @@
 # ${MUTATION_DIR:-/tmp/neocoder-mutation}/SET so `mutmut show NAME` can be run there after.
 #
 # Usage: bash scripts/mutation.sh SET [SET ...]   (SET: parsers, ties, judges, entropy, ideas,
-#        metrics, diversity, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
+#        metrics, diversity, board, lostitems, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
 #        MUTATION_TESTS="FILE ..." runs those test files (or node ids) instead of the set's own;
 #        MUTATION_SURVIVORS=1 runs only the last run's survivors (and the mutants no test
 #        reached) again, against the checkout's tests now: the score is then of all the set's
@@ -98,7 +98,32 @@ modules_of() {
                         --deselect tests/metrics/diversity/test_learned.py::test_training_never_reads_the_held_out_half
                         --deselect tests/metrics/diversity/test_learned.py::test_training_reproduces_the_shipped_classifier_byte_for_byte
                         --deselect tests/metrics/diversity/test_diversity_validity.py::test_validate_command_prints_every_measure_and_the_judge" ;;
-        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, diversity, all)" >&2; return 1 ;;
+        # the board's checks of a submission (issue 56): every check refusing, the re-judging and
+        # re-scoring, the summary's types (the full GPT-4 run's re-judging, minutes, left out)
+        board) echo "neocoder/report/leaderboard/submissions.py --
+                    tests/report/test_board_submissions.py" ;;
+        # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
+        # benchmark and the suite count their items and their model's replies; only those
+        # functions are mutated (functions_of), the rest of each file is not this set's
+        lostitems) echo "neocoder/runner.py neocoder/benchmarks/neocoder/evaluation.py
+                        neocoder/benchmarks/aidanbench/task.py neocoder/benchmarks/ideas/task.py
+                        neocoder/benchmarks/framework/scores.py neocoder/suite/task.py --
+                        tests/test_lost_items.py tests/suite/test_suite.py" ;;
+        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, diversity, board, lostitems, all)" >&2; return 1 ;;
+    esac
+}
+
+# The functions of a set's modules that are mutated, as mutmut's mutant-name patterns
+# (fnmatch; "xǁClassǁmethod*" for a method, "x_function*" for a function); empty: all of them.
+functions_of() {
+    case "$1" in
+        lostitems) echo "neocoder.runner.xǁOutcomeǁ* neocoder.runner.x_check_outcome__*
+                        neocoder.benchmarks.neocoder.evaluation.x_sample_outcome__*
+                        neocoder.benchmarks.aidanbench.task.xǁAidanTaskǁoutcome__*
+                        neocoder.benchmarks.ideas.task.xǁIdeasTaskǁoutcome__*
+                        neocoder.benchmarks.framework.scores.x_outcome__*
+                        neocoder.suite.task.xǁSuiteTaskǁscore__*" ;;
+        *) echo "" ;;
     esac
 }
 
@@ -129,7 +154,7 @@ for name in sys.stdin.read().split("\0"):
 
 sets=("$@")
 [ ${#sets[@]} -gt 0 ] || { sed -n '2,23p' "$0"; exit 2; }
-[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics diversity)
+[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics diversity board lostitems)
 "$PYTHON" -c "import mutmut" 2>/dev/null || {
     echo "mutmut is not installed for $PYTHON: pip install -e '.[mutation]'" >&2; exit 1; }
 mutmut="$(dirname "$PYTHON")/mutmut"
@@ -138,6 +163,7 @@ for set in "${sets[@]}"; do
     spec=$(modules_of "$set")
     modules=$(echo "${spec%%--*}" | xargs)
     tests=$(echo "${MUTATION_TESTS:-${spec#*--}}" | xargs)
+    functions=$(functions_of "$set" | xargs)
     work="$base/$set"
     survivors=""
     if [ -n "${MUTATION_SURVIVORS:-}" ]; then
@@ -182,12 +208,13 @@ for set in "${sets[@]}"; do
     echo "== mutation: $set: $modules"
     echo "   tests: $tests"
     [ -z "$survivors" ] || echo "   again: the $(echo $survivors | wc -w) survivors (and untested) of the last run, with today's tests"
-    # shellcheck disable=SC2086  # one argument per survivor's name
-    (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" $survivors > "$work/run.log" 2>&1) || {
+    [ -z "$functions" ] || echo "   functions: $functions"
+    # shellcheck disable=SC2086  # one argument per survivor's name or function pattern
+    (cd "$work" && env -u PYTHONPATH "$mutmut" run --max-children "$jobs" ${survivors:-$functions} > "$work/run.log" 2>&1) || {
         echo "mutmut run failed for $set (log: $work/run.log):" >&2; tail -30 "$work/run.log" >&2; exit 1; }
     (cd "$work" && "$mutmut" results --all true > "$work/results.txt" 2>&1) || true
-    (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" "${survivors:+results-earlier.txt}" <<'EOF')
-import re, subprocess, sys
+    (cd "$work" && "$PYTHON" - "$set" "${MUTATION_DIFFS:-80}" "${survivors:+results-earlier.txt}" "$functions" <<'EOF')
+import fnmatch, re, subprocess, sys
 from pathlib import Path
 
 
@@ -202,6 +229,9 @@ def statuses(path: str) -> dict[str, str]:
 
 
 now = statuses("results.txt")
+patterns = sys.argv[4].split() if len(sys.argv) > 4 else []
+if patterns:  # a set of some functions: the other mutants of its files are not the set's
+    now = {name: status for name, status in now.items() if any(fnmatch.fnmatch(name, p) for p in patterns)}
 if len(sys.argv) > 3 and sys.argv[3]:  # a survivors' rerun: the others keep the earlier run's status
     earlier = statuses(sys.argv[3])
     now = {name: earlier.get(name, status) if status == "not checked" else status for name, status in now.items()}

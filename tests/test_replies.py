@@ -104,7 +104,7 @@ def test_tally_counts_per_role_and_reason():
 
 # --- the model under test's replies (read_answer), read before they are judged ------------
 
-PROMPT = "Solve the problem below without a for loop.\nWrite a Python function solve() that reads stdin.\n"
+SOLVE_PROMPT = "Solve the problem below without a for loop.\nWrite a Python function solve() that reads stdin.\n"
 HAS_FENCE = lambda text: "```" in text  # noqa: E731  (a stand-in for NeoCoder's program rule)
 
 
@@ -120,7 +120,7 @@ HAS_FENCE = lambda text: "```" in text  # noqa: E731  (a stand-in for NeoCoder's
     ("Use a while loop and read the input.", "stop", r.NO_PROGRAM),
 ])
 def test_a_reply_with_no_answer_is_read_with_its_reason(reply, finish, reason):
-    got = r.read_answer(reply, PROMPT, finish, holds=HAS_FENCE)
+    got = r.read_answer(reply, SOLVE_PROMPT, finish, holds=HAS_FENCE)
     assert (got.value, got.reason) == (None, reason)
 
 
@@ -131,13 +131,13 @@ def test_a_reply_with_no_answer_is_read_with_its_reason(reply, finish, reason):
     "Write a Python function solve() that reads stdin.\n```python\ndef solve():\n    print(1)\n```",  # echo + program
 ])
 def test_a_reply_holding_a_program_is_an_answer(reply):
-    got = r.read_answer(reply, PROMPT, "stop", holds=HAS_FENCE)
+    got = r.read_answer(reply, SOLVE_PROMPT, "stop", holds=HAS_FENCE)
     assert got.readable and "def solve" in got.value and "<think>" not in got.value
 
 
 def test_read_answer_without_a_requirement_and_with_cut_off_allowed():
-    assert r.read_answer("A lighthouse keeper's diary.", PROMPT).value == "A lighthouse keeper's diary."
-    assert r.read_answer("A story cut", PROMPT, "length", cut_off=False).value == "A story cut"
-    assert r.read_answer("A story cut", PROMPT, "length").reason == r.CUT_OFF
-    assert r.read_answer("Sorry, no.", PROMPT).reason == r.REFUSAL
-    assert r.read_answer("plain prose", PROMPT, holds=lambda t: False, missing="no idea").reason == "no idea"
+    assert r.read_answer("A lighthouse keeper's diary.", SOLVE_PROMPT).value == "A lighthouse keeper's diary."
+    assert r.read_answer("A story cut", SOLVE_PROMPT, "length", cut_off=False).value == "A story cut"
+    assert r.read_answer("A story cut", SOLVE_PROMPT, "length").reason == r.CUT_OFF
+    assert r.read_answer("Sorry, no.", SOLVE_PROMPT).reason == r.REFUSAL
+    assert r.read_answer("plain prose", SOLVE_PROMPT, holds=lambda t: False, missing="no idea").reason == "no idea"
