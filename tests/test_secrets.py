@@ -104,7 +104,7 @@ def placeholder_given(command: list[str]) -> bool:
 
 @pytest.fixture(scope="module")
 def endpoint():
-    server = ScriptedModels(programs_for={"coder"}, refusing={"refused"})
+    server = ScriptedModels(programs_for={"coder"}, quoting={"refused": 401, "failing": 500})
     yield server
     server.close()
 
@@ -185,18 +185,23 @@ def test_suite_and_its_sub_runs_record_the_key_as_a_placeholder(tmp_path, endpoi
     assert {Path(p).parent.name for p in texts if p.endswith("manifest.json")} >= {"suite", "aidanbench", "ideas"}
 
 
-def test_a_key_an_endpoint_quotes_back_is_not_shown_or_recorded(tmp_path, endpoint):
-    """A provider that refuses the key and quotes it (401): the run fails with one line,
-    and neither that line nor the run folder holds the key."""
-    run = tmp_path / "refused"
-    done = neocoder(["aidanbench", "--model", "openai/refused", "--judge", "openai/refused", "--embedder",
-                     "openai/embed", "--base-url", endpoint.url, "--api-key", MARK, "--limit", "1",
-                     "--max-answers", "2", "--bootstrap", "100", "--out", run, "--quiet"], tmp_path)
+@pytest.mark.parametrize("model", ["refused", "failing"])
+def test_a_key_an_endpoint_quotes_back_is_not_shown_or_recorded(tmp_path, endpoint, model):
+    """A provider that quotes the key in its error: refused (401), the run stops with one
+    line; failed (500), each item is recorded with its error and the run fails for its lost
+    items.  Neither the line nor the run folder (records, metrics) holds the key."""
+    run = tmp_path / model
+    done = neocoder(["aidanbench", "--model", f"openai/{model}", "--judge", "openai/judge", "--embedder",
+                     "openai/embed", "--base-url", endpoint.url, "--api-key", MARK, "--max-retries", "0",
+                     "--limit", "1", "--max-answers", "2", "--bootstrap", "100", "--out", run, "--quiet"], tmp_path)
     assert done.returncode != 0
     assert b"Incorrect API key provided: " + REDACTED.encode() in done.stderr, done.stderr[-2000:]
-    texts = {**outputs("refused", done), **files(run)}
+    texts = {**outputs(model, done), **files(run)}
     assert not leaks(texts), leaks(texts)
     assert placeholder_given(command_of(run))
+    if model == "failing":  # the error is kept with the item, and counted in metrics.json
+        assert REDACTED.encode() in texts[str(run / "records.jsonl")]
+        assert REDACTED in json.dumps(json.loads((run / "metrics.json").read_text())["outcome"]["reasons"])
 
 
 def test_the_search_finds_the_key_in_every_form():

@@ -9,8 +9,8 @@ virtualenv: it needs numpy and the standard library, nothing of neocoder):
   (two meanings, then STOP), its LLM entailment and ChatEval's debate and verdicts.
 
 It can also answer NeoCoder's eval (``programs_for``: model ids answered with a program),
-refuse a key as some providers do (``refusing``: model ids answered 401 with the bearer
-key quoted in the error message), and fail everything (``fail``: an HTTP status, 500 or
+quote the key in an error as some providers do (``quoting``: model id -> the status, 401
+or 500, answered with the bearer key in the error message), and fail everything (``fail``: an HTTP status, 500 or
 429, answered to every request while set; ``requests`` counts what arrived).
 
 ``python scripted_models.py URLFILE`` starts it, writes its base URL (ending in /v1) to
@@ -52,8 +52,8 @@ PROGRAM = "```python\ndef solve():\n    print(1)\n```"
 class ScriptedModels(Loopback):
     """The endpoint (``url``); see the module."""
 
-    def __init__(self, programs_for=(), refusing=(), fail: int | None = None):
-        self.programs_for, self.refusing, self.fail = set(programs_for), set(refusing), fail
+    def __init__(self, programs_for=(), quoting: dict | None = None, fail: int | None = None):
+        self.programs_for, self.quoting, self.fail = set(programs_for), dict(quoting or {}), fail
         self.requests = 0
         outer = self
 
@@ -66,11 +66,11 @@ class ScriptedModels(Loopback):
                     error = {"error": {"message": f"scripted {outer.fail}", "type": "server_error", "code": None}}
                     send(self, outer.fail, json.dumps(error).encode(), retry_after=0)
                     return
-                if model in outer.refusing:  # as a provider that quotes the key it refuses
+                if model in outer.quoting:  # as a provider that quotes the key it refuses
                     key = self.headers.get("authorization", "").removeprefix("Bearer ")
                     error = {"error": {"message": f"Incorrect API key provided: {key}", "type": "invalid_request_error",
                                        "code": "invalid_api_key", "param": None}}
-                    send(self, 401, json.dumps(error).encode())
+                    send(self, outer.quoting[model], json.dumps(error).encode())
                     return
                 if self.path.endswith("/embeddings"):
                     texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
