@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import ClassVar
 
-from neocoder.options import Option, check, in_manifest, option, recorded
+from neocoder.options import Option, check, in_manifest, option, option_of, recorded
+from neocoder.redaction import remember
 
 # The sandbox kinds and executors by name: one constant each, the keys of
 # judge.make_sandbox's backends and executors.EXECUTORS.
@@ -99,6 +100,15 @@ class Config:
     progress = True  # a config that declares no progress option shows the bar
     concurrency = 1  # items in flight, for a config that declares no concurrency option
     max_errors = 0  # items that may end in error, for a config that declares no max_errors option
+
+    def __post_init__(self):
+        """Note the value of every field declared ``secret=True`` (an API key given
+        through the Python API or a server's request as well as the command line) with
+        ``redaction.remember``, so that no message of this process shows it."""
+        for f in fields(self):
+            opt = option_of(f)
+            if opt is not None and opt.secret is True:
+                remember(getattr(self, f.name))
 
     def public(self) -> dict:
         """The config as plain JSON values for the manifest: without secrets (the fields

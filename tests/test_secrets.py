@@ -6,7 +6,8 @@ argv) against the scripted OpenAI-style endpoint on loopback (tests/support/scri
 with a marked key given as ``--api-key KEY``, ``--api-key=KEY``, ``$OPENAI_API_KEY`` or the
 password of ``--base-url``.  Then the run folder (every file, sub-runs included), its
 report (``neocoder report``), its export (``neocoder export``), a board submission
-(``neocoder board add``) and every command's stdout and stderr are searched for the key,
+(``neocoder board add``; these three in this process, through click's runner) and every
+command's stdout and stderr are searched for the key,
 raw and encoded (URL-encoded, JSON-escaped, base64 at each alignment, hex); and the
 manifest's command must hold the placeholder where the key was given, so the search
 cannot pass by looking in the wrong place.
@@ -20,13 +21,17 @@ import os
 import secrets
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
 from checkout import CHECKOUT
+from click.testing import CliRunner
 from scripted_models import ScriptedModels
 from suite_runs import liveideabench_dir
+
+from neocoder.cli import main
 
 REDACTED = "<redacted>"
 MARK = f"sk-MARKED-{secrets.token_hex(16)}"
@@ -83,13 +88,22 @@ def everything_of(run: Path, tmp_path: Path, said: dict[str, bytes], reported: l
     whether it made one or refused the run by its own rule)."""
     texts = dict(said)
     report, board = tmp_path / f"{run.name}-report", tmp_path / f"{run.name}-board"
-    done = neocoder(["report", *reported, "--out", report], tmp_path)
-    assert done.returncode == 0 and (report / "index.html").is_file(), done.stderr[-2000:]
-    texts.update(outputs("report", done))
-    texts.update(outputs("export", neocoder(["export", run], tmp_path)))  # into RUN/export, or refused
-    texts.update(outputs("board add", neocoder(["board", "add", run, "--board", board], tmp_path)))
+    done = shown("report", ["report", *reported, "--out", report], texts)
+    assert done.exit_code == 0 and (report / "index.html").is_file(), done.output[-2000:]
+    shown("export", ["export", run], texts)  # into RUN/export, or refused by its own rule
+    shown("board add", ["board", "add", run, "--board", board], texts)
     texts.update(files(run, report, board))
     return texts
+
+
+def shown(name: str, args: list, texts: dict[str, bytes]):
+    """``neocoder ARGS`` in this process (no run is started, so no argv is recorded):
+    what it printed, and any traceback, go into ``texts``."""
+    done = CliRunner().invoke(main, [str(a) for a in args])
+    texts[f"{name} output"] = done.stdout_bytes + (done.stderr_bytes or b"")
+    if done.exc_info is not None and not isinstance(done.exception, SystemExit):
+        texts[f"{name} traceback"] = "".join(traceback.format_exception(*done.exc_info)).encode()
+    return done
 
 
 def command_of(folder: Path) -> list[str]:
@@ -210,3 +224,19 @@ def test_the_search_finds_the_key_in_every_form():
         assert leaks({"text": b"x" + form + b"y"}), name
     assert leaks({"basic auth": b"Basic " + base64.b64encode(b"user:" + MARK.encode())})
     assert not leaks({"redacted": f"--api-key {REDACTED}".encode()})
+
+
+def test_the_rule_by_hand():
+    from neocoder.config import ModelConfig
+    from neocoder.redaction import declare_flag, redact_argv, redact_text, redact_url
+    declare_flag("--api-key")
+    key = f"sk-HAND-{secrets.token_hex(8)}"
+    ModelConfig("openai/m", api_key=key)  # a key given through the Python API is known as well
+    assert redact_argv(["neocoder", "--api-key", "k", f"--api-key={key}", "--judge", "x", f"--note={key}"]) == [
+        "neocoder", "--api-key", REDACTED, f"--api-key={REDACTED}", "--judge", "x", f"--note={REDACTED}"]
+    assert redact_text(f"said {quote(key)} and {json.dumps(key)}") == f'said {REDACTED} and "{REDACTED}"'
+    assert redact_text("a key k and none") == "a key k and none"  # too short to search for: only after its flag
+    assert redact_url("http://u:pw@127.0.0.1:8/v1?api_key=abc&x=1") == f"http://u:{REDACTED}@127.0.0.1:8/v1?api_key=" \
+        f"{REDACTED}&x=1"
+    assert redact_url("https://tok@host/x") == f"https://{REDACTED}@host/x"
+    assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1" and redact_url(None) is None
