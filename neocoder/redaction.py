@@ -6,7 +6,8 @@ An option is declared secret once, on its ``Option`` (neocoder/options.py):
 ``?key=`` query (``--base-url``, ``--database-url``).  Every surface reads that flag:
 
 - the command line (cli/declared.py) tells this module each secret option's flag
-  (``declare_flag``) and the value it was given (``remember``);
+  (``declare_flag``) and the value it was given (``remember``), and a config made any
+  other way (the Python API, a server's request) its secret values (``Config.__post_init__``);
 - ``Manifest.capture`` records ``redact_argv(sys.argv)``: ``--api-key <redacted>`` (and
   ``--api-key=<redacted>``), any known secret value elsewhere replaced, a URL's
   credentials replaced;
