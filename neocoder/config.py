@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import ClassVar
 
-from neocoder.options import Option, check, in_manifest, option
+from neocoder.options import Option, check, in_manifest, option, option_of, recorded
+from neocoder.redaction import remember
 
 # The sandbox kinds and executors by name: one constant each, the keys of
 # judge.make_sandbox's backends and executors.EXECUTORS.
@@ -48,8 +49,6 @@ def reasoning_model(spec: str) -> bool:
     refuse ``max_tokens`` and sampling temperatures (docs/models.md).  Pure: the name only."""
     return bool(_REASONING_NAMES.fullmatch(str(spec).rsplit("/", 1)[-1]))
 
-
-SECRET_FIELDS = {"api_key"}  # never written to a manifest, a log or a report
 
 # Declared once, used by every benchmark's config.
 PROGRESS = Option(True, "Show a progress bar.", local=True, flag="", manifest=False)
@@ -102,11 +101,21 @@ class Config:
     concurrency = 1  # items in flight, for a config that declares no concurrency option
     max_errors = 0  # items that may end in error, for a config that declares no max_errors option
 
+    def __post_init__(self):
+        """Note the value of every field declared ``secret=True`` (an API key given
+        through the Python API or a server's request as well as the command line) with
+        ``redaction.remember``, so that no message of this process shows it."""
+        for f in fields(self):
+            opt = option_of(f)
+            if opt is not None and opt.secret is True:
+                remember(getattr(self, f.name))
+
     def public(self) -> dict:
-        """The config as plain JSON values for the manifest: without secrets (API keys)
-        or the fields declared ``manifest=False`` (how this process shows or splits its work)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)
-                if f.name not in SECRET_FIELDS and in_manifest(f)}
+        """The config as plain JSON values for the manifest: without secrets (the fields
+        declared ``secret=True``: API keys), a ``secret="url"`` field's credentials replaced
+        (neocoder/redaction.py), and without the fields declared ``manifest=False`` (how
+        this process shows or splits its work)."""
+        return {f.name: recorded(f, _plain(getattr(self, f.name))) for f in fields(self) if in_manifest(f)}
 
     def check(self) -> None:
         """Refuse a value outside its declaration: NeocoderError naming the field."""
@@ -148,8 +157,9 @@ class ModelConfig(Config):
 
     spec: str = Option(help="PROVIDER/NAME: openai/<model>, local/gemma-3-270m, replay/<source>.",
                        required=True, flag="--model").field()
-    base_url: str | None = option(None, "OpenAI-compatible endpoint (or $OPENAI_BASE_URL).")
-    api_key: str | None = option(None, "API key (or $OPENAI_API_KEY); never written to a run.")
+    base_url: str | None = option(None, "OpenAI-compatible endpoint (or $OPENAI_BASE_URL); a user:password@ in it is "
+                                  "never written to a run.", secret="url")
+    api_key: str | None = option(None, "API key (or $OPENAI_API_KEY); never written to a run.", secret=True)
     api: str | None = option(None, "Chat or completions API (default: chat; completion for local base models).",
                              choices=("chat", "completion"))
     temperature: float | None = option(None, "Sampling temperature (default: the benchmark's own for this model's "

@@ -8,9 +8,18 @@ type.  Bugs stay ordinary Python exceptions with their tracebacks.
 
 from __future__ import annotations
 
+from neocoder.redaction import redact_text
+
 
 class NeocoderError(Exception):
-    """Base class of the errors neocoder reports to its user as a message, not a traceback."""
+    """Base class of the errors neocoder reports to its user as a message, not a traceback.
+
+    Its text arguments pass through ``redaction.redact_text`` as it is made: a message
+    quoting an endpoint's reply or a URL never carries a known API key, token or password
+    into a record, ``metrics.json`` or the console."""
+
+    def __init__(self, *args):
+        super().__init__(*(redact_text(a) for a in args))
 
 
 class RecordError(NeocoderError, ValueError):

@@ -22,7 +22,10 @@ process shows or splits its work (the progress bar, ``--shard``, the Ray address
 the run is.  ``envvar`` is an environment variable the command line also reads; ``multiple`` a
 command-line option given once per item of a list (``--allow-endpoint A --allow-endpoint B``).
 ``required`` declares a field without a default (``model``); ``file`` a path that must
-name an existing file.
+name an existing file.  ``secret=True`` marks a key, token or password: never written to a
+run (the manifest's config leaves it out, its recorded command shows ``--api-key
+<redacted>``) nor shown; ``secret="url"`` a URL whose ``user:password@`` part or ``?key=``
+query is one, recorded with it replaced (neocoder/redaction.py holds the rule).
 
 This module imports nothing heavy: config.py and strategies/options.py both use it.
 """
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from neocoder.errors import NeocoderError
+from neocoder.redaction import redact_url
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class Option:
     envvar: str | None = None
     metavar: str | None = None
     multiple: bool = False
+    secret: bool | str = False  # True: a key, token or password; "url": a URL that may carry one
 
     def field(self):
         """The dataclass field of this option (its default, and itself as metadata)."""
@@ -107,9 +112,17 @@ def option_of(field: dataclasses.Field) -> Option | None:
 
 def in_manifest(field: dataclasses.Field) -> bool:
     """Whether a config field goes into the run's manifest (all but those declared
-    ``manifest=False``)."""
+    ``manifest=False`` or ``secret=True``)."""
     opt = option_of(field)
-    return opt is None or opt.manifest
+    return opt is None or (opt.manifest and opt.secret is not True)
+
+
+def recorded(field: dataclasses.Field, value):
+    """``value`` of config ``field`` as a manifest records it: ``redaction.redact_url``
+    for a field declared ``secret="url"``, the value itself otherwise (a ``secret=True``
+    field is never recorded: ``in_manifest`` is False for it)."""
+    opt = option_of(field)
+    return redact_url(value) if opt is not None and opt.secret == "url" else value
 
 
 def declared(config_type) -> list[tuple[dataclasses.Field, Option]]:

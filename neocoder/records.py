@@ -36,6 +36,7 @@ from importlib import import_module, metadata
 from pathlib import Path
 
 from neocoder.errors import NeocoderError, RecordError
+from neocoder.redaction import redact_argv
 
 FORMAT_VERSION = 2
 HUMAN = "human"  # the model name of NeoCoder's human baselines (``--model human``; the ``human`` task)
@@ -340,7 +341,9 @@ class Manifest:
     """``manifest.json``: what a run needs to be reproduced.
 
     ``kind`` names the command ("eval", "human", "aidanbench", "dataset", "chains");
-    ``config`` is the command's configuration as given (API keys are never stored).
+    ``config`` is the command's configuration as given (API keys are never stored:
+    ``Config.public``); ``command`` the command line with every secret option's value
+    as ``<redacted>`` (``redaction.redact_argv``).
     """
 
     kind: str
@@ -356,14 +359,15 @@ class Manifest:
 
     @classmethod
     def capture(cls, kind: str, config: dict, **extra) -> "Manifest":
-        """A manifest for a run starting now, with this process's versions and command."""
+        """A manifest for a run starting now, with this process's versions and command
+        (its secrets redacted: ``redaction.redact_argv``)."""
         versions = {}
         for pkg in ("neocoder", "openai", "docker", "tree-sitter", "tree-sitter-python", "numpy"):
             try:
                 versions[pkg] = metadata.version(pkg)
             except metadata.PackageNotFoundError:
                 versions[pkg] = None
-        return cls(kind=kind, config=config, command=list(sys.argv),
+        return cls(kind=kind, config=config, command=redact_argv(sys.argv),
                    started=datetime.now(timezone.utc).isoformat(timespec="seconds"), git_commit=_git_commit(),
                    python=sys.version.split()[0], platform=platform.platform(), packages=versions, extra=extra)
 

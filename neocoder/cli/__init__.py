@@ -18,18 +18,30 @@ from importlib import import_module
 import click
 
 from neocoder.errors import NeocoderError
+from neocoder.redaction import install as install_redaction
+from neocoder.redaction import redact_text
 
 
 class Main(click.Group):
     """The command group; the one place a NeocoderError becomes a message, and where every
     registered benchmark's commands are found."""
 
+    def main(self, *args, **kwargs):
+        """The program: with ``redaction.install`` first, so no traceback, log line or
+        warning shows a key, token or password this process knows."""
+        install_redaction()
+        return super().main(*args, **kwargs)
+
     def invoke(self, ctx):
-        """Run the command; a NeocoderError becomes one message and exit status 1."""
+        """Run the command; a NeocoderError becomes one message and exit status 1.  Every
+        message shown (click's own too) goes through ``redaction.redact_text``."""
         try:
             return super().invoke(ctx)
         except NeocoderError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(redact_text(str(exc))) from exc
+        except click.ClickException as exc:
+            exc.message = redact_text(exc.message)
+            raise
 
     def list_commands(self, ctx) -> list[str]:
         """The shared commands and every registered benchmark's, sorted."""

@@ -21,6 +21,7 @@ from typing import Any
 import click
 
 from neocoder.options import Option, declared
+from neocoder.redaction import declare_flag, remember
 
 
 def base_type(annotation) -> Any:
@@ -96,9 +97,27 @@ def click_option(field: dataclasses.Field, opt: Option, kind, default=dataclasse
     if opt.multiple:  # one option per item; the value is the list of them
         return click.option(name, dest, type=str, multiple=True, callback=lambda _c, _p, value: list(value),
                             envvar=opt.envvar, metavar=opt.metavar, help=opt.help)
-    return click.option(name, dest, type=click_type(kind, opt), default=default, callback=convert,
+    make = secret_option if opt.secret is True else click.option
+    return make(name, dest, type=click_type(kind, opt), default=default, callback=convert,
                         show_default=shown if shown is not None else default is not None, help=opt.help,
                         envvar=opt.envvar, metavar=opt.metavar)
+
+
+def secret_option(*decls, **attrs):
+    """``click.option(*decls, **attrs)`` for a key, token or password (an ``Option``
+    declared ``secret=True`` is built with it): its flags go to ``redaction.declare_flag``
+    (the manifest records ``--token <redacted>``) and the value given, from the command
+    line or its ``envvar``, to ``redaction.remember`` (no message shows it) before the
+    option's own ``callback``, if any, sees it."""
+    for decl in decls:
+        if decl.startswith("--"):
+            declare_flag(decl)
+    then = attrs.pop("callback", None)
+
+    def callback(ctx, param, value):
+        remember(value)
+        return then(ctx, param, value) if then is not None else value
+    return click.option(*decls, callback=callback, **attrs)
 
 
 def cli_fields(config_type, only=None, exclude=()) -> list[tuple[dataclasses.Field, Option, Any]]:

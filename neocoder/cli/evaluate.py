@@ -10,7 +10,7 @@ import click
 from neocoder import api
 from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.cli import main
-from neocoder.cli.declared import declared_options
+from neocoder.cli.declared import declared_options, secret_option
 from neocoder.cli.options import model_options, quiet_option, release_option, run_dir, sandbox_options
 from neocoder.report import text as report
 
@@ -27,7 +27,8 @@ from neocoder.report import text as report
 @click.option("--server", default=None, envvar="NEOCODER_SERVER",
               help="Run the evaluation as a job on this `neocoder serve` URL (or $NEOCODER_SERVER); the run "
                    "folder stays on the server.")
-@click.option("--token", default=None, envvar="NEOCODER_TOKEN", help="The server's bearer token (or $NEOCODER_TOKEN).")
+@secret_option("--token", default=None, envvar="NEOCODER_TOKEN",
+               help="The server's bearer token (or $NEOCODER_TOKEN); never written or shown.")
 @quiet_option
 @sandbox_options
 def eval_command(model, declared, local_declared, out, release, server, token, quiet, sandbox):

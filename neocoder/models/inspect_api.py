@@ -37,6 +37,7 @@ from urllib.parse import urlparse
 from neocoder.config import ModelConfig
 from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
 from neocoder.models.limiter import ConnectionLimiter, RefusalGate
+from neocoder.redaction import redact_url
 
 API_CONNECTIONS = 16  # calls in flight when --max-connections is not given (as openai/)
 REFUSED_STATUSES = (400, 401, 403, 404, 422)
@@ -57,7 +58,7 @@ class InspectAPIModel(Model):
     def __init__(self, spec: str, inspect_spec: str, config: ModelConfig):
         self.name, self.inspect_spec, self.config = spec, inspect_spec, config
         self.reasoning = config.is_reasoning()
-        self.endpoint = config.base_url or f"{inspect_spec.split('/', 1)[0]} (the provider's default)"
+        self.endpoint = redact_url(config.base_url) or f"{inspect_spec.split('/', 1)[0]} (the provider's default)"
         self.limiter = ConnectionLimiter(config.max_connections or API_CONNECTIONS)
         self.gate = RefusalGate()
         self._loop = asyncio.new_event_loop()
@@ -112,7 +113,7 @@ class InspectAPIModel(Model):
 
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the call cache's key, models/cache.py)."""
-        return {"provider": "inspect-api", "model": self.inspect_spec, "endpoint": self.config.base_url,
+        return {"provider": "inspect-api", "model": self.inspect_spec, "endpoint": redact_url(self.config.base_url),
                 "api": "chat", **self.sampling(prompt), "messages": list(prompt.messages)}
 
     def generate(self, prompt: Prompt) -> Reply:

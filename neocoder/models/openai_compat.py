@@ -30,6 +30,7 @@ from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply
 from neocoder.models.limiter import ConnectionLimiter, RefusalGate, retry_after
 from neocoder.netpolicy import current as endpoint_policy
 from neocoder.netpolicy import http_client as guarded_http_client
+from neocoder.redaction import redact_url
 
 API_CONNECTIONS = 16  # calls in flight to a hosted API when --max-connections is not given
 REFUSED_STATUSES = (400, 401, 403, 404, 422)  # the request itself refused: no retry will be accepted
@@ -82,7 +83,7 @@ class OpenAICompatModel(Model):
         self.gate = RefusalGate()  # one call first; after a refused request, no more calls (limiter.py)
         self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0,
                                     http_client=http_client)
-        self.endpoint = str(self.client.base_url)
+        self.endpoint = redact_url(str(self.client.base_url))  # in the call cache's key and messages: no user:password
 
     def with_temperature(self, temperature: float) -> "OpenAICompatModel":
         """The same model and client (and, for a local model, server) sampled at

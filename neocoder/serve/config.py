@@ -93,7 +93,8 @@ class ServeConfig(Config):
     jobs: int = option(1, "Eval and task jobs run at once.", ge=1)
     data_dir: Path = option(Path("serve-data"), "The job store, the jobs' run folders and their reports.")
     database_url: str | None = option(None, "Job store as a SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
-                                      "(default: SQLite in --data-dir).", envvar="NEOCODER_DATABASE_URL")
+                                      "(default: SQLite in --data-dir).", envvar="NEOCODER_DATABASE_URL",
+                                      secret="url")
     dataset: str | None = option(None, "What /v1/score judges on and the jobs' default: 'release', a problem-states "
                                  "file or folder (default: the validated dataset).")
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)

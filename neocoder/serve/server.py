@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from neocoder.errors import NeocoderError
+from neocoder.redaction import install as install_redaction
 from neocoder.serve.config import ServeConfig
 
 
@@ -24,6 +25,7 @@ def serve(config: ServeConfig) -> None:
     from neocoder.serve.app import create_app
 
     config.check()
+    install_redaction()  # no key or token in the server's logs or tracebacks (neocoder/redaction.py)
     logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     app = create_app(config)
     server = uvicorn.Server(uvicorn.Config(

@@ -13,7 +13,7 @@ from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.models import Prompt, ReplayKey
 
 # what neocoder/models may import: the shared bottom layer and the dataset stage to its left
-ALLOWED = {"config", "errors", "resources", "records", "store", "dataset", "netpolicy"}
+ALLOWED = {"config", "errors", "resources", "records", "store", "dataset", "netpolicy", "redaction"}
 RIGHT_OF_MODELS = ("neocoder.benchmarks.neocoder.solve", "neocoder.benchmarks.neocoder.program",
                    "neocoder.benchmarks.neocoder.strategies", "neocoder.benchmarks.neocoder.pipeline",
                    "neocoder.judge", "neocoder.techniques", "neocoder.metrics.rates", "neocoder.report", "neocoder.api",

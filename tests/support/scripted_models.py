@@ -8,6 +8,11 @@ virtualenv: it needs numpy and the standard library, nothing of neocoder):
 - text completions with log-probabilities: the creativity framework's candidate steps
   (two meanings, then STOP), its LLM entailment and ChatEval's debate and verdicts.
 
+It can also answer NeoCoder's eval (``programs_for``: model ids answered with a program),
+quote the key in an error as some providers do (``quoting``: model id -> the status, 401
+or 500, answered with the bearer key in the error message), and fail everything (``fail``: an HTTP status, 500 or
+429, answered to every request while set; ``requests`` counts what arrived).
+
 ``python scripted_models.py URLFILE`` starts it, writes its base URL (ending in /v1) to
 URLFILE and serves until killed."""
 
@@ -41,21 +46,40 @@ def framework_reply(prompt: str, seed: int) -> tuple[str, dict | None]:
     return "It holds: the flip follows from the bit.", None
 
 
+PROGRAM = "```python\ndef solve():\n    print(1)\n```"
+
+
 class ScriptedModels(Loopback):
     """The endpoint (``url``); see the module."""
 
-    def __init__(self):
+    def __init__(self, programs_for=(), quoting: dict | None = None, fail: int | None = None):
+        self.programs_for, self.quoting, self.fail = set(programs_for), dict(quoting or {}), fail
+        self.requests = 0
+        outer = self
+
         class Handler(Quiet):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 model = body.get("model", "m")
+                outer.requests += 1
+                if outer.fail:
+                    error = {"error": {"message": f"scripted {outer.fail}", "type": "server_error", "code": None}}
+                    send(self, outer.fail, json.dumps(error).encode(), retry_after=0)
+                    return
+                if model in outer.quoting:  # as a provider that quotes the key it refuses
+                    key = self.headers.get("authorization", "").removeprefix("Bearer ")
+                    error = {"error": {"message": f"Incorrect API key provided: {key}", "type": "invalid_request_error",
+                                       "code": "invalid_api_key", "param": None}}
+                    send(self, outer.quoting[model], json.dumps(error).encode())
+                    return
                 if self.path.endswith("/embeddings"):
                     texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                     data = json.dumps({"object": "list", "model": model, "data": [
                         {"object": "embedding", "index": i, "embedding": embedding(t)} for i, t in enumerate(texts)],
                         "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
                 elif self.path.endswith("/chat/completions"):
-                    data = completion_payload("chat", model, reply_for(body), None, USAGE)
+                    text = PROGRAM if model in outer.programs_for else reply_for(body)
+                    data = completion_payload("chat", model, text, None, USAGE)
                 else:
                     text, logprobs = framework_reply(body.get("prompt", ""), body.get("seed") or 0)
                     data = completion_payload("completion", model, text, logprobs, USAGE)
