@@ -116,7 +116,7 @@ class OpenAIEmbedder(Embedder):
             except (json.JSONDecodeError, NotEmbeddings) as exc:  # answered, but with nothing usable
                 if attempt == self.max_retries:
                     said = str(exc) if isinstance(exc, NotEmbeddings) else describe(exc)
-                    raise UnusableReply(self.name, self.endpoint, f"{said}; {attempt + 1} tries") from exc
+                    raise UnusableReply(self.name, self.endpoint, f"{said} ({attempt + 1} tries)") from exc
                 time.sleep(min(8.0, 0.5 * 2 ** attempt))
             except openai.APIStatusError as exc:
                 if exc.status_code in REFUSED_STATUSES:

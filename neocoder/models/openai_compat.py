@@ -171,7 +171,7 @@ class OpenAICompatModel(Model):
             if unreachable(exc):
                 return EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.max_retries} "
                                      f"retries ({exc}); check --base-url and that the server is running")
-            return UnusableReply(self.name, self.endpoint, f"{dropped(exc)}; {self.max_retries + 1} tries")
+            return UnusableReply(self.name, self.endpoint, f"{dropped(exc)} ({self.max_retries + 1} tries)")
         if not_json(exc) is not None:
             return UnusableReply(self.name, self.endpoint, not_json(exc))
         if isinstance(exc, openai.OpenAIError):

@@ -70,11 +70,10 @@ def not_json(exc: BaseException) -> str | None:
 
 def dropped(exc: BaseException) -> str:
     """The reason of a connection that was made and then lost, from the innermost error of
-    ``exc``'s chain: ``"the connection was dropped (RemoteProtocolError: Server disconnected
-    without sending a response)"``."""
+    ``exc``'s chain (its message, else its type): ``"the connection was dropped: Server
+    disconnected without sending a response."``."""
     inner = causes(exc)[-1]
-    said = " ".join(str(inner).split()) or "no message"
-    return f"the connection was dropped ({type(inner).__name__}: {said})"
+    return f"the connection was dropped: {' '.join(str(inner).split()) or type(inner).__name__}"
 
 
 def describe(exc: BaseException) -> str:

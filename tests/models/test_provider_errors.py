@@ -133,7 +133,9 @@ def test_the_line_between_out_of_reach_and_dropped_is_read_from_the_causes():
     assert unreachable(chained(RuntimeError("x"), ConnectionRefusedError(111, "refused")))
     lost = chained(RuntimeError("Connection error."), RemoteProtocolError("Server disconnected"))
     assert not unreachable(lost)
-    assert dropped(lost) == "the connection was dropped (RemoteProtocolError: Server disconnected)"
+    assert dropped(lost) == "the connection was dropped: Server disconnected"
+    silent = chained(RuntimeError("x"), RemoteProtocolError())
+    assert dropped(silent) == "the connection was dropped: RemoteProtocolError"
     try:
         json.loads("<html>" + "x" * 100)
     except json.JSONDecodeError as exc:
