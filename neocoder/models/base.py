@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from neocoder.errors import NeocoderError
 
 __all__ = ["EndpointError", "Model", "ModelError", "NoRecordedReply", "Prompt", "ReplayKey", "Reply",
-           "RequestRefused", "strip_thinking"]
+           "RequestRefused", "UnusableReply", "strip_thinking"]
 
 
 class ModelError(NeocoderError):
@@ -39,6 +39,19 @@ class RequestRefused(EndpointError):
     def __init__(self, message: str, param: str | None = None, status: int | None = None, code: str | None = None):
         super().__init__(" ".join(str(message).split()))
         self.param, self.status, self.code = param, status, code
+
+
+class UnusableReply(ModelError):
+    """The endpoint was reached but gave no usable reply: a 200 whose body is not JSON (a
+    proxy's HTML page, a body cut short), JSON that is not a completion (no choices, no
+    message, content or usage of the wrong type), or a connection dropped after it was made.
+    Another call may fare better, so it is retried as the provider retries, then recorded
+    as that item's error: never the end of the run (unlike EndpointError).  The message is
+    one line: ``"<model>: no usable reply from <endpoint> (<what was wrong>)"``."""
+
+    def __init__(self, model: str, endpoint: str, reason: str):
+        self.model, self.endpoint, self.reason = model, endpoint, " ".join(str(reason).split())
+        super().__init__(f"{model}: no usable reply from {endpoint} ({self.reason})")
 
 
 class NoRecordedReply(ModelError):

@@ -16,7 +16,9 @@ threads.  Each model owns one event loop on a thread of its own, where inspect's
 A request the provider refuses as such (400, 404, 422; 401, 403 for the key) raises
 ``RequestRefused`` naming the parameter where the provider names one (OpenAI's
 ``param``; Anthropic's messages start with it, e.g. ``max_tokens: ...``), and for a 404 the
-URL that was tried; the run stops.
+URL that was tried; the run stops, as it does for an endpoint that cannot be reached at all
+(``EndpointError``).  A connection made and then dropped, or a body that does not parse or
+is not a completion, is ``UnusableReply`` (after inspect's retries): that item's error.
 
 ``inspect-api/openai/<name>`` with ``--base-url`` is an OpenAI-compatible server (llama.cpp's,
 vLLM's, ...): inspect's OpenAI provider is told to use the chat completions API, which those
@@ -35,8 +37,9 @@ import time
 from urllib.parse import urlparse
 
 from neocoder.config import ModelConfig
-from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
+from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused, UnusableReply
 from neocoder.models.limiter import ConnectionLimiter, RefusalGate
+from neocoder.models.unusable import causes, describe, dropped, not_json, unreachable
 from neocoder.redaction import redact_url
 
 API_CONNECTIONS = 16  # calls in flight when --max-connections is not given (as openai/)
@@ -132,7 +135,7 @@ class InspectAPIModel(Model):
                 self.gate.refuse(error)
             raise error from exc
         if output.error or not output.choices:
-            raise ModelError(f"{self.name}: {output.error or 'no reply'}")
+            raise UnusableReply(self.name, self.endpoint, output.error or "no choices in the reply")
         usage = output.usage
         return Reply(text=output.completion, prompt_tokens=usage.input_tokens if usage else None,
                      completion_tokens=usage.output_tokens if usage else None, seconds=time.monotonic() - start,
@@ -150,9 +153,11 @@ class InspectAPIModel(Model):
 
     def _classify(self, exc: BaseException) -> ModelError:
         """The neocoder error of a provider SDK's exception: RequestRefused for a refused
-        request (by its HTTP status), EndpointError for a connection that never answered,
-        ModelError otherwise (a 429 or 5xx after inspect's retries, a timeout, a 200 that is
-        not a completion), naming the endpoint."""
+        request (by its HTTP status), EndpointError for an endpoint that cannot be reached at
+        all (``unusable.unreachable``: refused, no such host), ModelError for another status
+        (a 429 or 5xx after inspect's retries), UnusableReply for the rest (a connection made
+        and then dropped, a body that does not parse or is not a completion, a timeout), naming
+        the endpoint."""
         status = getattr(exc, "status_code", None)  # anthropic's, openai's, mistral's, ... status errors
         said = provider_message(exc)
         if status in REFUSED_STATUSES:
@@ -164,10 +169,15 @@ class InspectAPIModel(Model):
                 status, "fix the option that sends it" if param else "fix the options (docs/models.md)")
             return RequestRefused(f"{self.name}: {named} by {self.endpoint} ({status}: {said}); {hint}; the run "
                                   "folder resumes once it is fixed", param=param, status=status)
-        if status is None and "connect" in type(exc).__name__.lower():
+        if status is None and unreachable(exc):
             return EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.config.max_retries} "
                                  f"retries ({type(exc).__name__}: {said}); check --base-url and that the server runs")
-        return ModelError(f"{self.name}: no usable reply from {self.endpoint} ({type(exc).__name__}: {said})")
+        if status is None and "connection" in " ".join(type(e).__name__.lower() for e in causes(exc)) \
+                and not_json(exc) is None:  # the SDKs' APIConnectionError over a transport's Read/ProtocolError
+            return UnusableReply(self.name, self.endpoint, dropped(exc))
+        if status is not None:
+            return ModelError(f"{self.name}: no usable reply from {self.endpoint} ({type(exc).__name__}: {said})")
+        return UnusableReply(self.name, self.endpoint, describe(exc))
 
     def close(self) -> None:
         """Close the provider's client and stop the event loop's thread (waiting up to 10 s); an

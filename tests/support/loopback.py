@@ -44,13 +44,14 @@ class Quiet(BaseHTTPRequestHandler):
         pass
 
 
-def send(handler: BaseHTTPRequestHandler, code: int, body: bytes, **headers) -> None:
-    """Answer the request ``handler`` holds: status ``code``, the JSON ``body`` and any
-    ``headers`` (``retry_after=1`` sends ``retry-after: 1``).  A client that already left
-    (it timed out) is no error."""
+def send(handler: BaseHTTPRequestHandler, code: int, body: bytes, content_type: str = "application/json",
+         **headers) -> None:
+    """Answer the request ``handler`` holds: status ``code``, the ``body`` (JSON unless
+    ``content_type`` says otherwise) and any ``headers`` (``retry_after=1`` sends
+    ``retry-after: 1``).  A client that already left (it timed out) is no error."""
     try:
         handler.send_response(code)
-        handler.send_header("content-type", "application/json")
+        handler.send_header("content-type", content_type)
         for name, value in headers.items():
             handler.send_header(name.replace("_", "-"), str(value))
         handler.send_header("content-length", str(len(body)))

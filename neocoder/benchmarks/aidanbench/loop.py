@@ -321,17 +321,17 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
     ``done_answers`` are this question's answers from an interrupted run (continued, not
     redone; with ``entailment`` their classes are worked out again, from the call cache,
     and an answer whose class changes is yielded again).  A replayed source whose
-    recorded answers end stops the question as "max answers".  The caller has checked
-    that ``done_answers`` are on the run's coherence scale (``check_scale``).
+    recorded answers end stops the question as "max answers", a failed call (``embedded``) as
+    "error".  The caller has checked that ``done_answers`` are on the run's coherence scale.
     """
     kept = list(done_answers)
     texts = [a.answer for a in kept]
-    matrix = embedder.embed(texts) if texts else None  # once, to rebuild the stored matrix
+    matrix, reason, error = embedded(embedder, texts) if texts else (None, None, None)  # the stored matrix, rebuilt
     class_tokens = {"prompt": 0, "completion": 0}
     class_log: list = []
     classes = meaning_classes(settings, judge, question, class_tokens, class_log)
-    reason, error, stopper = None, None, None
-    if classes is not None:
+    stopper = None
+    if classes is not None and reason is None:
         try:
             yield from _reclassify(kept, classes, matrix)
         except EndpointError:
@@ -349,7 +349,10 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
             break
         text, reasoning = split_reasoning(reply.text) if settings.cot else (reply.text.strip(), None)
         t1 = time.monotonic()
-        vector = embedder.embed([text])[0]
+        vectors, reason, error = embedded(embedder, [text])
+        if vectors is None:
+            break
+        vector = vectors[0]
         n = round(novelty(vector, matrix), 6)  # as stored: a resumed run sums the same numbers
         t2 = time.monotonic()
         judged = judge_answer(judge, settings, question, texts, text, vector, classes, class_tokens, class_log)
@@ -370,6 +373,20 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
                           reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
                           coherence_scale=settings.coherence_scale, judged=judge is not None,
                           entailment=classes is not None)
+
+
+def embedded(embedder, texts: list[str]) -> tuple:
+    """``(embedder.embed(texts), None, None)``: shape (len(texts), d); or ``(None, "error",
+    "embedder: <why>")`` when the embedder gave no usable embeddings (a ModelError: a
+    dropped connection, a body that is no list of embeddings), the question's error.  An
+    embeddings endpoint that cannot be reached or refuses the request (EndpointError) stops
+    the run."""
+    try:
+        return embedder.embed(texts), None, None
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        return None, "error", f"embedder: {exc}"
 
 
 def next_reply(generator: Model, question: str, texts: list[str], settings: AidanConfig,

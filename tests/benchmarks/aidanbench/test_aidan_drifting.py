@@ -155,8 +155,11 @@ def test_a_burst_of_429_then_an_answer_is_read(tmp_path, recorded):
     assert server.count("rate limited") == 2
 
 
-def test_a_dropped_connection_stops_the_run_loudly(tmp_path, recorded):
+def test_a_connection_dropped_on_every_try_is_the_questions_error(tmp_path, recorded):
     out = tmp_path / "run"
     server, result = run(recorded, out, drift_on_heat(DROP))
-    assert result.exit_code == 1  # an unreachable judge would fail every call: the run stops (runner.py)
-    assert "cannot reach" in result.output.strip().splitlines()[-1]
+    assert result.exit_code == 1  # the run goes on to the end, then fails naming the question in error
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("Error: 1 of 2 questions ended in error") and "the connection was dropped" in last, last
+    q = {x.question_index: x for x in RunFolder(out).read(QuestionResult)}
+    assert q[0].stop_reason == "error" and "no usable reply from" in q[0].error and q[1].stop_reason != "error"

@@ -2,7 +2,8 @@
 that holds no usable program is judged as a failing program; a call that gives no reply
 (a malformed 200, a 5xx burst beyond the retries) is a sample in error, kept and counted,
 and the run exits 1 with one line unless --max-errors allows it.  A connection dropped on
-every retry is the endpoint out of reach: the run stops at once, with one line."""
+every retry is such a call too (issue 56, item 3): only an endpoint that cannot be reached at
+all stops the run."""
 
 import json
 import threading
@@ -96,7 +97,7 @@ def test_calls_without_a_reply_are_samples_in_error_and_fail_the_run(tmp_path, r
     assert json.loads((tmp_path / "tolerated" / "metrics.json").read_text())["outcome"]["errors"] == 2
 
 
-def test_a_connection_dropped_on_every_retry_stops_the_run_with_one_line(tmp_path, release_dir, sandbox):
+def test_a_connection_dropped_on_every_retry_is_the_samples_error(tmp_path, release_dir, sandbox):
     server = DriftingServer(lambda kind, body: DROP)
     try:
         result = CliRunner().invoke(main, eval_args(server, tmp_path / "run", release_dir, 1))
@@ -104,7 +105,10 @@ def test_a_connection_dropped_on_every_retry_stops_the_run_with_one_line(tmp_pat
         server.close()
     assert result.exit_code == 1 and server.count("dropped") == 2  # the call and its one retry
     assert result.output.count("Error") == 1 and "Traceback" not in result.output
-    assert "cannot reach" in result.output
+    assert "1 of 1 samples ended in error" in result.output and "the connection was dropped" in result.output
+    assert "cannot reach" not in result.output
+    (sample,) = records(tmp_path / "run")
+    assert f"no usable reply from {server.url}/ (the connection was dropped" in sample["error"]
 
 
 def test_a_strategy_records_a_model_error_midway_on_its_sample(tmp_path, release_dir, sandbox):
