@@ -120,7 +120,7 @@ class Search:
         reply = Reply(text=node.text + completion.text, code_prefix=self.base.code_prefix,
                       prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
                       seconds=completion.seconds, extra=completion.extra)
-        trial = self.ctx.try_examples(self.ctx.program(reply))
+        trial = self.ctx.attempt(reply, self.base)  # an empty or cut-off rollout is not judged: reward 0
         self.attempts.append({"kind": "rollout", "index": len(self.attempts), "prefix": node.text,
                               "continuation": completion.text, **trial.summary()})
         return trial.reward, reply
@@ -149,7 +149,7 @@ class Search:
         chosen = next(i for i, a in enumerate(self.attempts) if a["reward"] == self.best[0])
         self.attempts[chosen]["chosen"] = True
         self.attempts.append({"kind": "tree", "tree": tree_dict(root)})
-        return Solution(self.best[1], self.attempts)
+        return Solution(self.best[1], self.attempts, self.base)
 
 
 def tree_dict(node: Node) -> dict:

@@ -24,12 +24,13 @@ def solve(ctx: Context) -> Solution:
     candidates, attempts = [], ctx.attempts
     for j in range(ctx.options.best_of):
         seed = None if ctx.seed is None else ctx.seed + SEED_STRIDE * j
-        reply = ctx.call(ctx.solve_prompt(seed=seed, logprobs=ctx.logprobs))
-        trial = ctx.try_examples(ctx.program(reply))
+        prompt = ctx.solve_prompt(seed=seed, logprobs=ctx.logprobs)
+        reply = ctx.call(prompt)
+        trial = ctx.attempt(reply, prompt)  # a candidate with no program is not judged: its product is 0
         product = trial.convergent * (trial.divergent or 0.0)
-        candidates.append((reply, product))
+        candidates.append((reply, product, prompt))
         attempts.append({"kind": "candidate", "index": j, "seed": seed, **reply_summary(reply), **trial.summary(),
                          "convergent": trial.convergent, "product": product})
-    best = pick([p for _, p in candidates])
+    best = pick([p for _, p, _ in candidates])
     attempts[best]["chosen"] = True
-    return Solution(candidates[best][0], attempts)
+    return Solution(candidates[best][0], attempts, candidates[best][2])
