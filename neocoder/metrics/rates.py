@@ -210,8 +210,8 @@ def state_ratios(kept: list[Sample], values: dict[str, dict[str, float]] | None 
     constraint following over the samples whose reply held a program (``Sample.no_program``
     None), convergent (Eq. 2) over all, and over the samples with a human technique set
     divergent (Eq. 3) and NeoGauge (Eq. 4), a reply with no program counting 0 in each
-    (the paper's 1/|Y_t| over every prediction; its T(s) is empty).  Per problem (one term over 1, so the rate
-    is the mean over problems): pass@1 and, over the samples with extended tests, pass@1
+    (the paper's 1 / |Y_t| over every prediction; its T(s) is empty).  Per problem (one
+    term over 1, so the rate is the mean over problems): pass@1 and, over the samples with extended tests, pass@1
     on the examples alone and pass@1_plus; the multi-sample rates of ``problem_values``
     (``values``, computed here when not given).  Rates with no term are left out.
     """

@@ -115,22 +115,14 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     ``tried``: the strategy's Trial of this program on the examples (strategies/base.py),
     whose verdicts and techniques are taken instead of judging and detecting it again
     wherever they are what this judging would give (this project's judging, every example
-    judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"):
-    the program's, for extraction, the sandbox and the detector.  Returns ``record``.
-
-    The reply is read first (``program.read_program``; ``prompt``: the text the model was
-    shown, for echoes, None when unknown): one that holds no program (empty, reasoning
-    only, an echo, cut off at the token limit, a refusal, prose) is never sent to the
-    sandbox or the detector; the record keeps its reason (``no_program``) and the
-    endpoint's ``finish_reason`` (kept for every reply), every test skipped, not correct,
-    not following (``no_program_record``).
+    judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"): the
+    program's.  A reply holding no program (``program.read_program``; ``prompt``: the text
+    shown, for echoes) is never judged (``no_program_record``).  Returns ``record``.
     """
     t0 = time.monotonic()
-    record.finish_reason = reply.extra.get("finish_reason")
-    reading = read_program(reply, prompt, language)
+    code = (reading := read_program(reply, prompt, language)).value
     if not reading.readable:
         return no_program_record(record, state, reply, human, reading.reason, t0)
-    code = reading.value
     limits = limits or state_limits(state, cpu_scale, language)
     fail_fast = not judge_all_tests
     source, entry = protocol.program(code) if protocol else (code, "auto")
@@ -169,7 +161,9 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
 
 
 def _reply_fields(record: Sample, reply: Reply) -> None:
-    """What the record keeps of the reply whatever it held: tokens, reasoning, parameters sent."""
+    """What the record keeps of the reply whatever it held: tokens, reasoning, parameters
+    sent, and the endpoint's finish reason ("length": it stopped at the token limit)."""
+    record.finish_reason = reply.extra.get("finish_reason")
     record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens,
                      **({"reasoning": reply.reasoning_tokens} if reply.reasoning_tokens is not None else {})}
     record.reasoning, record.sent = reply.reasoning, dict(reply.sent)
@@ -183,7 +177,7 @@ def no_program_record(record: Sample, state: ProblemState, reply: Reply, human: 
     excluded), no technique, ``follows`` False (constraint following counts only replies
     holding a program, docs/metrics.md), and where the problem has a human technique set a
     divergent of 0 (Eq. 3 with an empty T(s)), so convergent, divergent and NeoGauge count
-    it as 0 over every reply, as the paper's 1/|Y_t| does.  Returns ``record``."""
+    it as 0 over every reply, as the paper's 1 / |Y_t| does.  Returns ``record``."""
     record.no_program = reason
     record.reply, record.code_prefix, record.code, record.code_sha256 = reply.text, reply.code_prefix, None, None
     record.examples = TierResult(tests=[], correct=False, skipped=len(state.tests))
