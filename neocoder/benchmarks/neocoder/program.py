@@ -116,11 +116,14 @@ def closed_block(text: str, language: str = PYTHON) -> bool:
 
 
 def prompt_text(prompt: Prompt | None) -> str | None:
-    """Every text ``prompt`` shows the model (its messages' contents and its completion
-    text), for ``read_program``'s echo check; None for no prompt."""
+    """Every text ``prompt`` shows the model but its own earlier turns (the contents of its
+    messages not the assistant's, and its completion text), for ``read_program``'s echo
+    check: a model writing its earlier program again (self-correct) answers, it does not
+    echo; None for no prompt."""
     if prompt is None:
         return None
-    parts = [m.get("content") for m in prompt.messages if isinstance(m.get("content"), str)]
+    parts = [m.get("content") for m in prompt.messages
+             if isinstance(m.get("content"), str) and m.get("role") != "assistant"]
     return "\n".join(parts + [prompt.completion or ""])
 
 
