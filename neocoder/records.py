@@ -191,6 +191,10 @@ class Sample(Record):
     # the strategy's spend: {"calls", "prompt_tokens", "completion_tokens", "seconds"}
     cost: dict = field(default_factory=dict)
     logprob: float | None = None  # length-normalised log-probability of the reply (mean per token), where reported
+    # why the final reply holds no program (replies.ANSWER_REASONS: "empty", "cut off", ...; program.py
+    # read_program): never judged, wrong, never counted as following; None when it holds one
+    no_program: str | None = None
+    finish_reason: str | None = None  # the endpoint's for the final reply ("length": it stopped at --max-tokens)
 
     @property
     def key(self) -> tuple:

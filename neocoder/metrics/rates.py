@@ -133,8 +133,11 @@ MULTI_SAMPLE_RATES = tuple(f"pass@{k}" for k in PASS_KS[1:]) + (
 def behaviour(sample: Sample) -> tuple:
     """What a sample's program did on every test of its state, examples then extended
     tests: per test its output hash when it ran to its end, else its verdict
-    (judge/verdicts.py ``TestVerdict.behaviour``); a compile error is one behaviour."""
+    (judge/verdicts.py ``TestVerdict.behaviour``); a compile error is one behaviour, and so
+    is a reply with no program (nothing ran)."""
     tests = list(sample.examples.tests if sample.examples else []) + list(sample.plus.tests if sample.plus else [])
+    if sample.no_program:  # nothing ran: every test of the state skipped, one behaviour
+        return ("no program",) * sum(t.skipped for t in (sample.examples, sample.plus) if t is not None)
     if sample.compile_error:
         return ("compile error",) * len(tests)
     return tuple(t.get("stdout_sha256") or t["verdict"] for t in tests)
@@ -204,15 +207,18 @@ def state_ratios(kept: list[Sample], values: dict[str, dict[str, float]] | None 
     samples: their ``value()`` is the rate, their bootstrap its interval.
 
     Per sample (one term each, in sample order; a problem's sum over its samples):
-    constraint following, convergent (Eq. 2), and over the samples with a human technique
-    set divergent (Eq. 3) and NeoGauge (Eq. 4).  Per problem (one term over 1, so the rate
-    is the mean over problems): pass@1 and, over the samples with extended tests, pass@1
+    constraint following over the samples whose reply held a program (``Sample.no_program``
+    None), convergent (Eq. 2) over all, and over the samples with a human technique set
+    divergent (Eq. 3) and NeoGauge (Eq. 4), a reply with no program counting 0 in each
+    (the paper's 1 / |Y_t| over every prediction; its T(s) is empty).  Per problem (one
+    term over 1, so the rate is the mean over problems): pass@1 and, over the samples with extended tests, pass@1
     on the examples alone and pass@1_plus; the multi-sample rates of ``problem_values``
     (``values``, computed here when not given).  Rates with no term are left out.
     """
     terms: dict[str, list] = {name: [] for name in SAMPLE_RATES}
     for s in kept:
-        terms["constraint_following"].append((s.problem_id, s.follows, 1))
+        if not s.no_program:  # a reply with no program follows nothing: not in the base (docs/metrics.md)
+            terms["constraint_following"].append((s.problem_id, s.follows, 1))
         terms["convergent"].append((s.problem_id, s.convergent, 1))
         if s.divergent is not None:
             terms["divergent"].append((s.problem_id, s.divergent, 1))
@@ -255,11 +261,16 @@ def score_state(samples: list[Sample]) -> tuple[StateMetrics, dict[str, Ratio]]:
     ratios = state_ratios(kept, values)
     rate = {name: ratio.value() for name, ratio in ratios.items()}
     multi = {field_name(name): rate[name] for name in MULTI_SAMPLE_RATES if name in rate}
+    reasons: dict[str, int] = {}
+    for s in kept:
+        if s.no_program:
+            reasons[s.no_program] = reasons.get(s.no_program, 0) + 1
     return StateMetrics(
-        n=len(kept), excluded=len(samples) - len(kept), pass_at_1=rate["pass@1"],
+        n=len(kept), excluded=len(samples) - len(kept), no_program=dict(sorted(reasons.items())) or None,
+        n_program=len(kept) - sum(reasons.values()) if reasons else None, pass_at_1=rate["pass@1"],
         n_extended=sum(s.correct_plus is not None for s in kept),
         pass_at_1_examples_tiered=rate.get("pass@1_examples_tiered"), pass_at_1_plus=rate.get("pass@1_plus"),
-        constraint_following=rate["constraint_following"], convergent=rate["convergent"],
+        constraint_following=rate.get("constraint_following"), convergent=rate["convergent"],
         n_divergent=sum(s.divergent is not None for s in kept), divergent=rate.get("divergent"),
         neogauge=rate.get("neogauge"), **multi, entropy_divergent_r=entropy_divergent_r(kept, values),
         cost=cost_per_sample(samples)), ratios

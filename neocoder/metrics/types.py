@@ -72,6 +72,10 @@ class StateMetrics(_Rates):
     """Samples kept (neither a model error nor an INFRA verdict)."""
     excluded: int
     """Samples left out of every rate: the model call failed or the sandbox did."""
+    no_program: dict | None = field(default=None, metadata=_OPTIONAL)
+    """Kept samples whose reply held no program, per reason (``{"empty": 2, "cut off": 1}``;
+    program.py ``read_program``): in every rate's base as wrong, but not in constraint
+    following's; None when every reply held one."""
     pass_at_1: float | None = None
     """pass@1 (Chen et al. 2021, Eq. 1, k = 1) on the example tests, averaged over problems."""
     n_extended: int = 0
@@ -80,8 +84,12 @@ class StateMetrics(_Rates):
     """pass@1 on the examples alone over the ``n_extended`` samples (EvalPlus' base)."""
     pass_at_1_plus: float | None = None
     """pass@1 on the examples and the extended tests over the same samples (EvalPlus' plus)."""
+    n_program: int | None = field(default=None, metadata=_OPTIONAL)
+    """Kept samples whose reply held a program (the base of constraint following); None
+    when every kept sample's did (then it is ``n``)."""
     constraint_following: float | None = None
-    """Share of samples that use none of the state's constraint techniques."""
+    """Share of the samples holding a program that use none of the state's constraint
+    techniques (a reply with no program follows nothing: docs/metrics.md)."""
     convergent: float | None = None
     """Eq. 2: share of samples correct and following the constraints."""
     n_divergent: int = 0

@@ -314,13 +314,27 @@ def outcome_line(outcome: dict | None) -> str | None:
             f"{o['errors']} in error")
 
 
+def no_answer_line(outcome: dict | None) -> str | None:
+    """The outcome block's replies of the model under test that held no answer, in words:
+    "2 of 6 replies held no program (1 x empty, 1 x cut off)"; None when every one held one
+    (or the run did not count them: runs written before)."""
+    if not outcome or not outcome.get("no_answer"):
+        return None
+    why = ", ".join(f"{n} x {reason}" for reason, n in (outcome.get("no_answer_reasons") or {}).items())
+    return f"{outcome['no_answer']} of {outcome['replies']} replies held no {outcome.get('answer', 'answer')} ({why})"
+
+
 def _outcomes(result: dict) -> list[str]:
-    """One line per measured run whose items did not all get a number."""
+    """One line per measured run whose items did not all get a number, and one per run
+    whose model's replies did not all hold an answer (counted wrong, not left out)."""
     lines = []
     for r in result["runs"]:
         o = r.get("outcome")
         if o and (o["unreadable"] or o["errors"]):
             lines.append(f"{_shown(r)}: {outcome_line(o)} (those are left out of its values)")
+        held_none = no_answer_line(o)
+        if held_none:
+            lines.append(f"{_shown(r)}: {held_none}: counted wrong in its values, left out of follow's base")
     return lines
 
 

@@ -42,6 +42,9 @@ def eval_table(metrics: dict) -> str:
     excluded = sum(m["excluded"] for m in metrics["states"].values())
     if excluded:
         lines.append(f"({excluded} samples excluded: sandbox INFRA failures or model errors; rerun to retry)")
+    held_none = no_program_line(metrics)
+    if held_none:
+        lines.append(held_none)
     if metrics.get("dataset"):
         language = f"; language: {metrics['language']}" if metrics.get("language") else ""
         tiers = " + ".join(metrics.get("tests", ["examples"]))
@@ -65,6 +68,29 @@ def eval_table(metrics: dict) -> str:
         lines.append("human: accepted Codeforces solutions (Python and C/C++), not judged; convergent is Eq. 5, "
                      "divergent Eq. 6 (techniques no other human solution of the problem uses)")
     return "\n".join(lines)
+
+
+def no_program_counts(metrics: dict) -> tuple[int, dict[str, int]]:
+    """The judged samples of a NeoCoder run and, per reason, those whose reply held no
+    program (summed over its states' ``no_program``, most frequent first); (0, {}) for
+    a run with none (or one written before they were counted)."""
+    reasons: dict[str, int] = {}
+    for m in metrics.get("states", {}).values():
+        for why, count in (m.get("no_program") or {}).items():
+            reasons[why] = reasons.get(why, 0) + count
+    total = sum(m.get("n") or 0 for m in metrics.get("states", {}).values())
+    return total, dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def no_program_line(metrics: dict) -> str | None:
+    """One line counting the replies that held no program, per reason ("2 of 6 replies held
+    no program: 1 x empty, 1 x cut off ..."); None when every reply held one."""
+    total, reasons = no_program_counts(metrics)
+    if not reasons:
+        return None
+    why = ", ".join(f"{n} x {reason}" for reason, n in reasons.items())
+    return (f"({sum(reasons.values())} of {total} replies held no program: {why}; never judged, wrong in every "
+            "rate, left out of follow's base)")
 
 
 def mean_text(got: dict | None, digits: int = 2) -> str:

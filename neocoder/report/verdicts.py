@@ -4,7 +4,8 @@ Why: the drill-down page, the verdict table and the figure all need the same dec
 it is a pure function of the records, kept apart from rendering so it can be tested with
 no sandbox and no page.  The rule (docs/report.md): a sample's verdict is that of its
 first example test that is not AC (Codeforces' convention), AC when all are; ``INFRA``
-when the sandbox failed; ``no reply`` on a model error; a tier none of whose tests ran
+when the sandbox failed; ``no reply`` on a model error; ``no program`` for a reply that
+held none (``Sample.no_program``: nothing was judged); a tier none of whose tests ran
 (the extended tests skipped after a failed example) is ``skipped``, never AC.
 """
 
@@ -15,14 +16,17 @@ from collections import Counter
 from neocoder.records import Sample, TierResult
 
 SKIPPED = "skipped"  # the verdict of a tier none of whose tests ran
-NO_REPLY, INFRA = "no reply", "INFRA"
+NO_REPLY, INFRA, NO_PROGRAM = "no reply", "INFRA", "no program"
 
 
 def sample_verdict(sample: Sample) -> str:
-    """The verdict of a sample: "no reply" on a model error, "INFRA" when the sandbox
-    failed, else the first non-AC verdict of its example tests, "AC" when all are AC."""
+    """The verdict of a sample: "no reply" on a model error, "no program" when its reply
+    held none (its reason is ``sample.no_program``), "INFRA" when the sandbox failed, else
+    the first non-AC verdict of its example tests, "AC" when all are AC."""
     if sample.error or sample.examples is None:
         return NO_REPLY
+    if sample.no_program:
+        return NO_PROGRAM
     return tier_verdict(sample.examples)
 
 

@@ -230,13 +230,20 @@ class HumanInputs:
 def sample_outcome(samples) -> Outcome:
     """How ``samples`` (Sample records) ended, unit "sample": judged, or in error with its
     reason (the model call's error, a sandbox INFRA verdict, or never judged).  A sample
-    in error is left out of every rate (``Sample.excluded``) and retried on resume."""
-    outcome = Outcome("sample")
+    in error is left out of every rate (``Sample.excluded``) and retried on resume.
+
+    Every reply of the model under test is counted too (``Outcome.answered``, the answer a
+    "program"): held a program, or not with its reason (``Sample.no_program``).  A sample
+    with no program is scored (wrong, in the rates), so it counts as judged; a run in which
+    most replies hold none fails with one line naming the reasons (``Outcome.failure``)."""
+    outcome = Outcome("sample", answer="program")
     for sample in samples:
         error = sample.error
         if not error and sample.excluded:
             error = "sandbox INFRA failure" if sample.examples is not None else "not judged"
         outcome.add(judged=not error, error=error)
+        if sample.reply is not None and not sample.error:  # a model error left no reply to read
+            outcome.answered(sample.no_program)
     return outcome
 
 

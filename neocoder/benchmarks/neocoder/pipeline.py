@@ -13,7 +13,7 @@ import hashlib
 import time
 
 from neocoder.benchmarks.neocoder.paper import PaperProtocol
-from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.benchmarks.neocoder.program import program_from_reply, prompt_text, read_program
 from neocoder.benchmarks.neocoder.strategies import Context, StrategyOptions, get_strategy
 from neocoder.config import CPP, PYTHON
 from neocoder.judge import Limits, Sandbox, SubmissionResult
@@ -86,7 +86,8 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
         record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
         return record
     judge_reply(record, state, solution.reply, sandbox, human, cpu_scale, judge_all_tests, limits, protocol,
-                tried=ctx.tried(program_from_reply(solution.reply, language)), language=language)
+                tried=ctx.tried(program_from_reply(solution.reply, language)), language=language,
+                prompt=prompt_text(solution.prompt or prompt))
     record.attempts = solution.attempts
     record.logprob = solution.reply.mean_logprob
     record.cost = dict(ctx.cost, seconds=round(time.monotonic() - t0, 4))
@@ -99,7 +100,8 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
 
 def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sandbox, human: set[str] | None,
                 cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None,
-                protocol: PaperProtocol | None = None, tried=None, language: str = PYTHON) -> Sample:
+                protocol: PaperProtocol | None = None, tried=None, language: str = PYTHON,
+                prompt: str | None = None) -> Sample:
     """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
     the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
 
@@ -113,11 +115,14 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     ``tried``: the strategy's Trial of this program on the examples (strategies/base.py),
     whose verdicts and techniques are taken instead of judging and detecting it again
     wherever they are what this judging would give (this project's judging, every example
-    judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"):
-    the program's, for extraction, the sandbox and the detector.  Returns ``record``.
+    judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"): the
+    program's.  A reply holding no program (``program.read_program``; ``prompt``: the text
+    shown, for echoes) is never judged (``no_program_record``).  Returns ``record``.
     """
     t0 = time.monotonic()
-    code = program_from_reply(reply, language)
+    code = (reading := read_program(reply, prompt, language)).value
+    if not reading.readable:
+        return no_program_record(record, state, reply, human, reading.reason, t0)
     limits = limits or state_limits(state, cpu_scale, language)
     fail_fast = not judge_all_tests
     source, entry = protocol.program(code) if protocol else (code, "auto")
@@ -148,10 +153,41 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     if human is not None:
         record.human_techniques, record.new_techniques = sorted(human), sorted(techniques - human)
         record.divergent = divergent_ratio(techniques, human)
-    record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens,
-                     **({"reasoning": reply.reasoning_tokens} if reply.reasoning_tokens is not None else {})}
-    record.reasoning, record.sent = reply.reasoning, dict(reply.sent)
+    _reply_fields(record, reply)
     judge_s = examples.seconds + (plus.seconds if plus is not None else 0.0)
     record.timings = {"model_s": round(reply.seconds, 4), "judge_s": round(judge_s, 4),
                       "total_s": round(time.monotonic() - t0, 4)}
+    return record
+
+
+def _reply_fields(record: Sample, reply: Reply) -> None:
+    """What the record keeps of the reply whatever it held: tokens, reasoning, parameters
+    sent, and the endpoint's finish reason ("length": it stopped at the token limit)."""
+    record.finish_reason = reply.extra.get("finish_reason")
+    record.tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens,
+                     **({"reasoning": reply.reasoning_tokens} if reply.reasoning_tokens is not None else {})}
+    record.reasoning, record.sent = reply.reasoning, dict(reply.sent)
+
+
+def no_program_record(record: Sample, state: ProblemState, reply: Reply, human: set[str] | None, reason: str,
+                      t0: float) -> Sample:
+    """Fill ``record`` for a reply that holds no program (``reason``, one of
+    ``replies.ANSWER_REASONS``), judging nothing: ``no_program`` set, no code, both tiers
+    with every test skipped (so the sample is wrong, and it is kept in the rates, not
+    excluded), no technique, ``follows`` False (constraint following counts only replies
+    holding a program, docs/metrics.md), and where the problem has a human technique set a
+    divergent of 0 (Eq. 3 with an empty T(s)), so convergent, divergent and NeoGauge count
+    it as 0 over every reply, as the paper's 1 / |Y_t| does.  Returns ``record``."""
+    record.no_program = reason
+    record.reply, record.code_prefix, record.code, record.code_sha256 = reply.text, reply.code_prefix, None, None
+    record.examples = TierResult(tests=[], correct=False, skipped=len(state.tests))
+    record.plus = TierResult(tests=[], correct=False, skipped=len(state.extended_tests)) \
+        if state.extended_tests else None
+    record.techniques, record.violated_constraints, record.unchecked_constraints = [], [], []
+    record.follows = False
+    if human is not None:
+        record.human_techniques, record.new_techniques = sorted(human), []
+        record.divergent = divergent_ratio(set(), human)
+    _reply_fields(record, reply)
+    record.timings = {"model_s": round(reply.seconds, 4), "judge_s": 0.0, "total_s": round(time.monotonic() - t0, 4)}
     return record

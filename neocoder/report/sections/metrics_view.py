@@ -19,13 +19,15 @@ ENTROPIES = (("semantic_entropy", "semantic entropy"), ("semantic_entropy_rb", "
 
 def metrics_view(run: Run) -> dict:
     """What ``metrics_table.html`` shows of a run: its states in order, the rates and the
-    entropies some state has, whether any state has a cost, and the strategy."""
+    entropies some state has, whether any state has a cost, the strategy, and whether any
+    state has replies that held no program (``no_program``: a column with their reasons)."""
     states = run.metrics.get("states", {})
     present = list(states.values())
     return {"states": [(t, states[t]) for t in sorted(states, key=int)],
             "rates": [(k, name) for k, name in RATES if any(m.get(k) is not None for m in present)],
             "numbers": [(k, name) for k, name in ENTROPIES if any(m.get(k) is not None for m in present)],
-            "costs": any(m.get("cost") for m in present), "strategy": run.metrics.get("strategy")}
+            "costs": any(m.get("cost") for m in present), "strategy": run.metrics.get("strategy"),
+            "no_program": any(m.get("no_program") for m in present)}
 
 
 TABLE4_RATES = (("pass@1", "pass@1"), ("constraint_following", "follow"), ("convergent", "convergent"),

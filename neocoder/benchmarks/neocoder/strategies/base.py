@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from neocoder.benchmarks.neocoder.program import program_from_reply
+from neocoder.benchmarks.neocoder.program import program_from_reply, prompt_text, read_program
 from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.benchmarks.neocoder.strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
 from neocoder.judge import Limits, Sandbox
@@ -55,6 +55,7 @@ class Trial:
     compile_error: str | None = None
     divergent: float | None = None
     result: Any = field(default=None, repr=False, compare=False)  # the sandbox's SubmissionResult on the examples
+    no_program: str | None = None  # why the reply held no program (program.read_program): nothing was judged
 
     @property
     def passed(self) -> int:
@@ -79,19 +80,24 @@ class Trial:
         return float(self.correct and not self.violated)
 
     def summary(self) -> dict:
-        """The trial as it is kept in a sample's ``attempts``."""
-        return {"code_sha256": hashlib.sha256(self.code.encode()).hexdigest(), "verdicts": self.verdicts,
-                "violated": list(self.violated), "techniques": sorted(self.techniques), "reward": self.reward,
-                "divergent": self.divergent, "compile_error": self.compile_error}
+        """The trial as it is kept in a sample's ``attempts`` (``no_program`` only where set)."""
+        out = {"code_sha256": hashlib.sha256(self.code.encode()).hexdigest(), "verdicts": self.verdicts,
+               "violated": list(self.violated), "techniques": sorted(self.techniques), "reward": self.reward,
+               "divergent": self.divergent, "compile_error": self.compile_error}
+        if self.no_program:
+            out["no_program"] = self.no_program
+        return out
 
 
 @dataclass
 class Solution:
-    """A solver's answer: the final ``reply`` (judged by the pipeline) and the attempts
-    (plans, earlier programs with their feedback, candidates, rollouts), each a dict."""
+    """A solver's answer: the final ``reply`` (judged by the pipeline), the attempts
+    (plans, earlier programs with their feedback, candidates, rollouts), each a dict, and
+    the ``prompt`` the final reply answered (read for echoes; None: the solve prompt)."""
 
     reply: Reply
     attempts: list = field(default_factory=list)
+    prompt: Prompt | None = None
 
 
 class Context:
@@ -162,6 +168,16 @@ class Context:
             self.cost["judge_s"] = round(self.cost["judge_s"] + time.monotonic() - started, 4)
             self._trials[key] = trial
         return trial
+
+    def attempt(self, reply: Reply, prompt: Prompt | None = None) -> Trial:
+        """Read ``reply`` (``program.read_program``, against the text of ``prompt`` for
+        echoes) and judge its program on the examples (``try_examples``); a reply holding no
+        program is never judged: its Trial has no verdict and its ``no_program`` reason, so
+        it is not correct, rewards 0 and converges to nothing (an empty program never counts)."""
+        reading = read_program(reply, prompt_text(prompt), self.language)
+        if not reading.readable:
+            return Trial(code="", verdicts=[], techniques=set(), violated=[], tests=[], no_program=reading.reason)
+        return self.try_examples(reading.value)
 
     def tried(self, code: str) -> Trial | None:
         """The Trial of ``code`` when a strategy already judged it on the examples (so

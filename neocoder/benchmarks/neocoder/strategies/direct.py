@@ -7,4 +7,5 @@ from neocoder.benchmarks.neocoder.strategies.base import Context, Solution
 
 def solve(ctx: Context) -> Solution:
     """Ask once with the problem-solving prompt; no attempts besides the reply itself."""
-    return Solution(ctx.call(ctx.solve_prompt(logprobs=ctx.logprobs)))
+    prompt = ctx.solve_prompt(logprobs=ctx.logprobs)
+    return Solution(ctx.call(prompt), prompt=prompt)

@@ -21,8 +21,12 @@ def describe(trial: Trial, tests: list[dict]) -> str:
 
     Lists, for up to MAX_SHOWN failing tests, the input, the expected output (where the
     test has one), what the program printed and the verdict's detail; then the violated
-    constraints.  Returns "" when every example is AC and no constraint is violated.
+    constraints; for a reply with no program (``trial.no_program``), that it held none and
+    why.  Returns "" when every example is AC and no constraint is violated.
     """
+    if trial.no_program:  # nothing was judged: say why, or the loop would take silence for success
+        return (f"Your reply held no program ({trial.no_program}). Answer with the whole program, "
+                "in one fenced code block.")
     lines = []
     if trial.compile_error:
         lines.append(f"The program does not compile: {_clip(trial.compile_error)}")

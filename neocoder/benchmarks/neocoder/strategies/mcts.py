@@ -21,8 +21,10 @@ tokens chosen so far).  One rollout:
 
 Search stops after ``rollouts`` rollouts or at the first program with reward 1 (every
 example AC, no constraint violated: no program can score higher).  The answer is the
-best program found (the first on ties).  Only completion models can be searched (the
-chat API has no prefix to continue); every call goes through the run's call cache.
+best program found (the first on ties); a rollout whose reply holds no program
+(program.read_program: never judged, 0 in the tree) is the answer only when none holds
+one.  Only completion models can be searched (the chat API has no prefix to continue);
+every call goes through the run's call cache.
 """
 
 from __future__ import annotations
@@ -120,10 +122,10 @@ class Search:
         reply = Reply(text=node.text + completion.text, code_prefix=self.base.code_prefix,
                       prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
                       seconds=completion.seconds, extra=completion.extra)
-        trial = self.ctx.try_examples(self.ctx.program(reply))
+        trial = self.ctx.attempt(reply, self.base)  # an empty or cut-off rollout is not judged
         self.attempts.append({"kind": "rollout", "index": len(self.attempts), "prefix": node.text,
                               "continuation": completion.text, **trial.summary()})
-        return trial.reward, reply
+        return (trial.reward if trial.no_program is None else -1.0), reply  # -1: any program is better
 
     def run(self) -> Solution:
         """Search: up to ``rollouts`` rollouts of select, expand, evaluate and backpropagate
@@ -140,16 +142,17 @@ class Search:
                     leaf = leaf.children[0]  # the most likely token
                     path.append(leaf)
             reward, reply = self.rollout(leaf)
-            backpropagate(path, reward)
+            backpropagate(path, max(reward, 0.0))
             if self.best is None or reward > self.best[0]:
                 self.best = (reward, reply)
             if reward >= 1.0:
                 break
         assert self.best is not None  # at least one rollout ran (rollouts >= 1)
-        chosen = next(i for i, a in enumerate(self.attempts) if a["reward"] == self.best[0])
+        target = (max(self.best[0], 0.0), self.best[0] < 0)  # a rollout with no program is kept with reward 0
+        chosen = next(i for i, a in enumerate(self.attempts) if (a["reward"], "no_program" in a) == target)
         self.attempts[chosen]["chosen"] = True
         self.attempts.append({"kind": "tree", "tree": tree_dict(root)})
-        return Solution(self.best[1], self.attempts)
+        return Solution(self.best[1], self.attempts, self.base)
 
 
 def tree_dict(node: Node) -> dict:

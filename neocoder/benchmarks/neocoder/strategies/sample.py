@@ -3,8 +3,10 @@ convergent x divergent product (NeoCoder Sec. 5.3 "Sampling", after Chen et al. 
 repeated sampling; Eq. 2-4).
 
 Candidates are judged on the example tests only (Eq. 2's correct(s) is every example
-AC); ties go to the earlier candidate.  Candidate j of a sample uses the sample's seed
-plus ``SEED_STRIDE * j``, so the candidates differ where the endpoint honours seeds.
+AC); ties go to the earlier candidate, and a candidate whose reply holds no program
+(program.read_program: never judged, product 0) is chosen only when none holds one.
+Candidate j of a sample uses the sample's seed plus ``SEED_STRIDE * j``, so the
+candidates differ where the endpoint honours seeds.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ def solve(ctx: Context) -> Solution:
     candidates, attempts = [], ctx.attempts
     for j in range(ctx.options.best_of):
         seed = None if ctx.seed is None else ctx.seed + SEED_STRIDE * j
-        reply = ctx.call(ctx.solve_prompt(seed=seed, logprobs=ctx.logprobs))
-        trial = ctx.try_examples(ctx.program(reply))
+        prompt = ctx.solve_prompt(seed=seed, logprobs=ctx.logprobs)
+        reply = ctx.call(prompt)
+        trial = ctx.attempt(reply, prompt)  # a candidate with no program is not judged: its product is 0
         product = trial.convergent * (trial.divergent or 0.0)
-        candidates.append((reply, product))
+        candidates.append((reply, product if trial.no_program is None else -1.0, prompt))  # -1: below any program
         attempts.append({"kind": "candidate", "index": j, "seed": seed, **reply_summary(reply), **trial.summary(),
                          "convergent": trial.convergent, "product": product})
-    best = pick([p for _, p in candidates])
+    best = pick([p for _, p, _ in candidates])
     attempts[best]["chosen"] = True
-    return Solution(candidates[best][0], attempts)
+    return Solution(candidates[best][0], attempts, candidates[best][2])

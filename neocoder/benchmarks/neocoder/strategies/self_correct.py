@@ -42,11 +42,11 @@ def solve(ctx: Context) -> Solution:
     for round_ in range(ctx.options.rounds + 1):
         reply = ctx.call(prompt)
         code = ctx.program(reply)
-        trial = ctx.try_examples(code)
+        trial = ctx.attempt(reply, prompt)  # a reply with no program is not judged; its feedback says so
         feedback = describe(trial, ctx.state.tests)
         attempts.append({"kind": "attempt", "round": round_, **reply_summary(reply), **trial.summary(),
                          "feedback": feedback or None})
         if not feedback or round_ == ctx.options.rounds:
-            return Solution(reply, attempts)
+            return Solution(reply, attempts, prompt)
         prompt = followup(ctx, first, reply.text, code, feedback)
     raise AssertionError("unreachable")

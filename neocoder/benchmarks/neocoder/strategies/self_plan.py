@@ -37,4 +37,4 @@ def solve(ctx: Context) -> Solution:
                               completion=head + planned + first.code_prefix,
                               logprobs=ctx.logprobs)
     reply = ctx.call(code_prompt)
-    return Solution(reply, ctx.attempts)
+    return Solution(reply, ctx.attempts, code_prompt)
