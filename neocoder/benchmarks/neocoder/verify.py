@@ -84,8 +84,8 @@ def rejudge(folder: Path, model: str, config: dict, scratch: Path) -> str:
     N of N samples agree".  Raises RecordsDisagree (the first sample that differs), or
     NeocoderError for a run whose settings a replay cannot re-judge (another strategy,
     language or paper mode)."""
-    from neocoder.api import evaluate
     from neocoder.benchmarks.neocoder.config import EvalConfig
+    from neocoder.benchmarks.neocoder.evaluation import EvalTask
     from neocoder.config import ModelConfig
     from neocoder.dataset import default_release_dir
     for name, wanted in REJUDGED_OPTIONS.items():
@@ -103,7 +103,8 @@ def rejudge(folder: Path, model: str, config: dict, scratch: Path) -> str:
                        cpu_scale=float(config.get("cpu_scale") or 1.0),
                        judge_all_tests=bool(config.get("judge_all_tests")), max_errors=len(recorded) + 1,
                        progress=False)
-    evaluate(rerun)
+    from neocoder.runner import run
+    run(EvalTask(rerun))  # the eval the run itself went through (runner.run), no second judge
     agree = compare(recorded, _samples(rerun.out))
     return f"re-judged: {agree} of {agree} samples agree"
 
