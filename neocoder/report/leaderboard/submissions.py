@@ -53,7 +53,7 @@ from neocoder.benchmarks import SUITE, benchmark
 from neocoder.benchmarks.descriptor import RecordsDisagree, resolve
 from neocoder.errors import NeocoderError
 from neocoder.metrics.bootstrap import Ratio
-from neocoder.report.leaderboard.collect import Source, measured_on, rows_of, slug, sources_of
+from neocoder.report.leaderboard.collect import Source, rows_of, slug, sources_of
 from neocoder.report.leaderboard.intake import (
     FILE_LIMIT,
     SubmissionRefused,
@@ -181,8 +181,7 @@ def _differs(a, b) -> bool:
 
 def _check_metrics(source: Source, bench, manifest, metrics: dict, where: str) -> None:
     """The ``metrics`` check: each headline measure and its interval recomputed from the
-    records equal metrics.json's; the Source's cells become the recomputed ones, their n
-    the items each measure covers."""
+    records equal metrics.json's; the Source's cells become the recomputed ones."""
     try:
         again = resolve(bench.recompute)(Path(source.folder), source.model, manifest.config, metrics)
     except (NeocoderError, ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -199,10 +198,7 @@ def _check_metrics(source: Source, bench, manifest, metrics: dict, where: str) -
                 raise SubmissionRefused("metrics", f"{where}: {what} is {cell.get(part)} in metrics.json, "
                                                    f"{recomputed[part]} recomputed from the records")
         if not cell.get("unreadable"):
-            cell.update(recomputed)
-        covered = measured_on(m, source.folder, source.model)
-        if covered is not None:
-            cell["n"] = covered
+            cell.update(recomputed)  # its n is the items the measure covers (collect.measured_on)
 
 
 def _verify(source: Source, bench, manifest, where: str) -> str:
