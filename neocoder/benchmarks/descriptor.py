@@ -23,6 +23,12 @@ A descriptor holds:
 - ``presets``: the task options each suite size sets, and how the suite builds its config;
 - ``items`` and ``default_items``: which items a run measured (the leaderboard compares
   and stars only runs on the same items) and how many its default set holds;
+  ``default_ids``: the ids of that set, so a board refuses an item it does not hold;
+- ``recompute`` and ``verify``: how a board (``neocoder board add``) checks a submitted
+  run: its headline measures and intervals recomputed from its records, and its records
+  re-judged (NeoCoder: the recorded programs judged again in the board's sandbox) or
+  re-scored (AidanBench: the recorded judge replies read again with the grammars); a
+  benchmark without them is shown "not verified";
 - the surfaces' extensions: its report section, its own command-line modules (none: a
   generic command built from its config), its inspect tasks, its export tables, the
   published figures the leaderboard shows beside ours, and its extra server routes.
@@ -96,6 +102,11 @@ class Measure:
     per_item: Callable | None = None
 
 
+class RecordsDisagree(NeocoderError):
+    """A submitted run's records say otherwise than re-judging or re-scoring them does
+    (``Benchmark.verify``): the message names the first item that differs."""
+
+
 def _always(_spec: str) -> bool:
     return True
 
@@ -128,6 +139,14 @@ class Benchmark:
     # so a run on fewer is marked a subset.  None: unknown (the board shows no n, marks no subset)
     items: Any = None
     default_items: Any = None
+    # (manifest) -> the ids of the default set's items (None: unknown, a set of the user's)
+    default_ids: Any = None
+    # a board's checks (report/leaderboard/submissions.py): (folder, model, manifest config, metrics) -> the
+    # run's metrics in metrics.json's layout recomputed from its records (intervals included), and
+    # (folder, model, manifest config, scratch folder) -> how the records were verified ("re-judged: ..."),
+    # raising RecordsDisagree naming the first item that differs.  None: not verified
+    recompute: Any = None
+    verify: Any = None
 
     def __post_init__(self):
         if not self.tasks:

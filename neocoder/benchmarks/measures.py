@@ -53,3 +53,20 @@ def interval_value(*path: str) -> Callable:
             node = (node or {}).get(key) or {}
         return node.get("value"), ({"low": node["low"], "high": node["high"]} if "low" in node else None)
     return pick
+
+
+def bootstrap_settings(metrics: dict) -> tuple[int, int]:
+    """A run's bootstrap settings (resamples, seed) from its metrics.json ``bootstrap``
+    block, checked, so a board redraws the run's intervals with them.  Raises
+    NeocoderError for a value that is not an integer or resamples outside the option's
+    bounds."""
+    from neocoder.config import BOOTSTRAP
+    from neocoder.errors import NeocoderError
+    block = metrics.get("bootstrap") if isinstance(metrics.get("bootstrap"), dict) else {}
+    resamples, seed = block.get("resamples"), block.get("seed")
+    for name, value in (("resamples", resamples), ("seed", seed)):
+        if type(value) is not int:
+            raise NeocoderError(f"metrics.json bootstrap.{name} is {value!r}, not an integer")
+    if not 2 <= resamples <= BOOTSTRAP.cap:
+        raise NeocoderError(f"metrics.json bootstrap.resamples {resamples} is outside 2..{BOOTSTRAP.cap}")
+    return resamples, seed

@@ -20,12 +20,16 @@ def board_group():
 @click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--board", "board", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="The board's folder; summaries go into its submissions/.")
-def add_command(run, board):
-    """Check RUN (manifest, dataset, items, metrics recomputed from its records) and add
-    its summaries to the board; refuses with one line naming the check that failed."""
+@click.option("--submitter", required=True,
+              help="Who submits the run: with the run's content hash, the key of its row (another submitter's "
+                   "run never replaces it).")
+def add_command(run, board, submitter):
+    """Check RUN (its files, manifest, dataset, items, metrics and intervals recomputed
+    from its records, and the records re-judged or re-scored) and add its summaries to the
+    board; refuses with one line naming the check that failed."""
     from neocoder.report.leaderboard.submissions import add_run
-    for path in add_run(run, board):
-        click.echo(f"added: {path}")
+    for path, how in add_run(run, board, submitter):
+        click.echo(f"added: {path} ({how})")
 
 
 @board_group.command("build")

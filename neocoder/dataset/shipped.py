@@ -110,6 +110,24 @@ def version() -> str:
     return f"{data['name']}-{data['version']}"
 
 
+@lru_cache(maxsize=1)
+def data_fingerprint() -> str:
+    """The shipped dataset's fingerprint computed from its files as they are here: the
+    SHA-256 of each file's name, a NUL byte, its bytes and a NUL byte, in name order,
+    every file read through the manifest's SHA-256 check.  A run's manifest records it
+    (``dataset_sha256``) and a board compares it with its own.  Raises ShippedDataError
+    for a broken install."""
+    digest = hashlib.sha256()
+    for name in sorted(manifest()["files"]):
+        digest.update(name.encode() + b"\0" + _read(name) + b"\0")
+    return digest.hexdigest()
+
+
+def problem_ids() -> list[str]:
+    """The ids of the shipped dataset's problems, in its order."""
+    return list(dict.fromkeys(s.problem_id for s in _all_states()))
+
+
 def _lines(name: str) -> list[dict]:
     text = gzip.decompress(_read(name)).decode("utf-8")
     return [json.loads(line) for line in text.splitlines() if line]

@@ -75,4 +75,7 @@ BENCHMARK = Benchmark(
     commands=("neocoder.cli.aidanbench",),
     inspect=("neocoder.inspect_tasks.loops",),
     items=run_items, default_items=default_items,
+    default_ids="neocoder.benchmarks.aidanbench.verify:question_ids",
+    recompute="neocoder.benchmarks.aidanbench.verify:recompute",
+    verify="neocoder.benchmarks.aidanbench.verify:rescore",
 )

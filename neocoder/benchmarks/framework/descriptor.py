@@ -34,6 +34,16 @@ def default_items(manifest) -> int | None:
     return len(load_problems(domain))
 
 
+def default_ids(manifest) -> set[str] | None:
+    """The ``domain/problem id``s of a shipped domain (MacGyver, code); None for a user's
+    data file."""
+    domain = manifest.config.get("domain", "macgyver")
+    if domain not in ("macgyver", "code"):
+        return None
+    from neocoder.benchmarks.framework.domains import load_problems
+    return {f"{p.domain}/{p.problem_id}" for p in load_problems(domain)}
+
+
 BENCHMARK = Benchmark(
     name=FRAMEWORK, title="Step-wise framework: MacGyver problems",
     tasks={FRAMEWORK: "neocoder.benchmarks.framework.task:FrameworkTask",
@@ -58,6 +68,6 @@ BENCHMARK = Benchmark(
     commands=("neocoder.cli.framework",),
     inspect=("neocoder.inspect_tasks.framework_task",),
     tables="neocoder.benchmarks.framework.tables:tables",
-    items=run_items, default_items=default_items,
+    items=run_items, default_items=default_items, default_ids=default_ids,
     published="neocoder.report.sections.framework_published:published_rows",
 )

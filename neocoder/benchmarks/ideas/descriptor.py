@@ -49,6 +49,19 @@ def default_items(manifest) -> int | None:
         return None
 
 
+def default_ids(manifest) -> set[str] | None:
+    """LiveIdeaBench's keywords, where its keywords file is here and the run used it (None
+    otherwise)."""
+    from neocoder.benchmarks.ideas.sources import load_keywords
+    from neocoder.errors import NeocoderError
+    if manifest.config.get("keywords"):
+        return None
+    try:
+        return {k.text for k in load_keywords()}
+    except NeocoderError:
+        return None
+
+
 BENCHMARK = Benchmark(
     name=IDEAS, title="LiveIdeaBench: ideas from keywords",
     tasks={IDEAS: "neocoder.benchmarks.ideas.task:IdeasTask"},
@@ -70,5 +83,5 @@ BENCHMARK = Benchmark(
     commands=("neocoder.cli.ideas",),
     inspect=("neocoder.inspect_tasks.ideas_task",),
     published="neocoder.report.sections.liveideabench:published_rows",
-    items=run_items, default_items=default_items,
+    items=run_items, default_items=default_items, default_ids=default_ids,
 )

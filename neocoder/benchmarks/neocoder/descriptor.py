@@ -90,4 +90,7 @@ BENCHMARK = Benchmark(
     published="neocoder.report.sections.neocoder:published_rows",
     routes=("neocoder.serve.routes.evals:router",),
     items=run_items, default_items=default_items,
+    default_ids="neocoder.benchmarks.neocoder.verify:dataset_ids",
+    recompute="neocoder.benchmarks.neocoder.verify:recompute",
+    verify="neocoder.benchmarks.neocoder.verify:rejudge",
 )

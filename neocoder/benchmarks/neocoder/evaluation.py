@@ -95,11 +95,17 @@ class DatasetInfo:
     name: str
     path: Path | None
     version: str
+    fingerprint: str | None = None  # the shipped dataset's files' (shipped.data_fingerprint); None for others
 
     def manifest(self) -> dict:
-        """The run manifest's fields naming this dataset: ``dataset``, ``dataset_path``, ``dataset_version``."""
-        return dict(dataset=self.name, dataset_path=str(self.path) if self.path else None,
-                    dataset_version=self.version)
+        """The run manifest's fields naming this dataset: ``dataset``, ``dataset_path``,
+        ``dataset_version`` and, for the shipped dataset, ``dataset_sha256`` (its files'
+        fingerprint, which a board compares with its own)."""
+        fields = dict(dataset=self.name, dataset_path=str(self.path) if self.path else None,
+                      dataset_version=self.version)
+        if self.fingerprint:
+            fields["dataset_sha256"] = self.fingerprint
+        return fields
 
 
 def own_release(config: EvalConfig) -> Path | None:
@@ -137,7 +143,8 @@ def describe_dataset(config: EvalConfig) -> DatasetInfo:
     """``DatasetInfo`` of ``config.dataset`` (see ``select_states``).  Raises OSError
     (DatasetError for the release) when the files named cannot be read."""
     if config.dataset is None:
-        return DatasetInfo(f"validated (shipped {shipped.version()})", None, shipped.version())
+        return DatasetInfo(f"validated (shipped {shipped.version()})", None, shipped.version(),
+                           shipped.data_fingerprint())
     if str(config.dataset) == "release":
         read = [release_file(config.release_dir, name) for name in (NEOCODER_FILE, ANNOTATED_FILE)]
         return DatasetInfo(RELEASE_DATASET, None, f"release-examples-{fingerprint(read)[:12]}")

@@ -136,7 +136,8 @@ def sources_of(folder: Path) -> list[Source]:
         out = []
         for step in run.read(SuiteStep):
             if step.skipped is None:
-                sub = folder / step.folder
+                from neocoder.report.leaderboard.intake import inside
+                sub = inside(folder, step.folder)  # never a folder outside the suite's (``..``, absolute)
                 out.append(_source(benchmark(step.benchmark), sub, step.model, model, folder, manifest.config))
         return out
     bench = benchmark_of_kind(manifest.kind)
@@ -179,9 +180,22 @@ def _source(bench, folder: Path, model: str, row_model: str, suite: Path | None 
         cell = {k: m[k] for k in ("value", "low", "high")}
         if mostly_unreadable(source.unreadable):  # never a number resting on the few readable replies
             cell = {"value": None, "low": None, "high": None, "unreadable": True}
-        cell.update(n=n, of=default, subset=source.subset)
+        covered = measured_on(bench.measure(m["key"]), folder, model)
+        cell.update(n=n if covered is None else covered, of=default, subset=source.subset)
         source.values[f"{bench.name}.{m['key']}"] = cell
     return source
+
+
+def measured_on(measure, folder: Path, model: str, ratios: list | None = None) -> int | None:
+    """How many items ``measure`` was computed on in the run in ``folder``: the items its
+    per-item values cover (``ratios``, else the measure's ``per_item``: NeoCoder's t=5
+    measures cover the problems that have a state 5 and a judged sample there; a sample
+    in error is in no ratio); None for a measure without per-item values."""
+    if ratios is None:
+        if measure.per_item is None:
+            return None
+        ratios = measure.per_item(Path(folder), model) or []
+    return len({u for r in ratios for u in r.num})
 
 
 def collect(paths: list[Path]) -> list[Row]:

@@ -50,9 +50,12 @@ def fmt_value(value, scale: str) -> str:
 
 
 def cells(row: Row, marks: dict) -> dict:
-    """``{column id: {"value", "text", "ci", "mark", "how", "n", "subset"}}`` of ``row`` for
-    the table: ``n`` the items the cell was measured on ("" unknown), ``subset`` a note
-    when those are fewer than the benchmark's default set."""
+    """``{column id: {"value", "text", "ci", "mark", "how", "n", "subset", "verified",
+    "verified_how", "lost"}}`` of ``row`` for the table: ``n`` the items the cell was
+    measured on ("" unknown), ``subset`` a note when those are fewer than the benchmark's
+    default set, ``verified`` how a board verified it ("re-judged", "re-scored from
+    recorded judgements", "not verified"; "" for a run read from its folder) and
+    ``verified_how`` the whole line, ``lost`` what its run lost (``lost_text``)."""
     out = {}
     for bench in columns():
         unit = benchmark(bench["name"]).unit
@@ -69,11 +72,32 @@ def cells(row: Row, marks: dict) -> dict:
                             "subset": f"measured on {n} of the {of} {unit}s of the benchmark's default set: "
                                       "not ranked against runs on other items"
                                       if got.get("subset") and got.get("value") is not None else ""}
+            verified = got.get("verified") or ""
+            out[c["id"]].update(verified=verified.split(":", 1)[0], verified_how=verified,
+                                lost=lost_text(row.outcomes.get(bench["name"])) if got.get("value") is not None
+                                else "")
             if got.get("unreadable"):
                 u = row.unreadable.get(bench["name"]) or {}
                 out[c["id"]].update(text="unreadable", how=f"{u.get('unreadable')} of {u.get('replies')} judge "
                                     "replies unreadable: no number is shown")
     return out
+
+
+def lost_text(outcome) -> str:
+    """What a cell's run lost, from its metrics.json ``outcome`` block (runner.Outcome):
+    "lost 3 of 1063 samples (a model, sandbox or protocol failure: ...)", with the model's
+    replies that held no answer where the block counts them; "" for a run that lost
+    nothing (or has no such block)."""
+    if not isinstance(outcome, dict) or not outcome.get("errors"):
+        return ""
+    reasons = outcome.get("reasons") or {}
+    first = next(iter(reasons), "")
+    text = f"lost {outcome['errors']} of {outcome.get('items')} {outcome.get('unit', 'item')}s: left out of n"
+    text += f" (e.g. {first})" if first else ""
+    if outcome.get("no_answer"):  # only where the run counted its model's replies
+        text += (f"; {outcome['no_answer']} of {outcome.get('replies')} replies held no "
+                 f"{outcome.get('answer', 'answer')}")
+    return text
 
 
 def board_html(rows: list[Row], base: str = "", pages: dict | None = None) -> Markup:
