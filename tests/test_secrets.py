@@ -91,7 +91,7 @@ def everything_of(run: Path, tmp_path: Path, said: dict[str, bytes], reported: l
     done = shown("report", ["report", *reported, "--out", report], texts)
     assert done.exit_code == 0 and (report / "index.html").is_file(), done.output[-2000:]
     shown("export", ["export", run], texts)  # into RUN/export, or refused by its own rule
-    shown("board add", ["board", "add", run, "--board", board], texts)
+    shown("board add", ["board", "add", run, "--board", board, "--submitter", "tester"], texts)
     texts.update(files(run, report, board))
     return texts
 

@@ -107,6 +107,8 @@ def _from_run_folder(name: str, folder: Path) -> RecordedReplay:
         key, text, prefix = recorded
         reply = Reply(text=text, code_prefix=prefix)
         reply.extra["recorded_model"] = rec.model
+        if getattr(rec, "finish_reason", None):  # a reply cut at the token limit is read as cut off again
+            reply.extra["finish_reason"] = rec.finish_reason
         replies.setdefault(rec.model, {})[key] = reply
         items.append(key[0])
     if not replies:
