@@ -165,3 +165,13 @@ def test_per_role_reply_counts_equal_the_requests_the_judge_received(tmp_path):
     assert all(metrics["unreadable"][role]["unreadable"] == 1 for role in counted)
     assert set(counted) == {"coherence", "similarity", "entailment"} and counted["entailment"] >= 2
     assert metrics["outcome"]["replies"] == seen["generator"]
+
+
+def test_a_rescore_keeps_a_no_answer_stop_at_any_thresholds(tmp_path):
+    server, out, result = run(tmp_path, scripted(EMPTY))
+    assert result.exit_code == 0, result.output
+    again = CliRunner().invoke(main, ["aidanbench", "rescore", str(out), "--coherence-stop", "1", "--novelty-stop",
+                                      "0.01", "--out", str(tmp_path / "rescored")])
+    assert again.exit_code == 0, again.output
+    q = {x.question_index: x for x in RunFolder(tmp_path / "rescored").read(QuestionResult)}
+    assert (q[0].stop_reason, q[0].answers) == ("no answer", 0) and "empty" in q[0].error
