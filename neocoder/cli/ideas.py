@@ -53,12 +53,23 @@ def _panel(model, judges_text, judge_generation, declared):
 @run_options(IdeasConfig, "judges", "runs/ideas/<model>")
 def ideas_command(model, judges_text, judge_generation, declared, out, quiet):
     """LiveIdeaBench: ideas from keywords, scored by a judge panel; fluency and flexibility."""
-    from neocoder.report.ideas import ideas_table, leaderboard_comparison
+    from neocoder.benchmarks.ideas.task import UnreadableMeasures
 
     judges, names, panel = _panel(model, judges_text, judge_generation, declared)
     declared = {**declared, "panel": panel}
-    result = api.run_ideas(IdeasConfig(model=model, judges=judges, out=out or run_dir(model.spec, "ideas"),
-                                       judge_names=names, progress=not quiet, **declared))
+    try:
+        result = api.run_ideas(IdeasConfig(model=model, judges=judges, out=out or run_dir(model.spec, "ideas"),
+                                           judge_names=names, progress=not quiet, **declared))
+    except UnreadableMeasures as exc:  # the tables first, those measures printed as unreadable; then the line
+        _print(exc.result, declared)
+        raise click.ClickException(str(exc)) from exc
+    _print(result, declared)
+
+
+def _print(result, declared: dict) -> None:
+    """The run's tables (``report.ideas``): per model its counts and scores, the run beside
+    the published leaderboard, the calls and the run folder."""
+    from neocoder.report.ideas import ideas_table, leaderboard_comparison
     for name, summary in result.models.items():
         click.echo(ideas_table(name, summary))
         click.echo("")

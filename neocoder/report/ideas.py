@@ -14,7 +14,11 @@ from pathlib import Path
 from neocoder.errors import NeocoderError
 
 SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
-          ("fluency", "fluency"), ("flexibility", "flexibility (P30 of the 4-score keyword average)"))
+          ("fluency", "fluency"), ("flexibility", "flexibility (P30 of the keyword average, no clarity)"))
+UNREADABLE = "unreadable"  # what a measure resting on mostly unreadable judge replies shows instead of a number
+# a leaderboard column -> the measures it rests on (Average: all four columns)
+COLUMN_MEASURES = {"Fluency": ("fluency",), "Feasibility": ("feasibility",), "Originality": ("originality",),
+                   "Flexibility": ("flexibility",), "Average": ("fluency", "feasibility", "originality", "flexibility")}
 LEADERBOARD_COLUMNS = ("Fluency", "Feasibility", "Originality", "Flexibility", "Average")
 
 
@@ -27,16 +31,29 @@ def _interval(iv: dict | None) -> str:
 
 
 def ideas_table(name: str, summary: dict) -> str:
-    """One idea model's results: what became of its ideas, the five scores (1-10) with their
-    95% bootstrap intervals over keywords, and the judging counts."""
+    """One idea model's results: what became of its ideas (replies that held no idea counted
+    per reason), the five scores (1-10) with their 95% bootstrap intervals over keywords (a
+    measure in ``unreadable_measures`` printed as "unreadable", never a number), the
+    judge replies that could not be read, and the judging counts."""
     s = summary
+    bad = s.get("unreadable_measures") or []
+    why = ", ".join(f"{n} x {r}" for r, n in (s.get("no_idea_reasons") or {}).items())
     lines = [f"model: {name}",
              f"keywords {s['keywords']}, ideas {s['ideas']}: {s['kept']} judged, {s['too_long']} over the word limit "
              f"(left out), {s['refused']} refused ({s['fallback_asked']} asked again with the fallback prompt, "
-             f"{s['fallback_kept']} then kept), {s['errors']} model errors; {s['mean_words']} words per kept idea",
+             f"{s['fallback_kept']} then kept), {s.get('no_idea', 0)} held no idea{f' ({why})' if why else ''}, "
+             f"{s['errors']} model errors; {s['mean_words']} words per kept idea",
              f"  {'score':<52} {'value':>6}  95% interval"]
     for key, label in SCORES:
+        if key in bad:
+            lines.append(f"  {label:<52} {UNREADABLE}  (most of its judge replies could not be read: no number)")
+            continue
         lines.append(f"  {label:<52} {_num(s.get(key))}  {_interval((s.get('intervals') or {}).get(key))}")
+    for part, block in (s.get("replies") or {}).items():
+        if block and block.get("unreadable"):
+            reasons = ", ".join(f"{n} x {r}" for r, n in block["reasons"].items())
+            lines.append(f"judge {'score' if part == 'scores' else 'fluency'} replies: {block['readable']} of "
+                         f"{block['replies']} readable, {block['unreadable']} unreadable ({reasons})")
     used = ", ".join(f"{k} {v}" for k, v in (s.get("judges") or {}).items()) or "none"
     lines.append(f"judgements {s['judgements']} scored (draws per seat: {used}), judge errors {s['judge_errors']} "
                  "(unparseable after the retries, or a model error: never a score); fluency graded for "
@@ -65,14 +82,17 @@ def comparison_rows(models: dict[str, dict], leaderboard: list[dict],
     {column: {"low", "high"}}}``.  A run's columns are its ``leaderboard`` block (the
     December 2024 definitions: Flexibility over originality, feasibility and fluency); a
     run's row names its ``protocol`` (``protocols[name]``, default "ours"), the published
-    rows "published"."""
+    rows "published"; ``"unreadable"``: a run's columns resting on a measure most of whose
+    judge replies were unreadable (their value None: no number, no rank)."""
     rows = [{"rank": r["rank"], "model": r["short"], "run": False, "protocol": "published",
-             **{c: r[c] for c in LEADERBOARD_COLUMNS}, "intervals": {}} for r in leaderboard]
+             **{c: r[c] for c in LEADERBOARD_COLUMNS}, "intervals": {}, "unreadable": []} for r in leaderboard]
     for name, s in models.items():
         block = s.get("leaderboard") or {}
         ivs = s.get("intervals") or {}
+        bad = set(s.get("unreadable_measures") or [])
         rows.append({"rank": None, "model": name, "run": True, "protocol": (protocols or {}).get(name, "ours"),
                      **{c: block.get(c.lower()) for c in LEADERBOARD_COLUMNS},
+                     "unreadable": [c for c in LEADERBOARD_COLUMNS if bad & set(COLUMN_MEASURES[c])],
                      "intervals": {"Fluency": ivs.get("fluency"), "Feasibility": ivs.get("feasibility"),
                                    "Originality": ivs.get("originality"),
                                    "Flexibility": ivs.get("leaderboard.flexibility"),
@@ -99,17 +119,30 @@ def leaderboard_comparison(models: dict[str, dict], path: Path | None = None,
              f"  {'rank':>4}  {'model':<{width}}" + "".join(f"{c:>12}" for c in LEADERBOARD_COLUMNS)]
     for r in rows:
         rank = "*" if r["run"] else str(r["rank"])
-        lines.append(f"  {rank:>4}  {r['model']:<{width}}" + "".join(f"{_num(r[c], 12)}" for c in LEADERBOARD_COLUMNS)
+        lines.append(f"  {rank:>4}  {r['model']:<{width}}"
+                     + "".join(f"{UNREADABLE:>12}" if c in r["unreadable"] else f"{_num(r[c], 12)}"
+                               for c in LEADERBOARD_COLUMNS)
                      + (f"  ({r['protocol']} protocol)" if r["run"] else ""))
     for r in rows:
         if r["run"]:
             ivs = ", ".join(f"{c} {_interval(r['intervals'].get(c))}" for c in LEADERBOARD_COLUMNS
                             if r["intervals"].get(c))
-            place = sum(1 for o in rows if not o["run"] and r["Average"] is not None and o["Average"] > r["Average"])
-            lines.append(f"  * {r['model']}: " + (f"would rank {place + 1} of {len(leaderboard) + 1}" if
-                                                   r["Average"] is not None else "no Average (a score is missing)")
+            lines.append(f"  * {r['model']}: " + place_text(r, rows, len(leaderboard))
                          + (f"; 95% intervals over keywords: {ivs}" if ivs else ""))
     return "\n".join(lines)
+
+
+def place_text(row: dict, rows: list[dict], published: int) -> str:
+    """Where a run's ``row`` would rank among the ``published`` rows by Average, or why it
+    has no rank: a column resting on mostly unreadable judge replies (no rank is given
+    from it), or a missing score."""
+    if row.get("unreadable"):
+        return (f"no rank: {', '.join(row['unreadable'])} unreadable (most of the judge replies they rest on could "
+                "not be read)")
+    if row["Average"] is None:
+        return "no Average (a score is missing)"
+    place = sum(1 for o in rows if not o["run"] and o["Average"] > row["Average"])
+    return f"would rank {place + 1} of {published + 1}"
 
 
 def leaderboard_svg(rows: list[dict], colors: dict[str, str]) -> str:

@@ -192,7 +192,8 @@ def sampling_lines(metrics: dict) -> list[str]:
 def aidan_table(results: list[QuestionResult], totals: dict) -> str:
     """One generator's AidanBench results: a row per question, then its totals.  Columns
     for the coherence-gated novelty, MMR_AB and semantic entropy appear when the results
-    have them; a re-score's "out of answers" questions are counted as lower bounds."""
+    have them; a re-score's "out of answers" questions are counted as lower bounds; the
+    generator's replies that held no answer are counted per reason (``no_answer``)."""
     extra = [(title, key, fmt) for title, key, fmt in (("gated nov.", "gated_novelty", "{:>10.3f}"),
                                                        ("MMR_AB", "mmr", "{:>8.3f}"),
                                                        ("entropy", "semantic_entropy", "{:>7.3f}"))
@@ -225,6 +226,9 @@ def aidan_table(results: list[QuestionResult], totals: dict) -> str:
                     f"{totals['semantic_entropy_questions']} questions{rb}")
     if more:
         lines.append("       " + "; ".join(more))
+    if totals.get("no_answer"):
+        why = ", ".join(f"{n} x {reason}" for reason, n in totals["no_answer"].items())
+        lines.append(f"       replies that held no answer (not judged; each ended its question): {why}")
     if totals.get("out_of_answers"):
         lines.append(f"       {totals['out_of_answers']} questions out of answers: the run has none after its own "
                      "stop, so their counts are lower bounds")

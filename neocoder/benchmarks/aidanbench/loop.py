@@ -46,7 +46,7 @@ from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, r
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from neocoder.models.base import EndpointError
-from neocoder.replies import Reading
+from neocoder.replies import ECHO, EMPTY, REASONING_ONLY, Reading, read_answer
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
 
@@ -347,8 +347,14 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         reply, reason, error = next_reply(generator, question, texts, settings, classes is not None)
         if reply is None:
             break
-        text, reasoning = split_reasoning(reply.text) if settings.cot else (reply.text.strip(), None)
+        text, reasoning, missing = read_generator_reply(reply, question, texts, settings.cot)
         t1 = time.monotonic()
+        if missing is not None:  # no answer: not embedded, not judged, the question ends here
+            reason, error = NO_ANSWER, f"the generator's reply held no answer ({missing})"
+            stopper = no_answer_record(generator.name, index, question, len(kept) + 1, reply, missing,
+                                       settings.coherence_scale, t1 - t0)
+            yield stopper
+            break
         vectors, reason, error = embedded(embedder, [text])
         if vectors is None:
             break
@@ -389,6 +395,59 @@ def embedded(embedder, texts: list[str]) -> tuple:
         return None, "error", f"embedder: {exc}"
 
 
+NO_ANSWER = "no answer"  # the stop of a question whose generator reply held no answer (docs/aidanbench.md)
+
+
+def _asked(prompt: Prompt) -> str:
+    """Every text of ``prompt`` the generator may have been shown (chat messages and the
+    completion prompt), for telling an echo of it."""
+    return "\n".join([m["content"] for m in prompt.messages] + [prompt.completion or ""])
+
+
+def read_generator_reply(reply: Reply, question: str, texts: list[str],
+                         cot: bool = False) -> tuple[str, str | None, str | None]:
+    """(answer, reasoning, why there is no answer) of a generator reply, read before it is
+    judged (``replies.read_answer``, docs/replies.md; issue 56): ``empty``, ``reasoning
+    only`` (inline thinking and nothing after it, or thinking returned apart with an empty
+    text), ``echo`` (the prompt's instructions or the question sent back), ``refusal`` (the
+    reply opens with one), else None with the answer (``cot``: the text after the last
+    "Answer:", ``split_reasoning``).
+
+    An answer cut at the token limit is an answer (AidanBench's answers are short and the
+    budget is the benchmark's own: its coherence is the judge's to rate; ``finish_reason``
+    is kept in the record), except with ``cot`` when the cut came before any "Answer:"
+    mark: then the reply holds reasoning only and is ``cut off``.  A reply repeating an
+    earlier answer (``texts``, shown in the prompt) is no echo: it is an answer, whose
+    novelty stops the question as repetitive, as the paper's rule says."""
+    finish = (reply.extra or {}).get("finish_reason")
+    full = _asked(answer_prompt(question, texts, cot))
+    reading = read_answer(reply.text, full, finish, cut_off=False)
+    if reading.reason == ECHO and texts and read_answer(reply.text, _asked(answer_prompt(question, [], cot)),
+                                                         finish, cut_off=False).readable:
+        reading = read_answer(reply.text, None, finish, cut_off=False)  # an earlier answer again, not the prompt
+    if reading.reason == EMPTY and (reply.reasoning or "").strip():
+        return "", None, REASONING_ONLY  # the thinking came apart from an empty answer
+    if not reading.readable:
+        return "", None, reading.reason
+    if not cot:
+        return reading.value.strip(), None, None
+    answer, reasoning = split_reasoning(reading.value)
+    if reasoning is None and finish == "length":
+        return "", answer, "cut off"  # cut before its "Answer:": reasoning only, no answer
+    return answer, reasoning, None
+
+
+def no_answer_record(model: str, index: int, question: str, number: int, reply: Reply, why: str, scale: int,
+                     seconds: float) -> Answer:
+    """The ``Answer`` record of a generator reply that held no answer (``why``, one of
+    ``replies.ANSWER_REASONS``): the raw reply as ``answer``, no coherence, no novelty,
+    ``stop`` "no answer"; it stops its question and is never judged or embedded."""
+    return Answer(model=model, question_index=index, question=question, answer_num=number, answer=reply.text or "",
+                  stop=NO_ANSWER, no_answer=why, finish_reason=(reply.extra or {}).get("finish_reason"),
+                  tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}},
+                  seconds={"generate": round(seconds, 3)}, coherence_scale=scale)
+
+
 def next_reply(generator: Model, question: str, texts: list[str], settings: AidanConfig,
                entailment: bool) -> tuple[Reply | None, str | None, str | None]:
     """The generator's next answer to ``question`` after the kept answers ``texts``, or why
@@ -423,7 +482,7 @@ def answer_record(model: str, index: int, question: str, number: int, text: str,
                 "judge": judged.tokens},
         seconds={"generate": round(t1 - t0, 3), "embed": round(t2 - t1, 3), "judge": round(t3 - t2, 3)},
         coherence_scale=scale, reasoning=reasoning, logprob=None if logprob is None else round(logprob, 6),
-        semantic_class=judged.semantic_class)
+        semantic_class=judged.semantic_class, finish_reason=(reply.extra or {}).get("finish_reason"))
 
 
 def resume_state(folder: RunFolder, model_name: str) -> tuple[dict, dict]:

@@ -31,7 +31,8 @@ class Answer(Record):
     coherence: float | None = None  # judge's score on coherence_scale (None: --judge none, or an error)
     novelty: float | None = None  # 1 - max cosine similarity to the earlier answers
     llm_novelty: float | None = None  # 1 - max judge-rated similarity / 100 (--llm-similarity)
-    stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "unreadable", "error")
+    stop: str | None = None  # the stop reason this answer caused ("incoherent", "repetitive", "unreadable", "error",
+    # "no answer": the generator's reply held none, ``no_answer`` says why)
     error: str | None = None
     judge_replies: list = field(default_factory=list)  # the judge's raw coherence replies, retries included
     judge_readings: list = field(default_factory=list)  # every judge reply's reading, [role, reason]: role
@@ -44,6 +45,9 @@ class Answer(Record):
     logprob: float | None = None  # the reply's length-normalised log-probability (nats per token), where reported
     semantic_class: int | None = None  # --entailment: meaning class among the question's answers (0, 1, ... in
     # order of first appearance); None without --entailment or when the judge's verdict could not be read
+    no_answer: str | None = None  # why the generator's reply held no answer (neocoder/replies.py ANSWER_REASONS:
+    # empty, reasoning only, echo, refusal, cut off): not judged, not embedded, it stops the question
+    finish_reason: str | None = None  # the endpoint's finish_reason for the generator's reply ("length": cut)
 
     @property
     def key(self) -> tuple:
@@ -67,7 +71,7 @@ class QuestionResult(Record):
     answers: int  # answers before the stop (AidanBench's count)
     novelty_sum: float  # sum of those answers' novelty (the paper's score)
     stop_reason: str  # "incoherent", "repetitive", "max answers", "unreadable" (a judge reply could not be
-    # read after the retries), "error"; a rescore adds "out of answers"
+    # read after the retries), "no answer" (the generator's reply held none), "error"; a rescore adds "out of answers"
     error: str | None = None  # the error, or for "unreadable" why the judge's reply could not be read
     gated_novelty: float | None = None  # App. D: novelty summed over the question's answers with C > the stop
     mmr: float | None = None  # MMR_AB (Eq. 3) summed over the answers before the stop, at the run's lambda

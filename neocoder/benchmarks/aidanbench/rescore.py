@@ -78,8 +78,9 @@ def replay_stop(answers: list[Answer], original: QuestionResult, rule: StopRule,
     question under ``rule``, from its stored
     ``answers`` in order (the run's kept answers, then the one that stopped it, if any).
 
-    The loop's own order: the max-answers cap before each answer, then an answer that
-    ended in an error, then coherence, novelty, judge-rated novelty.  When every stored
+    The loop's own order: the max-answers cap before each answer, then a reply that held
+    no answer (``no_answer``), then an answer that ended in an error, then coherence,
+    novelty, judge-rated novelty.  When every stored
     answer passes: "max answers" at the cap; the run's own ending when it was not caused
     by an answer (a generator error, or a replayed source that ran out below the cap);
     otherwise "out of answers" (the count is a lower bound).
@@ -88,6 +89,8 @@ def replay_stop(answers: list[Answer], original: QuestionResult, rule: StopRule,
     for a in answers:
         if kept >= rule.max_answers:
             return kept, "max answers", None, None
+        if a.no_answer is not None:  # the generator's reply held no answer: a stop at any thresholds
+            return kept, "no answer", f"the generator's reply held no answer ({a.no_answer})", a
         if a.error is not None:
             return kept, "error", a.error, a
         reason = stop_reason(a.coherence, a.novelty, rule.coherence_stop, rule.novelty_stop)

@@ -140,14 +140,16 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
 
     def outcome(self, run: Run) -> tuple[dict, dict]:
         """The ``"outcome"`` block (unit "question": every generator's question ended judged,
-        unreadable or in error; the last record of each counts) and the ``"unreadable"``
-        block (``replies.Tally`` per judge role: coherence, similarity, entailment) counted
-        from every answer's ``judge_readings`` (the last record of each answer)."""
+        unreadable or in error; the last record of each counts; every generator reply counted
+        with ``Outcome.answered``, its ``no_answer`` reason, so a run whose replies mostly hold
+        no answer fails) and the ``"unreadable"`` block (``replies.Tally`` per judge role:
+        coherence, similarity, entailment) counted from every answer's ``judge_readings``
+        (the last record of each answer)."""
         from neocoder.replies import Tally
         from neocoder.runner import Outcome
         count, names = len(run.inputs.questions), {g.name for g in run.inputs.generators}
         ended = {q.key: q for q in run.folder.read(QuestionResult) if q.model in names and q.question_index < count}
-        outcome = Outcome("question")
+        outcome = Outcome("question", answer="answer")
         for q in ended.values():
             outcome.add(judged=q.stop_reason not in ("error", "unreadable"), unreadable=q.stop_reason == "unreadable",
                         error=q.error if q.stop_reason == "error" else None)
@@ -156,21 +158,26 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         tally = Tally()
         answers = {a.key: a for a in run.folder.read(Answer) if a.model in names and a.question_index < count}
         for a in answers.values():
+            outcome.answered(a.no_answer)  # every generator reply, read before it was judged
             for role, reason in a.judge_readings:
                 tally.add_reason(role, reason)
         return outcome.to_dict(), tally.to_dict()
 
     def score(self, run: Run) -> dict:
         """Per generator, its ``loop.totals`` over its judged questions with bootstrap
-        ``intervals`` over questions, under ``models``; ``bootstrap`` says how the intervals
+        ``intervals`` over questions and ``no_answer`` (its replies that held no answer, per
+        reason: ``no_answer_counts``), under ``models``; ``bootstrap`` says how the intervals
         were drawn; ``outcome`` and ``unreadable`` as ``self.outcome`` gives them."""
         from neocoder.benchmarks.aidanbench.loop import total_intervals, totals
         from neocoder.metrics.bootstrap import bootstrap_info
         config = self.config
         run.inputs.results = results = self.results(run)
         models = {}
+        missing = no_answer_counts(run)
         for name, lines in results.items():
             models[name] = totals(lines)
+            if missing.get(name):
+                models[name]["no_answer"] = missing[name]
             models[name]["intervals"] = total_intervals(lines, config.bootstrap, config.bootstrap_seed)
         outcome, unreadable = self.outcome(run)
         return {"benchmark": "aidanbench", "models": models, "outcome": outcome, "unreadable": unreadable,
@@ -182,6 +189,20 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         return AidanResult(run.folder.path, run.inputs.results, metrics["models"],
                            embedded=run.inputs.embedder.texts_embedded, calls=run.cache.stats(),
                            seconds=run.seconds())
+
+
+def no_answer_counts(run: Run) -> dict[str, dict[str, int]]:
+    """Per generator, its replies that held no answer, per reason (``Answer.no_answer``:
+    empty, reasoning only, echo, refusal, cut off), most frequent first; the last record of
+    each answer counts."""
+    count, names = len(run.inputs.questions), {g.name for g in run.inputs.generators}
+    answers = {a.key: a for a in run.folder.read(Answer) if a.model in names and a.question_index < count}
+    out: dict[str, dict[str, int]] = {}
+    for a in answers.values():
+        if a.no_answer:
+            per = out.setdefault(a.model, {})
+            per[a.no_answer] = per.get(a.no_answer, 0) + 1
+    return {m: dict(sorted(per.items(), key=lambda kv: (-kv[1], kv[0]))) for m, per in out.items()}
 
 
 @dataclass

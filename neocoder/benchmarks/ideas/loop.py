@@ -5,6 +5,8 @@ Per keyword (``run_keyword``), for one idea model:
 1. ideas 1..K (``ideas_per_keyword``): the model gets the keyword (``prompts/ideas_user.txt``
    with ``ideas_system.txt``, or ``ideas_completion.txt`` for a completions-API base
    model); the idea is the reply after a leading "Idea:" (``scoring.extract_idea``).  A
+   reply holding no idea (empty, reasoning only, echo, cut off: ``read_idea``) is recorded
+   as "no idea" with its reason, neither judged nor a refusal.  A
    refusal (``scoring.is_refusal``) is asked once more with the fallback prompt
    (``ideas_fallback_*.txt``); refused again, the idea is recorded as "refused".  An idea
    over ``max_words`` words is recorded as "too long" and not judged.  Each idea number
@@ -38,11 +40,12 @@ from neocoder.benchmarks.ideas.config import IdeasConfig
 from neocoder.benchmarks.ideas.panel import draw_fluency_judge, draw_judges
 from neocoder.benchmarks.ideas.protocol import PROMPT_FILES, OursProtocol, fluency_prompt, idea_prompt, judge_prompt  # noqa: F401 (re-exported)
 from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
-from neocoder.benchmarks.ideas.scoring import fluency_points, word_count
+from neocoder.benchmarks.ideas.scoring import fluency_points, strip_reasoning, word_count
 from neocoder.benchmarks.ideas.sources import Keyword
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, Reply
 from neocoder.models.cache import CachedModel, CallCache
 from neocoder.models.openai_compat import EndpointError
+from neocoder.replies import CUT_OFF, EMPTY, REASONING_ONLY, REFUSAL, read_answer
 from neocoder.store import RunFolder
 
 OURS = OursProtocol()
@@ -89,9 +92,11 @@ def _tokens(*replies: Reply) -> dict:
 
 def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, settings: IdeasConfig,
                proto=OURS) -> Idea | None:
-    """Ask for idea ``idea_num`` of ``keyword`` with ``proto``'s prompts (protocol.py),
-    apply its refusal rule and the length rule, and return its Idea record (status "ok",
-    "too long", "refused" or "error").  None when a replayed source holds no such idea.
+    """Ask for idea ``idea_num`` of ``keyword`` with ``proto``'s prompts (protocol.py), read
+    the reply (``read_idea``: a reply holding no idea is recorded as "no idea" with its
+    reason, never judged, never a refusal), apply the protocol's refusal rule (asked once
+    more with the fallback prompt) and the length rule, and return its Idea record (status
+    "ok", "too long", "refused", "no idea" or "error").  None when a replayed source holds no such idea.
     EndpointError propagates (the run stops)."""
     model = writer.for_idea(idea_num)
     started = time.monotonic()
@@ -100,14 +105,16 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
     replies: list[Reply] = []
     try:
         seed = None if settings.model.seed is None else settings.model.seed + idea_num - 1  # idea n: its own draw
-        reply = model.generate(replace(proto.idea_prompt(keyword.text, idea_num), seed=seed))
+        prompt = replace(proto.idea_prompt(keyword.text, idea_num), seed=seed)
+        reply = model.generate(prompt)
         replies.append(reply)
-        text = proto.extract_idea(reply.text)
-        if proto.refused(reply.text, text):
+        text, why = read_idea(reply, prompt, proto)
+        if why == REFUSAL:  # the protocol's refusal rule: asked once more with the fallback prompt
             record.fallback, record.refused_reply = True, reply.text
-            reply = model.generate(replace(proto.idea_prompt(keyword.text, idea_num, fallback=True), seed=seed))
+            prompt = replace(proto.idea_prompt(keyword.text, idea_num, fallback=True), seed=seed)
+            reply = model.generate(prompt)
             replies.append(reply)
-            text = proto.extract_idea(reply.text)
+            text, why = read_idea(reply, prompt, proto)
     except NoRecordedReply:
         return None
     except EndpointError:
@@ -119,12 +126,53 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
     record.reply, record.idea, record.words = reply.text, text, word_count(text)
     record.recorded_model = reply.extra.get("recorded_model")
     record.finish_reason = reply.extra.get("finish_reason")
-    if proto.refused(reply.text, text):
+    record.no_idea = why
+    if why == REFUSAL:
         record.status = "refused"
+    elif why is not None:
+        record.status = NO_IDEA
     elif record.words > settings.max_words:
         record.status = "too long"
     record.tokens, record.seconds = _tokens(*replies), round(time.monotonic() - started, 3)
     return record
+
+
+NO_IDEA = "no idea"  # the status of an idea whose reply held none (``Idea.no_idea`` says why)
+
+
+def _asked(prompt: Prompt) -> str:
+    """Every text of ``prompt`` the idea model may have been shown (chat messages and the
+    completion prompt), for telling an echo of it."""
+    return "\n".join([m["content"] for m in prompt.messages] + [prompt.completion or ""])
+
+
+def read_idea(reply: Reply, prompt: Prompt, proto=OURS) -> tuple[str, str | None]:
+    """(the idea, why the reply holds none) of an idea model's reply, read before it is
+    judged (``replies.read_answer``, docs/replies.md; issue 56), in this order:
+
+    - ``empty`` (nothing, or an "Idea:" marker with nothing after it), ``reasoning only``
+      (thinking inline or returned apart, no idea after it), ``echo`` (only the prompt's
+      lines came back): no idea, and no refusal either;
+    - ``refusal``: the protocol's refusal rule (ours: the idea opens with a refusal; the
+      authors': a refusal phrase anywhere in the reply), the one that asks the fallback;
+    - ``cut off``: the endpoint stopped at the token limit (``finish_reason: length``): the
+      idea's end is missing, so it is not judged as written;
+    - else None: ``proto.extract_idea``'s idea."""
+    finish = (reply.extra or {}).get("finish_reason")
+    reading = read_answer(reply.text, _asked(prompt), finish, holds=lambda text: True, cut_off=False)
+    if reading.reason == EMPTY and (reply.reasoning or "").strip():
+        return "", REASONING_ONLY
+    if not reading.readable:
+        return "", reading.reason
+    text = proto.extract_idea(reply.text)
+    if not text.strip():
+        bare = strip_reasoning(reply.text).strip()
+        return "", EMPTY if bare else REASONING_ONLY  # "Idea:" and nothing after it, or only thinking
+    if proto.refused(reply.text, text):
+        return text, REFUSAL
+    if finish == "length":
+        return text, CUT_OFF
+    return text, None
 
 
 def ask_judge(judge: Model, prompts, parse, retries: int, why=None,

@@ -204,10 +204,10 @@ class OfficialProtocol:
         return strip_reasoning(reply).strip()
 
     def refused(self, reply: str, idea: str) -> bool:
-        """A refusal phrase anywhere in the reply (case and typographic apostrophes ignored),
-        or an empty idea."""
+        """A refusal phrase anywhere in the reply (case and typographic apostrophes ignored).
+        An empty idea is no refusal: it is no idea (``loop.read_idea``, issue 56)."""
         low = strip_reasoning(reply).lower().replace("\u2019", "'")  # a typographic apostrophe as a plain one
-        return not idea.strip() or any(p in low for p in self.phrases)
+        return any(p in low for p in self.phrases)
 
     def fluency_ideas(self, kept: list) -> list:
         """The pair the fluency critic compares: the first two kept ideas whose texts differ

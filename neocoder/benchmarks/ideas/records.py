@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from neocoder.records import Record
 
-IDEA_STATUSES = ("ok", "too long", "refused", "error")  # the values of ``Idea.status``
+IDEA_STATUSES = ("ok", "too long", "refused", "no idea", "error")  # the values of ``Idea.status``
 
 
 @dataclass
@@ -31,12 +31,15 @@ class Idea(Record):
     idea: str = ""  # the idea as judged: the reply with a leading "Idea:" marker and quotes removed
     reply: str | None = None  # the model's raw reply (to the fallback prompt when that was used)
     words: int = 0  # whitespace-separated words of ``idea``
-    status: str = "ok"  # "ok" (judged), "too long" (over max_words), "refused" (twice), "error"
+    status: str = "ok"  # "ok" (judged), "too long" (over max_words), "refused" (twice), "no idea" (the reply held
+    # none: ``no_idea`` says why; neither judged nor a refusal), "error"
     fallback: bool = False  # the first reply was a refusal and the fallback prompt was asked
     refused_reply: str | None = None  # the first reply, when it was a refusal
     recorded_model: str | None = None  # who wrote a replayed idea (``--model replay/...``)
     error: str | None = None  # the model error, when the call failed
     finish_reason: str | None = None  # the endpoint's finish reason ("length": cut at --max-tokens)
+    no_idea: str | None = None  # why the reply that settled the idea held none (neocoder/replies.py ANSWER_REASONS:
+    # refusal for a "refused" idea; empty, reasoning only, echo, cut off for "no idea"); None for an idea
     tokens: dict = field(default_factory=dict)  # {"prompt": int | None, "completion": int | None}, both calls
     seconds: float = 0.0  # wall time of the idea model's calls
 

@@ -15,9 +15,12 @@ Scientific Idea Generation with Minimal Context", arXiv:2412.17596; restated in
   that keyword are: D identical, C similar ideas for similar problems, B different ideas
   for similar problems, A different ideas for different problems, mapped to the points
   ``FLUENCY_POINTS`` = D 1, C 4, B 7, A 10 (the mapping as the README above gives it);
-- **flexibility**: the 30th percentile, over keywords, of the keyword's average of the
-  four scores (originality, feasibility, clarity, fluency): a model is as flexible as
-  its weaker keywords allow.
+- **flexibility**: the 30th percentile, over keywords, of the keyword's average of its
+  scores: a model is as flexible as its weaker keywords allow.  The paper (March 2025)
+  averages four (originality, feasibility, clarity, fluency); the December 2024
+  leaderboard, the only published numbers a run is placed beside, averages three (no
+  clarity).  One value is computed and shown everywhere, the leaderboard's (issue 56: two
+  numbers named flexibility were printed for one run).
 
 What the method leaves open, decided here (docs/ideas.md):
 
@@ -32,7 +35,7 @@ What the method leaves open, decided here (docs/ideas.md):
   feasibility, fluency) and its Average is the mean of its four columns (checked on its
   rows: e.g. gemini-pro-1.5's (8.876 + 6.839 + 7.314 + 7.667) / 4 = 7.674).  The
   ``leaderboard`` block of a model's totals uses those definitions, so a run can stand
-  next to the published rows.
+  next to the published rows; its flexibility is the model's ``flexibility``.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ CRITERIA = ("originality", "feasibility", "clarity")
 FLUENCY_POINTS = {"A": 10.0, "B": 7.0, "C": 4.0, "D": 1.0}
 FLEXIBILITY_PERCENTILE = 30.0
 SCORE_MIN, SCORE_MAX = 1.0, 10.0
-# the four scores whose keyword average gives flexibility, and the December 2024 leaderboard's three
+# the four scores a keyword row averages ("average"), and the three of the December 2024 leaderboard's
+# keyword average ("average_3"), whose 30th percentile is flexibility
 FOUR_SCORES = ("originality", "feasibility", "clarity", "fluency")
 LEADERBOARD_SCORES = ("originality", "feasibility", "fluency")
 
@@ -189,14 +193,15 @@ def word_count(text: str) -> int:
 
 # A refusal opens the reply: the first words say the model will not or cannot do it.
 def is_refusal(idea: str) -> bool:
-    """True when ``idea`` (the extracted idea) is a refusal: it is empty, or it *opens*
-    with a refusal ("I'm sorry", "Sorry", "I apologise", "Unfortunately, I", "I cannot",
-    "I can't", "I won't", "I will not", "I must decline", "I am unable", "I'm not able",
-    "I don't feel comfortable", "As an AI"), after optional quotes or markdown.  Only the
-    opening counts, so an idea that says "cells cannot divide" later is no refusal.  The
-    rule is the judges' (``replies.opens_with_refusal``), one for every reply; typographic
-    apostrophes count as plain ones."""
-    return not idea.strip() or opens_with_refusal(idea)
+    """True when ``idea`` (the extracted idea) is a refusal: it *opens* with a refusal
+    ("I'm sorry", "Sorry", "I apologise", "Unfortunately, I", "I cannot", "I can't", "I
+    won't", "I will not", "I must decline", "I am unable", "I'm not able", "I don't feel
+    comfortable", "As an AI"), after optional quotes or markdown.  Only the opening counts,
+    so an idea that says "cells cannot divide" later is no refusal.  An empty idea is no
+    refusal: it is no idea (``loop.read_idea``, issue 56).  The rule is the judges'
+    (``replies.opens_with_refusal``), one for every reply; typographic apostrophes count as
+    plain ones."""
+    return opens_with_refusal(idea)
 
 
 def percentile(values, q: float = FLEXIBILITY_PERCENTILE) -> float | None:
@@ -227,7 +232,8 @@ def keyword_rows(ideas, judgements, grades, judges_of=None) -> list[dict]:
     FluencyGrade records.  ``judges_of(idea)`` -> the judge names whose judgements count
     for that idea (default: all of the idea's judgements).  A row: ``{"keyword_index",
     "keyword", "category", "ideas", "kept", "too_long", "refused", "errors", "sums":
-    {criterion: sum of idea scores}, "counts": {criterion: ideas scored}, "originality",
+    {criterion: sum of idea scores}, "counts": {criterion: ideas scored}, "no_idea" (replies that
+    held no idea), "originality",
     "feasibility", "clarity" (keyword means), "fluency" (points), "grade", "average"
     (mean of the four scores present), "average_3" (originality, feasibility, fluency)}``.
     """
@@ -239,10 +245,11 @@ def keyword_rows(ideas, judgements, grades, judges_of=None) -> list[dict]:
     for idea in sorted(ideas, key=lambda i: (i.keyword_index, i.idea_num)):
         row = rows.setdefault(idea.keyword_index, {
             "keyword_index": idea.keyword_index, "keyword": idea.keyword, "category": idea.category,
-            "ideas": 0, "kept": 0, "too_long": 0, "refused": 0, "errors": 0,
+            "ideas": 0, "kept": 0, "too_long": 0, "refused": 0, "no_idea": 0, "errors": 0,
             "sums": {c: 0.0 for c in CRITERIA}, "counts": {c: 0 for c in CRITERIA}})
         row["ideas"] += 1
-        key = {"ok": "kept", "too long": "too_long", "refused": "refused"}.get(idea.status, "errors")
+        key = {"ok": "kept", "too long": "too_long", "refused": "refused", "no idea": "no_idea"}.get(idea.status,
+                                                                                                     "errors")
         row[key] += 1
         if idea.status != "ok":
             continue
@@ -283,10 +290,11 @@ def _scores(arr: dict[str, np.ndarray], w: np.ndarray) -> dict[str, float | None
     graded = ~np.isnan(arr["fluency"])
     den = float(w[graded].sum())
     out["fluency"] = float(w[graded] @ arr["fluency"][graded]) / den if den else None
-    for name, key in (("flexibility", "average"), ("flexibility_3", "average_3")):
-        keep = ~np.isnan(arr[key]) & (w > 0)
-        out[name] = percentile(np.repeat(arr[key][keep], w[keep].astype(int))) if keep.any() else None
-    parts = [out["fluency"], out["feasibility"], out["originality"], out["flexibility_3"]]
+    # flexibility: one value, the December 2024 leaderboard's (P30 of the keyword average of
+    # originality, feasibility and fluency), the one the run is placed beside (docs/ideas.md)
+    keep = ~np.isnan(arr["average_3"]) & (w > 0)
+    out["flexibility"] = percentile(np.repeat(arr["average_3"][keep], w[keep].astype(int))) if keep.any() else None
+    parts = [out["fluency"], out["feasibility"], out["originality"], out["flexibility"]]
     out["average"] = None if any(p is None for p in parts) else float(np.mean(parts))
     return out
 
@@ -312,12 +320,12 @@ def model_scores(rows: list[dict], resamples: int = DEFAULT_RESAMPLES, seed: int
     point = _scores(arr, np.ones(len(rows)))
     out = {name: point[name] for name in SCORE_NAMES}
     out["leaderboard"] = {"fluency": point["fluency"], "feasibility": point["feasibility"],
-                          "originality": point["originality"], "flexibility": point["flexibility_3"],
+                          "originality": point["originality"], "flexibility": point["flexibility"],
                           "average": point["average"]}
     intervals = {}
     if len(rows) >= 2 and resamples >= 2:
         reps = [_scores(arr, w) for w in weights(len(rows), resamples, seed)]
-        for name, key in [(n, n) for n in SCORE_NAMES] + [("leaderboard.flexibility", "flexibility_3"),
+        for name, key in [(n, n) for n in SCORE_NAMES] + [("leaderboard.flexibility", "flexibility"),
                                                             ("leaderboard.average", "average")]:
             values = np.array([np.nan if r[key] is None else r[key] for r in reps], dtype=float)
             got = summarize(values, level)

@@ -19,7 +19,7 @@ from neocoder.benchmarks.ideas.descriptor import IDEAS
 from neocoder.benchmarks.ideas.loop import PROMPT_FILES
 from neocoder.errors import NeocoderError
 from neocoder.models import ModelError
-from neocoder.runner import Run, Task
+from neocoder.runner import LostItems, Run, Task
 
 
 def _open_idea_model(config: IdeasConfig, run: Run):
@@ -186,7 +186,10 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         """The ``"outcome"`` block (unit "idea"; the last record of each counts): an idea
         whose model call failed, or one of whose judge calls failed with none scoring it, is
         in error; a kept idea that some judge scored is judged; one whose judges' replies
-        were all unreadable is unreadable; a refused or too long idea is counted, neither.
+        were all unreadable is unreadable; a refused, too long or no idea is counted,
+        neither; the reply that settled each idea is counted with ``Outcome.answered`` (its
+        ``no_idea`` reason: refusal, empty, ...), so a run whose replies mostly hold no idea
+        fails).
         And the ``"unreadable"`` block (``replies.Tally``): every judge reply, retries
         included, under its seat's name for the scores and "fluency <seat>" for the grades."""
         from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
@@ -201,11 +204,12 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         by_idea: dict = {}
         for j in judgements.values():
             by_idea.setdefault((j.model, int(j.keyword_index), int(j.idea_num)), []).append(j)
-        outcome, tally = Outcome("idea"), Tally()
+        outcome, tally = Outcome("idea", answer="idea"), Tally()
         for key, idea in ideas.items():
             if idea.status == "error":
                 outcome.add(error=idea.error or "idea model call failed")
                 continue
+            outcome.answered(idea.no_idea)  # the reply that settled the idea: refusal, empty, ... or an idea
             if idea.status != "ok":
                 outcome.add()
                 continue
@@ -228,6 +232,48 @@ class IdeasTask(Task, name=IDEAS, config_type=IdeasConfig, unit="keyword", promp
         return outcome.to_dict(), tally.to_dict()
 
     def result(self, run: Run, metrics: dict):
-        """An IdeasResult: the run folder, the per-model summaries, call-cache stats and wall seconds."""
+        """An IdeasResult: the run folder, the per-model summaries, call-cache stats and wall
+        seconds.  Raises UnreadableMeasures (metrics.json written first) when a model's
+        measure rests on mostly unreadable judge replies (``unreadable_line``)."""
         from neocoder.benchmarks.ideas.summary import IdeasResult
-        return IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())
+        from neocoder.runner import Outcome
+        result = IdeasResult(run.folder.path, metrics["models"], run.cache.stats(), run.seconds())
+        line = unreadable_line(metrics["models"])
+        if line:
+            raise UnreadableMeasures(line, Outcome.from_dict(metrics["outcome"]), result)
+        return result
+
+
+class UnreadableMeasures(LostItems):
+    """An ideas run some of whose measures rest on mostly unreadable judge replies (docs/replies.md,
+    issue 56 item 4): the records and metrics.json are written, those measures have no
+    number and no published rank, and the run fails with one line naming them.  ``result``
+    is the IdeasResult, for a surface that shows the tables before the line."""
+
+    def __init__(self, message: str, outcome, result):
+        super().__init__(message, outcome)
+        self.result = result
+
+
+def unreadable_line(models: dict) -> str | None:
+    """One line naming, per idea model, its measures that are unreadable (a summary's
+    ``unreadable_measures``) and the replies they rest on, e.g. "openai/w: originality,
+    feasibility, clarity, flexibility unreadable (16 of 23 judge score replies could not be
+    read: 16 x refusal)"; None when every measure is readable."""
+    from neocoder.replies import mostly_unreadable
+    parts = []
+    for name, s in models.items():
+        bad = s.get("unreadable_measures") or []
+        if not bad:
+            continue
+        why = []
+        for part, block in (s.get("replies") or {}).items():
+            if mostly_unreadable(block):
+                top = ", ".join(f"{n} x {r}" for r, n in sorted(block["reasons"].items(), key=lambda kv: -kv[1]))
+                what = "score" if part == "scores" else "fluency"
+                why.append(f"{block['unreadable']} of {block['replies']} judge {what} replies could not be read: {top}")
+        parts.append(f"{name}: {', '.join(bad)} unreadable ({'; '.join(why)})")
+    if not parts:
+        return None
+    return ("; ".join(parts) + ". metrics.json counts the replies; no number or published rank is given from "
+            "these measures")

@@ -90,7 +90,8 @@ def group_view(questions: list[str], runs: list[Run]) -> dict:
 
 def totals_row(model: str, t: dict) -> dict:
     """One model's totals as the table shows them: each column's value and interval as
-    text (None: the run has no such column), the stop reasons, questions and errors."""
+    text (None: the run has no such column), the stop reasons (a "no answer" stop with
+    the reasons of the replies that held none), questions and errors."""
     ivs = t.get("intervals") or {}
     cells = []
     for key, form in TOTALS:
@@ -101,5 +102,12 @@ def totals_row(model: str, t: dict) -> dict:
         interval = f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""
         cells.append((form.format(t.get(key, 0)), interval))
     return {"model": model, "questions": t.get("questions", ""), "cells": cells, "errors": t.get("errors", 0),
-            "stops": ", ".join(f"{k}: {v}" for k, v in (t.get("stop_reasons") or {}).items())}
+            "stops": ", ".join(f"{k}: {v}" + (_no_answer(t) if k == "no answer" else "")
+                              for k, v in (t.get("stop_reasons") or {}).items())}
+
+
+def _no_answer(t: dict) -> str:
+    """The reasons of a model's replies that held no answer, e.g. " (1 empty, 1 refusal)"."""
+    why = t.get("no_answer") or {}
+    return " (" + ", ".join(f"{n} {reason}" for reason, n in why.items()) + ")" if why else ""
 

@@ -28,7 +28,8 @@ from neocoder.report.sections.base import Section
 IDEA_SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
                ("fluency", "fluency"), ("flexibility", "flexibility"))
 CRITERIA = ("originality", "feasibility", "clarity")  # what each judge scores
-STATUS_BADGE = {"ok": "AC", "too long": "TLE", "refused": "WA"}  # an idea's status -> the verdict colour it borrows
+# an idea's status -> the verdict colour it borrows
+STATUS_BADGE = {"ok": "AC", "too long": "TLE", "refused": "WA", "no idea": "WA"}
 KEYWORDS_OPEN = 40  # a longer per-keyword table is folded
 
 
@@ -149,6 +150,7 @@ def ideas_page(run: Run) -> dict:
                          "who": " · " + display_name(model) if several else "",
                          "ideas": [{"idea": idea, "badge": STATUS_BADGE.get(idea.status, "INFRA"),
                                     "text": idea.idea or idea.reply or idea.error or "",
+                                    "why": getattr(idea, "no_idea", None),
                                     "judges": sorted(judged.get((model, index, idea.idea_num), []),
                                                      key=lambda j: j.judge)} for idea in ideas]})
     return {"run": run, "limit": run.manifest.config.get("max_words"), "keywords": keywords, "criteria": CRITERIA}

@@ -101,7 +101,8 @@ def test_an_unreadable_coherence_reply_makes_its_question_unreadable_and_is_coun
     assert metrics["unreadable"]["coherence"]["unreadable"] == sent == 1
     assert metrics["unreadable"]["coherence"]["reasons"] == {reason: 1}
     assert metrics["outcome"] == {"unit": "question", "items": 2, "judged": 1, "unreadable": 1, "errors": 0,
-                                  "reasons": {}}
+                                  "reasons": {}, "answer": "answer", "replies": 3, "no_answer": 0,
+                                  "no_answer_reasons": {}}  # the generator's three answers all held one
     assert [m["questions"] for m in metrics["models"].values()] == [1]  # the score rests on the judged question only
 
 

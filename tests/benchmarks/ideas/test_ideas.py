@@ -32,6 +32,7 @@ from neocoder.benchmarks.ideas.scoring import (
     percentile,
 )
 from neocoder.benchmarks.ideas.sources import load_keywords, load_leaderboard
+from neocoder.benchmarks.ideas.task import UnreadableMeasures
 from neocoder.cli import main
 from neocoder.errors import NeocoderError, RecordError
 from neocoder.models.openai_compat import OpenAICompatModel
@@ -119,16 +120,17 @@ def hand_made(scores: list[float], grade: str = "D", judges=(("j1", 0.0), ("j2",
     return ideas, judgements, grades
 
 
-def test_flexibility_is_the_30th_percentile_of_the_four_score_keyword_average():
+def test_flexibility_is_one_value_the_30th_percentile_of_the_leaderboards_keyword_average():
     rows = keyword_rows(*hand_made([float(s) for s in range(1, 11)]))
-    assert [r["average"] for r in rows] == [pytest.approx((3 * s + 1) / 4) for s in range(1, 11)]
+    assert [r["average"] for r in rows] == [pytest.approx((3 * s + 1) / 4) for s in range(1, 11)]  # shown, four
     got = model_scores(rows, resamples=500, seed=1)
-    # four-score averages (3 s + 1) / 4 for s = 1..10; h = 2.7 between s = 3 and s = 4
-    assert got["flexibility"] == pytest.approx((3 * 3 + 1) / 4 + 0.7 * 3 / 4)
+    # the December 2024 leaderboard's keyword average, no clarity: (2 s + 1) / 3 for s = 1..10; h = 2.7
+    # between s = 3 and s = 4.  One flexibility (issue 56): the model's is the leaderboard's
+    assert got["flexibility"] == pytest.approx(7 / 3 + 0.7 * 2 / 3)
     assert got["originality"] == pytest.approx(5.5) and got["fluency"] == 1.0
-    # the December 2024 leaderboard: no clarity, (2 s + 1) / 3, and the mean of its four columns
     board = got["leaderboard"]
-    assert board["flexibility"] == pytest.approx(7 / 3 + 0.7 * 2 / 3)
+    assert board["flexibility"] == got["flexibility"]
+    assert got["intervals"]["flexibility"] == got["intervals"]["leaderboard.flexibility"]
     assert board["average"] == pytest.approx((1.0 + 5.5 + 5.5 + board["flexibility"]) / 4)
     iv = got["intervals"]["flexibility"]
     assert 1.0 <= iv["low"] < got["flexibility"] < iv["high"] <= 10.0  # resampling keywords moves it
@@ -225,7 +227,7 @@ def test_ideas_over_the_word_limit_are_left_out_and_counted(tmp_path, keywords):
 @pytest.mark.parametrize("text,refusal", [
     ("I'm sorry, but I can't help with that.", True), ("Sorry — I cannot provide that.", True),
     ("I cannot generate ideas about weapons.", True), ("As an AI language model, I ...", True),
-    ("**I must decline** this request.", True), ("", True), ("   ", True),
+    ("**I must decline** this request.", True), ("", False), ("   ", False),  # empty: no idea, no refusal
     ("Cells cannot divide without telomerase, so measure it in soil microbes.", False),
     ("Sorry-state detectors: train a classifier on apology phrases in call-centre logs.", True),
     ("Use sorrow-related vocabulary in diaries to track seasonal mood.", False),
@@ -267,9 +269,12 @@ def test_unparseable_judge_replies_are_errors_never_scores(tmp_path, keywords):
     judges = dict(JUDGE_REPLIES, j3="I like this idea a lot.", j4="originality: 11\nfeasibility: 5\nclarity: 5")
     server = PanelServer(scripted(judges=judges))
     try:
-        result = run_ideas(settings(tmp_path, server, keywords))
+        with pytest.raises(UnreadableMeasures, match=r"originality, feasibility, clarity, flexibility unreadable "
+                                                     r"\(\d+ of \d+ judge score replies could not be read") as caught:
+            run_ideas(settings(tmp_path, server, keywords))  # two of four seats never readable: most replies
     finally:
         server.close()
+    result = caught.value.result  # metrics.json written, the tables' result kept for the surfaces
     judgements = RunFolder(result.run).read(IdeaJudgement)
     bad = [j for j in judgements if j.judge in ("openai/j3", "openai/j4")]
     assert bad and all(j.scores is None and "unparseable after 3 attempts" in j.error for j in bad)
@@ -287,7 +292,10 @@ def test_unparseable_judge_replies_are_errors_never_scores(tmp_path, keywords):
                and j.scores]
         if got:
             per_idea.append(sum(got) / len(got))
-    assert s["originality"] == pytest.approx(sum(per_idea) / len(per_idea))
+    rows = s["per_keyword"]  # every kept idea had a readable seat, so a row's originality is over its kept ideas
+    assert sum(r["originality"] * r["kept"] for r in rows) / sum(r["kept"] for r in rows) == \
+        pytest.approx(sum(per_idea) / len(per_idea))
+    assert s["originality"] is None and "originality" in s["unreadable_measures"]  # issue 56: no number from them
     assert parse_scores("originality: 7\nfeasibility: 0\nclarity: 5") is None  # 1-10 only
 
 

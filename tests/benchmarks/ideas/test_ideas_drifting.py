@@ -177,11 +177,16 @@ def test_official_the_fluency_letter_is_read_exactly_and_an_unreadable_one_is_co
                                                                                       reason):
     """A fluency critic that drifts on every attempt leaves the keyword without a grade,
     records the reason of each of its replies, and metrics.json counts them under
-    "fluency <seat>"; the ideas are judged all the same (fluency is a score of its own)."""
+    "fluency <seat>"; the ideas are judged all the same (fluency is a score of its own).
+    Fluency and flexibility, resting on those replies, are unreadable: the run fails
+    naming them (issue 56, item 4), its criteria's scores standing."""
     from neocoder.benchmarks.ideas.records import FluencyGrade
     out = tmp_path / "run"
     result = run_official(official(None, fluency=drift), keywords, out, judge_retries=1)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines()[-1].startswith(
+        f"Error: openai/writer: fluency, flexibility unreadable (2 of 2 judge fluency replies could not be read: "
+        f"2 x {reason})")
     grades = RunFolder(out).read(FluencyGrade)
     assert grades and all(g.grade is None and g.score is None for g in grades)
     assert all(g.reasons == [reason, reason] for g in grades)  # the first reply and its one retry
