@@ -97,6 +97,12 @@ class Prompt:
     logprobs: int | None = None
     top_p: float | None = None  # nucleus sampling (None: the model's own, else the endpoint's default)
 
+    def shown(self) -> str:
+        """Every text of the prompt a model may be shown (the chat messages' contents and
+        the completion prompt), joined by newlines: what an echo of the prompt is read
+        against (``replies.read_answer``)."""
+        return "\n".join([str(m.get("content") or "") for m in self.messages] + [self.completion or ""])
+
     def sha256(self) -> str:
         """Stable hash of the prompt (both shapes; not the replay key), for the records."""
         blob = json.dumps([list(self.messages), self.completion], sort_keys=True)

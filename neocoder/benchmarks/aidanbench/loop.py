@@ -21,7 +21,6 @@ their last answer.  The settings are the run's ``AidanConfig`` (config.py).
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,6 +28,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from neocoder.benchmarks.aidanbench.analyses import question_result
+from neocoder.benchmarks.aidanbench.answers import (
+    NO_ANSWER,
+    embedded,
+    no_answer_record,
+    read_generator_reply,
+)
 from neocoder.benchmarks.aidanbench.config import AidanConfig
 from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.scoring import (
@@ -46,7 +51,7 @@ from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, r
 from neocoder.metrics.entropy import GreedyClasses, bidirectional, cosine_equivalence
 from neocoder.models import Model, ModelError, NoRecordedReply, Prompt, ReplayKey, Reply
 from neocoder.models.base import EndpointError
-from neocoder.replies import ECHO, EMPTY, REASONING_ONLY, Reading, read_answer
+from neocoder.replies import Reading
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.store import RunFolder
 
@@ -74,24 +79,6 @@ def answer_prompt(question: str, previous: list[str], cot: bool = False, logprob
                   completion=completion.rstrip("\n"), code_prefix="",
                   stop=ANSWER_STOP + (f"\n{len(previous) + 2}.",),
                   replay_key=ReplayKey(question, len(previous) + 1), logprobs=logprobs)
-
-
-_ANSWER_MARK = re.compile(r"(?:^|\s)\**\s*(?:final\s+)?answer\s*\**\s*:\s*\**\s*", re.I)
-
-
-def split_reasoning(text: str) -> tuple[str, str | None]:
-    """(answer, reasoning) of a chain-of-thought reply: the answer is what follows the
-    last "Answer:" (or "Final answer:", any case), the reasoning what comes before it.
-    A reply without the mark is all answer, with reasoning None; so is a mark with
-    nothing after it (the whole reply is kept rather than an empty answer)."""
-    marks = list(_ANSWER_MARK.finditer(text))
-    if not marks:
-        return text.strip(), None
-    last = marks[-1]
-    answer, reasoning = text[last.end():].strip(), text[:last.start()].strip()
-    if not answer:
-        return text.strip(), None
-    return answer, reasoning or None
 
 
 def _ask_prompt(name: str, attempt: int, tag: str, reminder: str, **fields) -> Prompt:
@@ -314,6 +301,27 @@ def _reclassify(kept: list[Answer], classes: GreedyClasses, matrix):
             yield kept[k]
 
 
+def _resumed_classes(kept: list[Answer], classes, matrix):
+    """``_reclassify`` the resumed answers, yielding those whose class changed; returns
+    ``(None, None)``, or ``("error", "judge: <why>")`` when the judge failed (a ModelError;
+    an EndpointError stops the run)."""
+    try:
+        yield from _reclassify(kept, classes, matrix)
+    except EndpointError:
+        raise
+    except ModelError as exc:
+        return "error", f"judge: {exc}"
+    return None, None
+
+
+def _read(reply: Reply, question: str, texts: list[str], cot: bool) -> tuple[str, str | None, str | None]:
+    """``answers.read_generator_reply`` of ``reply`` against the prompt it answered (and,
+    after the first answer, the question's first prompt, so an earlier answer sent again is
+    no echo)."""
+    first = answer_prompt(question, [], cot).shown() if texts else None
+    return read_generator_reply(reply, answer_prompt(question, texts, cot).shown(), first, cot)
+
+
 def run_question(index: int, question: str, generator: Model, judge: Model | None, embedder,
                  settings: AidanConfig, done_answers: list[Answer]):
     """Answer ``question`` until the stop rule, yielding every ``Answer`` as it is judged
@@ -332,12 +340,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
     classes = meaning_classes(settings, judge, question, class_tokens, class_log)
     stopper = None
     if classes is not None and reason is None:
-        try:
-            yield from _reclassify(kept, classes, matrix)
-        except EndpointError:
-            raise
-        except ModelError as exc:
-            reason, error = "error", f"judge: {exc}"
+        reason, error = yield from _resumed_classes(kept, classes, matrix)
         class_log.clear()  # the resumed answers' verdicts were counted when they were first judged
     while reason is None:
         if len(kept) >= settings.max_answers:
@@ -347,7 +350,7 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
         reply, reason, error = next_reply(generator, question, texts, settings, classes is not None)
         if reply is None:
             break
-        text, reasoning, missing = read_generator_reply(reply, question, texts, settings.cot)
+        text, reasoning, missing = _read(reply, question, texts, settings.cot)
         t1 = time.monotonic()
         if missing is not None:  # no answer: not embedded, not judged, the question ends here
             reason, error = NO_ANSWER, f"the generator's reply held no answer ({missing})"
@@ -379,73 +382,6 @@ def run_question(index: int, question: str, generator: Model, judge: Model | Non
                           reason, error, coherence_stop=settings.stop_at_coherence(), mmr_lambda=settings.mmr_lambda,
                           coherence_scale=settings.coherence_scale, judged=judge is not None,
                           entailment=classes is not None)
-
-
-def embedded(embedder, texts: list[str]) -> tuple:
-    """``(embedder.embed(texts), None, None)``: shape (len(texts), d); or ``(None, "error",
-    "embedder: <why>")`` when the embedder gave no usable embeddings (a ModelError: a
-    dropped connection, a body that is no list of embeddings), the question's error.  An
-    embeddings endpoint that cannot be reached or refuses the request (EndpointError) stops
-    the run."""
-    try:
-        return embedder.embed(texts), None, None
-    except EndpointError:
-        raise
-    except ModelError as exc:
-        return None, "error", f"embedder: {exc}"
-
-
-NO_ANSWER = "no answer"  # the stop of a question whose generator reply held no answer (docs/aidanbench.md)
-
-
-def _asked(prompt: Prompt) -> str:
-    """Every text of ``prompt`` the generator may have been shown (chat messages and the
-    completion prompt), for telling an echo of it."""
-    return "\n".join([m["content"] for m in prompt.messages] + [prompt.completion or ""])
-
-
-def read_generator_reply(reply: Reply, question: str, texts: list[str],
-                         cot: bool = False) -> tuple[str, str | None, str | None]:
-    """(answer, reasoning, why there is no answer) of a generator reply, read before it is
-    judged (``replies.read_answer``, docs/replies.md; issue 56): ``empty``, ``reasoning
-    only`` (inline thinking and nothing after it, or thinking returned apart with an empty
-    text), ``echo`` (the prompt's instructions or the question sent back), ``refusal`` (the
-    reply opens with one), else None with the answer (``cot``: the text after the last
-    "Answer:", ``split_reasoning``).
-
-    An answer cut at the token limit is an answer (AidanBench's answers are short and the
-    budget is the benchmark's own: its coherence is the judge's to rate; ``finish_reason``
-    is kept in the record), except with ``cot`` when the cut came before any "Answer:"
-    mark: then the reply holds reasoning only and is ``cut off``.  A reply repeating an
-    earlier answer (``texts``, shown in the prompt) is no echo: it is an answer, whose
-    novelty stops the question as repetitive, as the paper's rule says."""
-    finish = (reply.extra or {}).get("finish_reason")
-    full = _asked(answer_prompt(question, texts, cot))
-    reading = read_answer(reply.text, full, finish, cut_off=False)
-    if reading.reason == ECHO and texts and read_answer(reply.text, _asked(answer_prompt(question, [], cot)),
-                                                         finish, cut_off=False).readable:
-        reading = read_answer(reply.text, None, finish, cut_off=False)  # an earlier answer again, not the prompt
-    if reading.reason == EMPTY and (reply.reasoning or "").strip():
-        return "", None, REASONING_ONLY  # the thinking came apart from an empty answer
-    if not reading.readable:
-        return "", None, reading.reason
-    if not cot:
-        return reading.value.strip(), None, None
-    answer, reasoning = split_reasoning(reading.value)
-    if reasoning is None and finish == "length":
-        return "", answer, "cut off"  # cut before its "Answer:": reasoning only, no answer
-    return answer, reasoning, None
-
-
-def no_answer_record(model: str, index: int, question: str, number: int, reply: Reply, why: str, scale: int,
-                     seconds: float) -> Answer:
-    """The ``Answer`` record of a generator reply that held no answer (``why``, one of
-    ``replies.ANSWER_REASONS``): the raw reply as ``answer``, no coherence, no novelty,
-    ``stop`` "no answer"; it stops its question and is never judged or embedded."""
-    return Answer(model=model, question_index=index, question=question, answer_num=number, answer=reply.text or "",
-                  stop=NO_ANSWER, no_answer=why, finish_reason=(reply.extra or {}).get("finish_reason"),
-                  tokens={"generator": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}},
-                  seconds={"generate": round(seconds, 3)}, coherence_scale=scale)
 
 
 def next_reply(generator: Model, question: str, texts: list[str], settings: AidanConfig,

@@ -140,12 +140,6 @@ def write_idea(writer: IdeaWriter, keyword: Keyword, index: int, idea_num: int, 
 NO_IDEA = "no idea"  # the status of an idea whose reply held none (``Idea.no_idea`` says why)
 
 
-def _asked(prompt: Prompt) -> str:
-    """Every text of ``prompt`` the idea model may have been shown (chat messages and the
-    completion prompt), for telling an echo of it."""
-    return "\n".join([m["content"] for m in prompt.messages] + [prompt.completion or ""])
-
-
 def read_idea(reply: Reply, prompt: Prompt, proto=OURS) -> tuple[str, str | None]:
     """(the idea, why the reply holds none) of an idea model's reply, read before it is
     judged (``replies.read_answer``, docs/replies.md; issue 56), in this order:
@@ -159,7 +153,7 @@ def read_idea(reply: Reply, prompt: Prompt, proto=OURS) -> tuple[str, str | None
       idea's end is missing, so it is not judged as written;
     - else None: ``proto.extract_idea``'s idea."""
     finish = (reply.extra or {}).get("finish_reason")
-    reading = read_answer(reply.text, _asked(prompt), finish, holds=lambda text: True, cut_off=False)
+    reading = read_answer(reply.text, prompt.shown(), finish, holds=lambda text: True, cut_off=False)
     if reading.reason == EMPTY and (reply.reasoning or "").strip():
         return "", REASONING_ONLY
     if not reading.readable:

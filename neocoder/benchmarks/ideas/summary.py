@@ -59,15 +59,6 @@ def summarize_model(folder: RunFolder, model_name: str, eligible_seats: list[str
     replies = judge_replies(counted, grades)
     unreadable = unreadable_measures(replies)
     scores = without(scores, unreadable)
-    by_category: dict[str, list[dict]] = {}
-    for row in rows:
-        by_category.setdefault(row["category"] or "-", []).append(row)
-    categories = {}
-    for name, members in sorted(by_category.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        s = model_scores(members, resamples=0)
-        categories[name] = {"keywords": len(members), **{k: s[k] for k in
-                                                          ("originality", "feasibility", "clarity", "fluency",
-                                                           "flexibility")}}
     judged_by: dict[str, int] = {}
     for j in counted:
         judged_by[j.judge] = judged_by.get(j.judge, 0) + 1
@@ -93,8 +84,23 @@ def summarize_model(folder: RunFolder, model_name: str, eligible_seats: list[str
         "replies": replies,
         "unreadable_measures": unreadable,
         "per_keyword": [{k: v for k, v in row.items() if k not in ("sums", "counts")} for row in rows],
-        "per_category": categories,
+        "per_category": per_category(rows),
     }
+
+
+def per_category(rows: list[dict]) -> dict[str, dict]:
+    """Per discipline (a keyword row's ``category``, "-" for none), largest first: its
+    keywords and its five scores (``model_scores`` over its rows, no bootstrap)."""
+    by_category: dict[str, list[dict]] = {}
+    for row in rows:
+        by_category.setdefault(row["category"] or "-", []).append(row)
+    categories = {}
+    for name, members in sorted(by_category.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        s = model_scores(members, resamples=0)
+        categories[name] = {"keywords": len(members), **{k: s[k] for k in
+                                                          ("originality", "feasibility", "clarity", "fluency",
+                                                           "flexibility")}}
+    return categories
 
 
 def _reasons(reasons) -> dict[str, int]:

@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 from loopback import ScriptedServer
 
+from neocoder.benchmarks.aidanbench.answers import split_reasoning
 from neocoder.benchmarks.aidanbench.config import AidanConfig
-from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, split_reasoning, totals
+from neocoder.benchmarks.aidanbench.loop import answer_prompt, judge_score, resume_state, totals
 from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.scoring import (
     gated_novelty,
