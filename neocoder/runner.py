@@ -137,21 +137,22 @@ class Outcome:
                                            "replies", "no_answer", "no_answer_reasons") if k in data})
 
     def failure(self, max_errors: int = 0) -> str | None:
-        """One line saying why the run fails (more than ``max_errors`` items in error, or
-        none of its items judged), None when it does not."""
+        """One line saying why the run fails (more than ``max_errors`` items in error, more
+        than half the model's replies holding no answer, or none of its items judged; the
+        first that holds, in that order), None when it does not."""
         unit = self.unit
         if self.errors > max_errors:
             top = "; ".join(f"{n} x {why}" for why, n in list(self.to_dict()["reasons"].items())[:3])
             return (f"{self.errors} of {self.items} {unit}s ended in error ({top}); they are kept in the run and "
                     f"counted in metrics.json (rerun to retry them, or --max-errors {self.errors} to accept them)")
-        if self.items and not self.judged:
-            why = f"{self.unreadable} unreadable, " if self.unreadable else ""
-            return (f"no {unit} of {self.items} was judged ({why}{self.errors} in error): "
-                    "metrics.json counts them; there is no number to report")
         if self.replies and 2 * self.no_answer > self.replies:
             top = ", ".join(f"{n} x {why}" for why, n in list(self.to_dict()["no_answer_reasons"].items())[:3])
             return (f"{self.no_answer} of {self.replies} replies of the model under test held no {self.answer} "
                     f"({top}); they are recorded with their reason and counted in metrics.json")
+        if self.items and not self.judged:
+            why = f"{self.unreadable} unreadable, " if self.unreadable else ""
+            return (f"no {unit} of {self.items} was judged ({why}{self.errors} in error): "
+                    "metrics.json counts them; there is no number to report")
         return None
 
 

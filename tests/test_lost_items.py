@@ -145,3 +145,14 @@ def test_most_replies_without_an_answer_fail_the_run_and_half_do_not():
         half.answered(reason)
     assert half.failure() is None and half.to_dict()["no_answer_reasons"] == {"refusal": 1}
     assert "replies" not in Outcome("sample").to_dict()  # a task that reads no reply keeps the old block
+
+
+def test_replies_holding_no_answer_are_named_before_nothing_judged():
+    from neocoder.runner import Outcome
+    out = Outcome("idea", answer="idea")
+    for _ in range(3):
+        out.add()  # nothing judged: every reply held no idea
+        out.answered("empty")
+    assert out.failure().startswith("3 of 3 replies of the model under test held no idea (3 x empty)")
+    out.add(error="HTTP 500")
+    assert out.failure().startswith("1 of 4 ideas ended in error")  # errors first

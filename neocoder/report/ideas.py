@@ -14,7 +14,7 @@ from pathlib import Path
 from neocoder.errors import NeocoderError
 
 SCORES = (("originality", "originality"), ("feasibility", "feasibility"), ("clarity", "clarity"),
-          ("fluency", "fluency"), ("flexibility", "flexibility (P30 of the keyword average, no clarity)"))
+          ("fluency", "fluency"), ("flexibility", "flexibility (P30 of the keyword average of the four)"))
 UNREADABLE = "unreadable"  # what a measure resting on mostly unreadable judge replies shows instead of a number
 # a leaderboard column -> the measures it rests on (Average: all four columns)
 COLUMN_MEASURES = {"Fluency": ("fluency",), "Feasibility": ("feasibility",), "Originality": ("originality",),
@@ -113,9 +113,9 @@ def leaderboard_comparison(models: dict[str, dict], path: Path | None = None,
         return f"(no published leaderboard to compare with: {exc})"
     rows = comparison_rows(models, leaderboard, protocols)
     width = max(len(r["model"]) for r in rows) + 2
-    lines = ["beside the published LiveIdeaBench leaderboard (December 2024; its Flexibility is the 30th percentile "
-             "of the keyword average of originality, feasibility and fluency, its Average the mean of the four "
-             "columns; the run's rows, marked *, use the same definitions and its own judge panel):",
+    lines = ["beside the published LiveIdeaBench leaderboard (December 2024; it has no clarity, so its Flexibility "
+             "averages three scores per keyword; its Average is the mean of the four columns; the run's rows, marked "
+             "*, use the paper's Flexibility, clarity included, and its own judge panel):",
              f"  {'rank':>4}  {'model':<{width}}" + "".join(f"{c:>12}" for c in LEADERBOARD_COLUMNS)]
     for r in rows:
         rank = "*" if r["run"] else str(r["rank"])

@@ -155,8 +155,9 @@ def correlation(x, y) -> dict:
 
 
 def model_points(runs: list[RunData], leaderboard: list[dict] | None) -> list[dict]:
-    """One point per model: each run model's scores (``source`` "run", its protocol; the
-    December 2024 definitions in ``average`` and ``flexibility_3``) and, given
+    """One point per model: each run model's scores (``source`` "run", its protocol; its
+    one flexibility, the paper's, and ``average`` the December 2024 leaderboard's mean of
+    fluency, feasibility, originality and flexibility) and, given
     ``leaderboard`` (sources.load_leaderboard rows), each published row (``source``
     "published", no clarity)."""
     points = []
@@ -166,7 +167,7 @@ def model_points(runs: list[RunData], leaderboard: list[dict] | None) -> list[di
             points.append({"label": name, "source": "run", "protocol": run.protocol, "run": str(run.path),
                            **{k: s.get(k) for k in ("originality", "feasibility", "clarity", "fluency",
                                                     "flexibility")},
-                           "flexibility_3": board.get("flexibility"), "average": board.get("average")})
+                           "flexibility_3": None, "average": board.get("average")})
     for row in leaderboard or []:
         points.append({"label": row["short"], "source": "published", "protocol": "published", "run": None,
                        "originality": row["Originality"], "feasibility": row["Feasibility"], "clarity": None,

@@ -15,12 +15,11 @@ Scientific Idea Generation with Minimal Context", arXiv:2412.17596; restated in
   that keyword are: D identical, C similar ideas for similar problems, B different ideas
   for similar problems, A different ideas for different problems, mapped to the points
   ``FLUENCY_POINTS`` = D 1, C 4, B 7, A 10 (the mapping as the README above gives it);
-- **flexibility**: the 30th percentile, over keywords, of the keyword's average of its
-  scores: a model is as flexible as its weaker keywords allow.  The paper (March 2025)
-  averages four (originality, feasibility, clarity, fluency); the December 2024
-  leaderboard, the only published numbers a run is placed beside, averages three (no
-  clarity).  One value is computed and shown everywhere, the leaderboard's (issue 56: two
-  numbers named flexibility were printed for one run).
+- **flexibility**: the 30th percentile, over keywords, of the keyword's average of the
+  four scores (originality, feasibility, clarity, fluency; the paper's "Flexibility"
+  section): a model is as flexible as its weaker keywords allow.  One value is computed
+  and shown everywhere, the paper's (issue 56: two numbers named flexibility, this one and
+  a three-score one for the December 2024 leaderboard, were printed for one run).
 
 What the method leaves open, decided here (docs/ideas.md):
 
@@ -30,12 +29,13 @@ What the method leaves open, decided here (docs/ideas.md):
   has no fluency grade, so its average is over three);
 - the percentile is numpy's default, linear interpolation between order statistics
   (Hyndman and Fan 1996, definition 7);
-- the December 2024 leaderboard (``leaderboard-202412.csv``) predates clarity: its
-  Flexibility is the same percentile over the average of three scores (originality,
-  feasibility, fluency) and its Average is the mean of its four columns (checked on its
-  rows: e.g. gemini-pro-1.5's (8.876 + 6.839 + 7.314 + 7.667) / 4 = 7.674).  The
-  ``leaderboard`` block of a model's totals uses those definitions, so a run can stand
-  next to the published rows; its flexibility is the model's ``flexibility``.
+- the December 2024 leaderboard (``leaderboard-202412.csv``) predates clarity, so its
+  Flexibility can only have averaged three scores (originality, feasibility, fluency); its
+  Average is the mean of its four columns (checked on its rows: e.g. gemini-pro-1.5's
+  (8.876 + 6.839 + 7.314 + 7.667) / 4 = 7.674).  The ``leaderboard`` block of a model's
+  totals takes that Average over the model's fluency, feasibility, originality and its one
+  ``flexibility`` (the paper's), so a run stands next to the published rows with the
+  paper's definition, and docs/ideas.md says that column's published values lack clarity.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ CRITERIA = ("originality", "feasibility", "clarity")
 FLUENCY_POINTS = {"A": 10.0, "B": 7.0, "C": 4.0, "D": 1.0}
 FLEXIBILITY_PERCENTILE = 30.0
 SCORE_MIN, SCORE_MAX = 1.0, 10.0
-# the four scores a keyword row averages ("average"), and the three of the December 2024 leaderboard's
-# keyword average ("average_3"), whose 30th percentile is flexibility
+# the four scores a keyword row averages ("average"), whose 30th percentile is flexibility; the
+# three of the December 2024 leaderboard (no clarity), a keyword row's "average_3", kept for comparisons
 FOUR_SCORES = ("originality", "feasibility", "clarity", "fluency")
 LEADERBOARD_SCORES = ("originality", "feasibility", "fluency")
 
@@ -290,10 +290,9 @@ def _scores(arr: dict[str, np.ndarray], w: np.ndarray) -> dict[str, float | None
     graded = ~np.isnan(arr["fluency"])
     den = float(w[graded].sum())
     out["fluency"] = float(w[graded] @ arr["fluency"][graded]) / den if den else None
-    # flexibility: one value, the December 2024 leaderboard's (P30 of the keyword average of
-    # originality, feasibility and fluency), the one the run is placed beside (docs/ideas.md)
-    keep = ~np.isnan(arr["average_3"]) & (w > 0)
-    out["flexibility"] = percentile(np.repeat(arr["average_3"][keep], w[keep].astype(int))) if keep.any() else None
+    # flexibility: one value, the paper's (P30 of the keyword average of the four scores; docs/ideas.md)
+    keep = ~np.isnan(arr["average"]) & (w > 0)
+    out["flexibility"] = percentile(np.repeat(arr["average"][keep], w[keep].astype(int))) if keep.any() else None
     parts = [out["fluency"], out["feasibility"], out["originality"], out["flexibility"]]
     out["average"] = None if any(p is None for p in parts) else float(np.mean(parts))
     return out
