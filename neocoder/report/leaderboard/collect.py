@@ -176,9 +176,11 @@ def _source(bench, folder: Path, model: str, row_model: str, suite: Path | None 
                     default, settings, facts, row_model, outcome=metrics.get("outcome"),
                     unreadable=unreadable_total(metrics))
     n = len(source.items) if source.items is not None else (source.outcome or {}).get("items")
+    # a benchmark may name the measures resting on mostly unreadable replies itself (ideas: per model)
+    own = ((metrics.get("models") or {}).get(model) or {}).get("unreadable_measures") or []
     for m in measures_of(bench.name, metrics, model):
         cell = {k: m[k] for k in ("value", "low", "high")}
-        if mostly_unreadable(source.unreadable):  # never a number resting on the few readable replies
+        if mostly_unreadable(source.unreadable) or m["key"] in own:  # never a number resting on few readable replies
             cell = {"value": None, "low": None, "high": None, "unreadable": True}
         covered = measured_on(bench.measure(m["key"]), folder, model)
         cell.update(n=n if covered is None else covered, of=default, subset=source.subset)
