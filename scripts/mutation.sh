@@ -100,7 +100,8 @@ modules_of() {
                         --deselect tests/metrics/diversity/test_diversity_validity.py::test_validate_command_prints_every_measure_and_the_judge" ;;
         # the board's checks of a submission (issue 56): every check refusing, the re-judging and
         # re-scoring, the summary's types (the full GPT-4 run's re-judging, minutes, left out)
-        board) echo "neocoder/report/leaderboard/submissions.py --
+        board) echo "neocoder/report/leaderboard/submissions.py neocoder/report/leaderboard/intake.py
+                    neocoder/benchmarks/neocoder/verify.py --
                     tests/report/test_board_submissions.py" ;;
         # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
         # benchmark and the suite count their items and their model's replies; only those

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
+from types import SimpleNamespace
 
 import pytest
 from checkout import CHECKOUT
@@ -30,7 +32,15 @@ def neocoder(*args: str):
 
 
 def add(run, board, submitter="alice"):
-    return neocoder("board", "add", str(run), "--board", str(board), "--submitter", submitter)
+    """``neocoder board add`` in this process (so the mutation run's coverage sees the checks:
+    scripts/mutation.sh, set "board"), as a finished process: returncode, stdout, stderr (a
+    traceback, which no refusal may be, is put in stderr and makes the returncode 2)."""
+    done = CliRunner().invoke(main, ["board", "add", str(run), "--board", str(board), "--submitter", submitter])
+    stderr = done.stderr
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(done.exception))
+        return SimpleNamespace(returncode=2, stdout=done.stdout, stderr=stderr)
+    return SimpleNamespace(returncode=done.exit_code, stdout=done.stdout, stderr=stderr)
 
 
 @pytest.fixture(scope="module")
