@@ -11,29 +11,39 @@ AidanBench and LiveIdeaBench at the quick preset against the scripted endpoint o
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+import traceback
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from checkout import CHECKOUT
+from click.testing import CliRunner
 from scripted_models import ScriptedModels
 from suite_runs import liveideabench_dir
+
+from neocoder.cli import main
 
 BENCHES = ("aidanbench", "ideas")
 
 
-def suite(url: str, out: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "neocoder.cli", "suite", "--model", "openai/stand", "--judge", "openai/j1",
-               "--judge", "openai/j22", "--judge", "openai/j333", "--embedder", "openai/embed", "--benchmarks",
-               ",".join(BENCHES), "--preset", "quick", "--base-url", url, "--api-key", "k", "--max-retries", "0",
-               "--bootstrap", "100", "--out", str(out), "--quiet"]
-    env = dict(os.environ, PYTHONPATH=str(CHECKOUT), LIVEIDEABENCH_DIR=liveideabench_dir())
-    return subprocess.run(command, cwd=out.parent, env=env, capture_output=True, text=True, timeout=600)
+def suite(url: str, out: Path) -> SimpleNamespace:
+    """``neocoder suite`` in this process (so a mutation run's coverage sees the suite's
+    outcome: scripts/mutation.sh, set "lostitems"), as a finished process: returncode,
+    stdout, stderr (a traceback, which the one line may never be, makes it 2)."""
+    args = ["suite", "--model", "openai/stand", "--judge", "openai/j1", "--judge", "openai/j22", "--judge",
+            "openai/j333", "--embedder", "openai/embed", "--benchmarks", ",".join(BENCHES), "--preset", "quick",
+            "--base-url", url, "--api-key", "k", "--max-retries", "0", "--bootstrap", "100", "--out", str(out),
+            "--quiet"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LIVEIDEABENCH_DIR", liveideabench_dir())
+        patch.chdir(out.parent)
+        done = CliRunner().invoke(main, args)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        return SimpleNamespace(returncode=2, stdout=done.stdout,
+                               stderr=done.stderr + "".join(traceback.format_exception(done.exception)))
+    return SimpleNamespace(returncode=done.exit_code, stdout=done.stdout, stderr=done.stderr)
 
 
-def errors(done: subprocess.CompletedProcess) -> list[str]:
+def errors(done: SimpleNamespace) -> list[str]:
     return [line for line in done.stderr.splitlines() if line.startswith("Error:")]
 
 
@@ -42,7 +52,7 @@ def lost(out: Path) -> dict:
     return {name: entry.get("lost") for name, entry in profile["benchmarks"].items()}
 
 
-def assert_succeeded(done: subprocess.CompletedProcess, out: Path) -> None:
+def assert_succeeded(done: SimpleNamespace, out: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert not errors(done) and "LOST ITEMS" not in done.stdout, done.stdout[-3000:]
     assert lost(out) == {name: None for name in BENCHES}
