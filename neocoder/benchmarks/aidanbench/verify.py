@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 
 from neocoder.benchmarks.descriptor import RecordsDisagree
-from neocoder.benchmarks.measures import bootstrap_settings
+from neocoder.benchmarks.measures import bootstrap_settings, completion_api
 
 COMPARED = ("answers", "novelty_sum", "stop_reason", "gated_novelty", "mmr")  # a question's result, re-scored
 
@@ -42,19 +42,6 @@ def recompute(folder: Path, model: str, config: dict, metrics: dict) -> dict:
     block = totals(mine)
     block["intervals"] = total_intervals(mine, resamples, seed)
     return {"models": {model: block}}
-
-
-def completion_judge(config: dict) -> bool | None:
-    """Whether the run's judge was asked through a completions API (its replies recorded
-    without the ``<score>`` tag the prompt ended with): True or False as the manifest's
-    judge config says (``api``, else the provider's default: chat for an API, completion
-    for a local model), None when it cannot say (both readings are then tried)."""
-    judge = config.get("judge") or {}
-    api = judge.get("api")
-    if api in ("chat", "completion"):
-        return api == "completion"
-    provider = str(judge.get("spec") or "").split("/", 1)[0]
-    return {"openai": False, "local": True}.get(provider)
 
 
 def coherence_readings(reply: str, scale: int, completion: bool | None) -> list[float | None]:
@@ -138,7 +125,7 @@ def rescore(folder: Path, model: str, config: dict, scratch: Path) -> str:
     RecordsDisagree naming the first answer or question that differs."""
     run, answers, results = _read(folder)
     scale = int(config.get("coherence_scale", 100))
-    completion = completion_judge(config)
+    completion = completion_api(config.get("judge"))
     replies = 0
     if config.get("judge") is not None:
         mine = sorted((a for a in answers if a.model == model), key=lambda a: a.key)
