@@ -70,3 +70,15 @@ def bootstrap_settings(metrics: dict) -> tuple[int, int]:
     if not 2 <= resamples <= BOOTSTRAP.cap:
         raise NeocoderError(f"metrics.json bootstrap.resamples {resamples} is outside 2..{BOOTSTRAP.cap}")
     return resamples, seed
+
+
+def completion_api(model: dict | None) -> bool | None:
+    """Whether a model of a run's manifest (its ModelConfig as a dict) was asked through a
+    completions API, whose recorded replies lack the prefix their prompt ended with (a
+    judge's ``<score>``, ``originality:``): True or False as its ``api`` says, else its
+    provider's default (chat for ``openai``, completion for ``local``); None when the
+    manifest cannot say (a board then tries both readings of a recorded reply)."""
+    model = model if isinstance(model, dict) else {}
+    if model.get("api") in ("chat", "completion"):
+        return model["api"] == "completion"
+    return {"openai": False, "local": True}.get(str(model.get("spec") or "").split("/", 1)[0])

@@ -79,8 +79,9 @@ def replay_stop(answers: list[Answer], original: QuestionResult, rule: StopRule,
     ``answers`` in order (the run's kept answers, then the one that stopped it, if any).
 
     The loop's own order: the max-answers cap before each answer, then a reply that held
-    no answer (``no_answer``), then an answer that ended in an error, then coherence,
-    novelty, judge-rated novelty.  When every stored
+    no answer (``no_answer``), then an answer that ended in an error, then one whose judge
+    replies could not be read (``unreadable``: it has no coherence, so without this it
+    would pass as kept), then coherence, novelty, judge-rated novelty.  When every stored
     answer passes: "max answers" at the cap; the run's own ending when it was not caused
     by an answer (a generator error, or a replayed source that ran out below the cap);
     otherwise "out of answers" (the count is a lower bound).
@@ -93,6 +94,8 @@ def replay_stop(answers: list[Answer], original: QuestionResult, rule: StopRule,
             return kept, "no answer", f"the generator's reply held no answer ({a.no_answer})", a
         if a.error is not None:
             return kept, "error", a.error, a
+        if a.unreadable is not None:  # the judge's replies could not be read: a stop at any thresholds
+            return kept, "unreadable", a.unreadable, a
         reason = stop_reason(a.coherence, a.novelty, rule.coherence_stop, rule.novelty_stop)
         if reason is None and a.llm_novelty is not None and a.llm_novelty <= rule.novelty_stop:
             reason = "repetitive"

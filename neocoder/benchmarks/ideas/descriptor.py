@@ -84,4 +84,6 @@ BENCHMARK = Benchmark(
     inspect=("neocoder.inspect_tasks.ideas_task",),
     published="neocoder.report.sections.liveideabench:published_rows",
     items=run_items, default_items=default_items, default_ids=default_ids,
+    recompute="neocoder.benchmarks.ideas.verify:recompute",
+    verify="neocoder.benchmarks.ideas.verify:rescore",
 )

@@ -256,3 +256,17 @@ def make_protocol(name: str, clone: Path | None = None, phrases_file: Path | Non
         return OursProtocol()
     source = load_official(clone)
     return OfficialProtocol(source, refusal_phrases(phrases_file))
+
+
+def reply_reader(name: str):
+    """The protocol ``name``'s readers of recorded replies alone (``parse_reply``,
+    ``parse_grade``, ``fluency_ideas``): what a board re-scores a run with (verify.py).
+    Neither protocol's readers need the authors' clone (the critic's JSON block and the
+    fluency letter are read by scoring.py's grammars); the official protocol's prompts
+    do, so the object given for "official" has none (``source`` None: asking it for a
+    prompt fails)."""
+    if name == OURS:
+        return OursProtocol()
+    if name == OFFICIAL:
+        return OfficialProtocol(source=None)
+    raise ValueError(f"protocol {name!r}: use {' or '.join(PROTOCOLS)}")

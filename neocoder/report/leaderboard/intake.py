@@ -123,13 +123,18 @@ def _scalars(mapping, where: str) -> None:
 
 def _counts(block, where: str) -> None:
     """An outcome- or unreadable-style block: its counts non-negative integers, its
-    reasons ``{text: integer}``."""
+    reasons ``{text: integer}``, an unreadable block's ``share`` a number in [0, 1] (the
+    share of its replies that could not be read, replies.unreadable_summary)."""
     if block is None:
         return
     if not isinstance(block, dict):
         raise SubmissionRefused("types", f"{where} is {block!r}, not an object")
     for k, v in block.items():
-        if isinstance(v, dict):
+        if k == "share":
+            number(v, f"{where}.{k}", none=False)
+            if not 0 <= v <= 1:
+                raise SubmissionRefused("numbers", f"{where}.{k} is {v!r}, not a share")
+        elif isinstance(v, dict):
             for why, n in v.items():
                 _text(why, f"{where}.{k} key")
                 if type(n) is not int or n < 0:

@@ -28,9 +28,9 @@ first:
   included; the board keeps the recomputed numbers, never the submission's;
 - ``records``: the records themselves re-judged or re-scored (the descriptor's
   ``verify``: NeoCoder's recorded programs judged again in the board's sandbox,
-  AidanBench's recorded judge replies read again with the grammars), the first item
-  that differs named.  A benchmark without ``recompute`` and ``verify`` (LiveIdeaBench,
-  the framework) is kept with its cells marked "not verified".
+  AidanBench's and LiveIdeaBench's recorded judge replies read again with the grammars),
+  the first item that differs named.  A benchmark without ``recompute`` and ``verify``
+  (the framework) is kept with its cells marked "not verified".
 
 A summary is keyed by its submission (a SHA-256 of the run folder's files and the
 submitter's name given at ``add``): two runs whose folders share a name never overwrite
