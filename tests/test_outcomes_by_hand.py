@@ -14,7 +14,7 @@ import pytest
 from neocoder.benchmarks.aidanbench.records import Answer, QuestionResult
 from neocoder.benchmarks.aidanbench.task import AidanTask
 from neocoder.benchmarks.framework.scores import outcome as framework_outcome
-from neocoder.benchmarks.ideas.records import Idea, IdeaJudgement
+from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
 from neocoder.benchmarks.ideas.task import IdeasTask
 from neocoder.benchmarks.neocoder.evaluation import sample_outcome
 from neocoder.records import Sample, TierResult
@@ -91,6 +91,8 @@ def test_aidanbench_counts_questions_and_every_generator_reply(tmp_path):
         ended(3, "error", error="judge: HTTP 500"),
         answer(0, 1, model="other"),  # another run's generator: not this run's
         ended(7, "incoherent"),       # a question past the run's list: not this run's
+        ended(5, "incoherent"),       # ... the first one past it too
+        answer(5, 1),
     ]
     run = run_of(tmp_path, records, questions=["Q0", "Q1", "Q2", "Q3", "Q4"], generators=[SimpleNamespace(name="g")])
     got, tally = AidanTask.outcome(None, run)
@@ -114,6 +116,8 @@ def judged(k: int, n: int, judge: str, scores=None, error=None, reasons=()) -> I
 def test_ideas_counts_each_idea_once_and_every_reply_that_settled_one(tmp_path):
     s = {"originality": 7.0, "feasibility": 6.0, "clarity": 8.0}
     records = [
+        idea(2, 2, status="error", error="idea model: HTTP 429"),                                 # no reply to read
+        idea(2, 3, status="error"),                                                               # nor its message
         idea(0, 1), judged(0, 1, "j1", scores=s), judged(0, 1, "j2", error="judge: HTTP 500"),   # judged
         idea(0, 2), judged(0, 2, "j1", error="judge: HTTP 500"),                                  # its judge failed
         idea(0, 3), judged(0, 3, "j1", reasons=["no marker", "no marker"]),                       # unreadable
@@ -121,14 +125,21 @@ def test_ideas_counts_each_idea_once_and_every_reply_that_settled_one(tmp_path):
         idea(1, 2, status="refused", no_idea="refusal"),
         idea(1, 3, status="no idea", no_idea="empty"),
         idea(2, 1, status="too long"),
-        idea(2, 2, status="error", error="idea model: HTTP 429"),                                 # no reply to read
+        FluencyGrade(model="w", keyword_index=0, keyword="k0", judge="j2", judge_spec="openai/j2", grade="B",
+                     score=7.0, reasons=["no marker", None]),
+        FluencyGrade(model="other", keyword_index=0, keyword="k0", judge="j3", judge_spec="openai/j3", grade="B",
+                     score=7.0, reasons=["empty"]),                                             # not this run's
     ]
     run = run_of(tmp_path, records, writers=[SimpleNamespace(name="w")])
     got, tally = IdeasTask.outcome(None, run)
-    assert got == {"unit": "idea", "items": 8, "judged": 1, "unreadable": 1, "errors": 3,
-                   "reasons": {"judge: HTTP 500": 1, "idea model: HTTP 429": 1, "no judge was asked": 1},
+    assert got == {"unit": "idea", "items": 9, "judged": 1, "unreadable": 1, "errors": 4,
+                   "reasons": {"idea model call failed": 1, "idea model: HTTP 429": 1, "judge: HTTP 500": 1,
+                               "no judge was asked": 1},
                    "answer": "idea", "replies": 7, "no_answer": 2, "no_answer_reasons": {"empty": 1, "refusal": 1}}
     assert tally["j1"] == {"replies": 2, "readable": 0, "unreadable": 2, "share": 1.0, "reasons": {"no marker": 2}}
+    assert tally["fluency j2"] == {"replies": 2, "readable": 1, "unreadable": 1, "share": 0.5,
+                                   "reasons": {"no marker": 1}}
+    assert "fluency j3" not in tally
 
 
 def solution(error=None, verdicts=None, divergent=0.5):
@@ -146,3 +157,62 @@ def test_framework_counts_solutions_by_their_verdict_replies():
     assert got["reasons"] == {"HTTP 500": 1} and "replies" not in got
     steps = framework_outcome([solution(divergent=0.3), solution(divergent=None)], judged_by=False).to_dict()
     assert (steps["judged"], steps["unreadable"]) == (1, 1)
+
+
+# --- the runner's Outcome and check_outcome, word by word ---------------------------------
+
+def test_reasons_are_kept_to_160_characters_most_frequent_first_then_by_name():
+    from neocoder.runner import Outcome
+    out = Outcome("item")
+    long = "x" * 200
+    for error in ("b failed", "a failed", "c failed", "c failed", long, "  spaced \n  out  "):
+        out.add(error=error)
+    reasons = list(out.to_dict()["reasons"].items())
+    assert reasons == [("c failed", 2), ("a failed", 1), ("b failed", 1), ("spaced out", 1), ("x" * 160, 1)]
+    for reason in ("zeta", "alpha", "alpha", "mid"):
+        out.answered(reason)
+    assert list(out.to_dict()["no_answer_reasons"].items()) == [("alpha", 2), ("mid", 1), ("zeta", 1)]
+
+
+def test_the_failure_line_names_the_three_most_frequent_reasons():
+    from neocoder.runner import Outcome
+    out = Outcome("sample", answer="program")
+    for error in ("e1", "e1", "e2", "e3", "e4"):
+        out.add(error=error)
+    assert out.failure() == ("5 of 5 samples ended in error (2 x e1; 1 x e2; 1 x e3); they are kept in the run and "
+                             "counted in metrics.json (rerun to retry them, or --max-errors 5 to accept them)")
+    assert out.failure(max_errors=5).startswith("no sample of 5 was judged (5 in error)")  # allowed: none judged
+    quiet = Outcome("sample", answer="program")
+    for reason in ("r1", "r1", "r2", "r3", "r4"):
+        quiet.add(judged=True)
+        quiet.answered(reason)
+    assert quiet.failure() == ("5 of 5 replies of the model under test held no program (2 x r1, 1 x r2, 1 x r3); "
+                               "they are recorded with their reason and counted in metrics.json")
+
+
+def test_nothing_judged_says_how_many_were_unreadable_and_in_error():
+    from neocoder.runner import Outcome
+    none = Outcome("question")
+    none.add()
+    none.add(error="boom")
+    assert none.failure(max_errors=1) == ("no question of 2 was judged (1 in error): metrics.json counts them; "
+                                          "there is no number to report")
+    none.add(unreadable=True)
+    assert none.failure(max_errors=1) == ("no question of 3 was judged (1 unreadable, 1 in error): metrics.json "
+                                          "counts them; there is no number to report")
+
+
+def test_check_outcome_refuses_by_default_and_passes_what_has_no_block():
+    one = {"outcome": {"unit": "item", "items": 2, "judged": 1, "errors": 1, "reasons": {"boom": 1}}}
+    with pytest.raises(LostItems, match=r"^1 of 2 items ended in error \(1 x boom\)") as raised:
+        check_outcome(one)
+    assert raised.value.outcome.errors == 1
+    check_outcome(one, max_errors=1)
+    for nothing in (None, [], {}, {"outcome": None}, {"outcome": {}}):
+        check_outcome(nothing)  # a task that judges nothing, or not a metrics dict: no block, no verdict
+
+
+def test_eval_counts_no_reply_of_a_sample_in_error_even_when_it_kept_one():
+    failed = sample(0, error="self-correct: HTTP 500", reply="partial", examples=None)
+    got = sample_outcome([failed, sample(1)])
+    assert (got.replies, got.errors, got.judged) == (1, 1, 1)

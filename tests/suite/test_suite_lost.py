@@ -56,8 +56,14 @@ def assert_succeeded(done: SimpleNamespace, out: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert not errors(done) and "LOST ITEMS" not in done.stdout, done.stdout[-3000:]
     assert lost(out) == {name: None for name in BENCHES}
-    outcome = json.loads((out / "metrics.json").read_text())["outcome"]
+    metrics = json.loads((out / "metrics.json").read_text())
+    outcome = metrics["outcome"]
     assert outcome["items"] == outcome["judged"] == len(BENCHES) and outcome["errors"] == 0, outcome
+    # the profile the suite writes beside metrics.json is the same content, its figure beside it
+    profile = json.loads((out / "profile.json").read_text())
+    assert profile == {k: v for k, v in metrics.items() if k != "format_version"}
+    assert profile["model"] == "openai/stand" and profile["calls"]["calls_made"] > 0
+    assert (out / "profile.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
 
 
 @pytest.mark.parametrize("status", [500, 429])
