@@ -52,7 +52,9 @@ def test_inspect_openai_api_on_the_local_server_equals_neocoder_eval(tmp_path):
     result = CliRunner().invoke(main, ["eval", "--model", "local/gemma-3-270m", "--api", "chat", "--max-tokens",
                                        str(MAX_TOKENS), "--limit", str(LIMIT), "--states", STATES,
                                        "--out", str(tmp_path / "neocoder"), "--quiet"])
-    assert result.exit_code == 0, result.output
+    # the 270M model at this budget is cut at the token limit: read as "cut off" (issue 56), never judged,
+    # and the run says so in one line; inspect's scorer must read the same reply the same way
+    assert result.exit_code == 0 or "held no program (1 x cut off)" in result.output, result.output
     metrics = json.loads((tmp_path / "neocoder" / "metrics.json").read_text())
     with get_model("local/gemma-3-270m", api="chat", max_tokens=MAX_TOKENS) as gemma:
         front = ResettingFront(gemma)

@@ -46,7 +46,7 @@ def test_server_stops_on_close():
 def test_eval_through_the_local_server(tmp_path, release_dir, sandbox):
     out = tmp_path / "run"
     result = CliRunner().invoke(main, ["eval", "--model", "local/gemma-3-270m", "--limit", "1", "--states", "0-1",
-                                       "--max-tokens", "96", "--out", str(out), "--release", str(release_dir),
+                                       "--max-tokens", "200", "--out", str(out), "--release", str(release_dir),
                                        "--quiet"])
     assert result.exit_code == 0, result.output
     samples = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]

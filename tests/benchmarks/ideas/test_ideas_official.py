@@ -374,7 +374,7 @@ def test_the_analyses_run_on_two_recorded_runs_and_render_in_the_report(tmp_path
 @pytest.mark.llm
 def test_the_local_model_writes_ideas_to_the_authors_prompt_judged_by_their_critics(tmp_path, server, keywords):
     out = tmp_path / "gemma"
-    args = official_args(server, keywords, out, "--judges", JUDGES, "--limit", "2", "--max-tokens", "120")
+    args = official_args(server, keywords, out, "--judges", JUDGES, "--limit", "2", "--max-tokens", "300")
     args[args.index("--model") + 1] = "local/gemma-3-270m"
     args[args.index("--ideas-per-keyword") + 1] = "2"
     result = CliRunner().invoke(main, args)

@@ -43,21 +43,29 @@ def records(out):
     return [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
 
 
-def test_unusable_replies_are_judged_as_failing_programs_never_errors(tmp_path, release_dir, sandbox):
+def test_replies_holding_no_program_are_recorded_wrong_never_errors_and_most_fail_the_run(tmp_path, release_dir,
+                                                                                         sandbox):
+    """An empty reply, one cut at the token limit and a refusal are read before they are
+    judged (issue 56): each is recorded with its reason, wrong, never an error and never
+    retried; three of three holding no program fail the run in one line."""
     kinds = [EMPTY, cut("```python\ndef solve():\n    a = int(inp"), REFUSAL]
     server = DriftingServer(by_sample(kinds))
     try:
         result = CliRunner().invoke(main, eval_args(server, tmp_path / "run", release_dir, len(kinds)))
     finally:
         server.close()
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "3 of 3 replies of the model under test held no program (1 x cut off, 1 x empty, 1 x refusal)" \
+        in result.output
     assert sorted(server.sent) == sorted(k.kind for k in kinds)  # one call each: nothing retried
     got = records(tmp_path / "run")
     assert len(got) == 3 and all(s["error"] is None for s in got)
+    assert sorted(s["no_program"] for s in got) == ["cut off", "empty", "refusal"]
     assert all(s["examples"] is not None and s["examples"]["correct"] is False for s in got)
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["outcome"] == {"unit": "sample", "items": 3, "judged": 3, "unreadable": 0, "errors": 0,
-                                  "reasons": {}}
+                                  "reasons": {}, "answer": "program", "replies": 3, "no_answer": 3,
+                                  "no_answer_reasons": {"cut off": 1, "empty": 1, "refusal": 1}}
     assert metrics["states"]["0"]["pass@1"] == 0.0
 
 
