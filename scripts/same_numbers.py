@@ -2,6 +2,13 @@
 
     python scripts/same_numbers.py measure --neocoder BIN --out DIR [--only NAME,...]
     python scripts/same_numbers.py compare A/numbers.json B/numbers.json
+    python scripts/same_numbers.py records A B
+
+``records`` compares two measurements' run folders record by record (every records.jsonl
+under A and B at the same relative path), the volatile fields removed as above, and tells
+apart the fields a newer record format *added empty* (absent in A, null or empty in B:
+``compare``'s digests change for them) from real differences, which it names per record
+and field; it exits 1 on a real difference.
 
 ``measure`` drives the ``neocoder`` CLI given by ``--neocoder`` (any checkout's
 ``.venv/bin/neocoder``) as subprocesses, one scenario at a time (the scenarios are in
@@ -209,6 +216,57 @@ def compare(args: argparse.Namespace) -> int:
     return 1 if differences else 0
 
 
+EMPTY = (None, "", [], {}, 0, False)
+
+
+def read_records(path: Path, out_dir: str) -> dict[str, dict]:
+    """The records of ``path`` keyed as ``digest_records`` keys them, volatile fields removed."""
+    got: dict[str, dict] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            record = strip(json.loads(line), out_dir)
+            key, n = record_key(record), 2
+            while key in got:
+                key, n = f"{record_key(record)}#{n}", n + 1
+            got[key] = record
+    return got
+
+
+def compare_records(args: argparse.Namespace) -> int:
+    """Per records.jsonl under both roots: records equal, fields added empty, real differences."""
+    a_root, b_root = Path(args.a).resolve(), Path(args.b).resolve()
+    real = 0
+    for path in sorted(a_root.rglob("records.jsonl")):
+        rel = path.relative_to(a_root)
+        other = b_root / rel
+        if not other.is_file():
+            print(f"{rel}: in A only")
+            real += 1
+            continue
+        a, b = read_records(path, str(a_root)), read_records(other, str(b_root))
+        added: dict[str, int] = {}
+        diffs = []
+        for key in sorted(set(a) | set(b)):
+            ra, rb = a.get(key), b.get(key)
+            if ra is None or rb is None:
+                diffs.append(f"{key}: in {'A' if rb is None else 'B'} only")
+                continue
+            for field in sorted(set(ra) | set(rb)):
+                if field not in ra and rb[field] in EMPTY:
+                    added[field] = added.get(field, 0) + 1
+                elif canonical(ra.get(field, "<absent>")) != canonical(rb.get(field, "<absent>")):
+                    diffs.append(f"{key}: {field}: A={canonical(ra.get(field, '<absent>'))[:100]}  "
+                                 f"B={canonical(rb.get(field, '<absent>'))[:100]}")
+        new = ", ".join(f"{f} ({n})" for f, n in sorted(added.items())) or "none"
+        print(f"{rel}: {len(a)} records in A, {len(b)} in B; fields added empty: {new}; "
+              f"{len(diffs)} real difference(s)")
+        for line in diffs[:args.max_rows]:
+            print(f"    {line}")
+        real += len(diffs)
+    print(f"{real} real difference(s)")
+    return 1 if real else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -220,9 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("a")
     c.add_argument("b")
     c.add_argument("--max-rows", type=int, default=30, help="differing fields shown per scenario")
+    r = sub.add_parser("records", help="compare two measurements' records; added empty fields apart")
+    r.add_argument("a", help="a measurement's DIR (as given to measure --out)")
+    r.add_argument("b")
+    r.add_argument("--max-rows", type=int, default=30, help="differences shown per records file")
     args = parser.parse_args(argv)
     os.environ.setdefault("NEOCODER_RELEASE", "/work/shared/neocoder")
-    return measure(args) if args.command == "measure" else compare(args)
+    return {"measure": measure, "compare": compare, "records": compare_records}[args.command](args)
 
 
 if __name__ == "__main__":
