@@ -31,6 +31,13 @@ def neocoder(*args: str):
                           cwd=CHECKOUT, timeout=3600)
 
 
+def build(board, out):
+    """``neocoder board build`` in this process (as ``add``), as a finished process."""
+    done = CliRunner().invoke(main, ["board", "build", str(board), "--out", str(out)])
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+    return SimpleNamespace(returncode=done.exit_code, stdout=done.stdout, stderr=done.stderr)
+
+
 def add(run, board, submitter="alice"):
     """``neocoder board add`` in this process (so the mutation run's coverage sees the checks:
     scripts/mutation.sh, set "board"), as a finished process: returncode, stdout, stderr (a
@@ -108,9 +115,9 @@ def test_a_checked_run_is_rejudged_joins_and_the_board_rebuilds_byte_identical(r
     assert data["items"] and len(data["items"]) == 3 and data["default"] == 199
     assert data["ratios"]["eval.pass@1_t0"]  # kept for paired comparison without the run folder
     assert data["values"]["eval.pass@1_t0"]["verified"] == "re-judged: 3 of 3 samples agree"
-    first = neocoder("board", "build", str(board), "--out", str(tmp_path / "a"))
+    first = build(board, tmp_path / "a")
     assert first.returncode == 0, first.stderr
-    again = neocoder("board", "build", str(board), "--out", str(tmp_path / "b"))
+    again = build(board, tmp_path / "b")
     assert again.returncode == 0, again.stderr
     one, two = (tmp_path / "a" / "index.html").read_bytes(), (tmp_path / "b" / "index.html").read_bytes()
     assert one == two
@@ -282,7 +289,7 @@ def test_a_second_submitters_run_gets_its_own_row_and_a_run_that_lost_items_is_m
     added = add(bob, board, "bob")
     assert added.returncode == 0, added.stderr
     assert len(list((board / "submissions").glob("*.json"))) == 2
-    built = neocoder("board", "build", str(board), "--out", str(tmp_path / "site"))
+    built = build(board, tmp_path / "site")
     assert built.returncode == 0, built.stderr
     html = (tmp_path / "site" / "index.html").read_text()
     assert "submitter alice" in html and "submitter bob" in html
@@ -309,7 +316,7 @@ def test_gpt4s_full_replay_run_is_rejudged_and_its_t5_cells_count_97(tmp_path):
     values = json.loads(summary.read_text())["values"]
     assert values["eval.pass@1_t0"]["n"] == 199
     assert values["eval.convergent_t5"]["n"] == 97 and values["eval.divergent_t5"]["n"] == 97
-    built = neocoder("board", "build", str(tmp_path / "board"), "--out", str(tmp_path / "site"))
+    built = build(tmp_path / "board", tmp_path / "site")
     assert built.returncode == 0, built.stderr
     html = (tmp_path / "site" / "index.html").read_text()
     cell = re.search(r'data-col="eval.convergent_t5".*?</td>', html.split("<tbody>")[1], re.S).group(0)
