@@ -104,7 +104,8 @@ modules_of() {
                     neocoder/benchmarks/neocoder/verify.py neocoder/benchmarks/aidanbench/verify.py
                     neocoder/benchmarks/ideas/verify.py --
                     tests/report/test_board_submissions.py tests/report/test_board_rescore.py
-                    tests/report/test_board_intake_by_hand.py tests/benchmarks/ideas/test_ideas_verify_by_hand.py" ;;
+                    tests/report/test_board_intake_by_hand.py tests/benchmarks/ideas/test_ideas_verify_by_hand.py
+                    tests/benchmarks/aidanbench/test_aidan_verify_by_hand.py" ;;
         # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
         # benchmark and the suite count their items and their model's replies; only those
         # functions are mutated (functions_of), the rest of each file is not this set's
