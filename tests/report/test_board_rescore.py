@@ -146,6 +146,12 @@ def _reply_changed(data):
     _answer(data, 0, 2)["judge_replies"] = ["<score>5</score>"]
 
 
+def _novelty_raised(data):
+    """The first question's novelty sum raised by half (its answers' novelty unchanged): the
+    question's result, not one answer, disagrees with the replay."""
+    _question(data, 0)["novelty_sum"] += 0.5
+
+
 def _answer_added(data):
     extra = dict(_answer(data, 0, 3), answer_num=4, answer="One answer too many.")
     data.append(extra)
@@ -177,7 +183,9 @@ def _unreadable_read(data):
                                     "unreadable reply, nor no answer"),
     (_unreadable_read, "records", "question 3 answer 2: coherence 70.0 in records.jsonl, None read from its "
                                   "recorded judge reply"),
-], ids=["coherence", "reply-and-coherence", "reply", "answer-added", "coherence-dropped", "unreadable-read"])
+    (_novelty_raised, "records", "question 1: novelty_sum is "),
+], ids=["coherence", "reply-and-coherence", "reply", "answer-added", "coherence-dropped", "unreadable-read",
+        "novelty-raised"])
 def test_aidanbench_records_tampered_with_consistent_metrics_are_refused(aidan_run, tmp_path, tamper, check, names):
     folder = copy(aidan_run, tmp_path, "tampered")
     data = rows(folder)
@@ -187,6 +195,11 @@ def test_aidanbench_records_tampered_with_consistent_metrics_are_refused(aidan_r
     line = refused(add(folder, tmp_path / "board"), check)
     assert names in line, line
     assert not (tmp_path / "board" / "submissions").exists()
+    if tamper is _novelty_raised:  # both numbers named: the recorded one and the re-scored one
+        import re
+        claimed, rescored = map(float, re.search(r"novelty_sum is (\S+) in records.jsonl, (\S+) re-scored",
+                                                 line).groups())
+        assert claimed - rescored == pytest.approx(0.5) and rescored == _question(rows(aidan_run), 0)["novelty_sum"]
 
 
 # ---------------------------------------------------------------- LiveIdeaBench
