@@ -36,6 +36,13 @@ def majority(verdicts: list) -> bool | None:
     return None if yes == no else yes > no
 
 
+def decide(finals: list) -> tuple[bool | None, str | None]:
+    """The verdict of the debaters' final votes and its reason: the ``majority``, else
+    ``TIE`` (readable votes split evenly) or ``NO_VOTE`` (none readable)."""
+    verdict = majority(finals)
+    return verdict, None if verdict is not None else (TIE if any(v is not None for v in finals) else NO_VOTE)
+
+
 class ChatEvalJudge:
     """ChatEval one-by-one with ``model`` as every debater (see the module)."""
 
@@ -73,8 +80,7 @@ class ChatEvalJudge:
                 readings += [{"role": "verdict", "analyst": role, "value": vote.value, "reason": vote.reason},
                              {"role": "probability", "analyst": role, "value": prob.value, "reason": prob.reason}]
             known = [p for p in probs if p is not None]
-            verdict = majority(finals)
-            reason = None if verdict is not None else (TIE if any(v is not None for v in finals) else NO_VOTE)
+            verdict, reason = decide(finals)
             verdicts[criterion] = {"verdict": verdict, "reason": reason, "votes": finals, "probabilities": probs,
                                    "confidence": sum(known) / len(known) if known else None,
                                    "readings": readings}

@@ -162,6 +162,25 @@ def parse_stance(reply: str, prompt: str | None = None) -> Reading:
     return STANCE.read(reply, prompt=prompt)
 
 
+def mean_confidence(confidences: dict) -> float | None:
+    """The mean of the analysts' readable certainties; None with none readable."""
+    known = [c for c in confidences.values() if c is not None]
+    return sum(known) / len(known) if known else None
+
+
+def settled(confidences: dict, threshold: float) -> bool:
+    """The early stop: the mean readable certainty exceeds T (none readable: no stop)."""
+    mean = mean_confidence(confidences)
+    return mean is not None and mean > threshold
+
+
+def most_confident(confidences: dict) -> str:
+    """The verdict's analyst: the most certain, an unreadable certainty below every readable
+    one (below 0.0); ties go to the first in ``ANALYSTS``."""
+    return max(ANALYSTS, key=lambda a: (confidences.get(a) if confidences.get(a) is not None else -1.0,
+                                        -ANALYSTS.index(a)))
+
+
 def _reading(role: str, reading: Reading, **where) -> dict:
     return {"role": role, **where, "value": reading.value, "reason": reading.reason}
 
@@ -227,18 +246,15 @@ class RetrievalJudge:
                 confidences[a], stances[a] = conf.value, as_bool(stance)
                 readings += [_reading("confidence", conf, analyst=a, round=rounds),
                              _reading("stance", stance, analyst=a, round=rounds)]
-            known = [c for c in confidences.values() if c is not None]
-            if known and sum(known) / len(known) > s.threshold:
+            if settled(confidences, s.threshold):
                 break
-        known = [c for c in confidences.values() if c is not None]
-        best = max(ANALYSTS, key=lambda a: (confidences[a] if confidences[a] is not None else -1.0,
-                                            -ANALYSTS.index(a)))
+        best = most_confident(confidences)
         ids = index.get(QUERY[best], s.verdict_l)
         (verdict,) = self._ask_read(meter, transcript, fill("framework_verdict.txt", role=best, focus=FOCUS[best],
                                                             fragments=index.show(ids), **ctx),
                                     (VERDICT,), phase="verdict", analyst=best, criterion=criterion, retrieved=ids)
         readings.append(_reading("verdict", verdict, analyst=best))
         return {"verdict": as_bool(verdict), "reason": verdict.reason,
-                "confidence": sum(known) / len(known) if known else None,
+                "confidence": mean_confidence(confidences),
                 "analyst": best, "rounds": rounds, "confidences": confidences, "stances": stances,
                 "readings": readings}
