@@ -69,5 +69,7 @@ BENCHMARK = Benchmark(
     inspect=("neocoder.inspect_tasks.framework_task",),
     tables="neocoder.benchmarks.framework.tables:tables",
     items=run_items, default_items=default_items, default_ids=default_ids,
+    recompute="neocoder.benchmarks.framework.verify:recompute",
+    verify="neocoder.benchmarks.framework.verify:rescore",
     published="neocoder.report.sections.framework_published:published_rows",
 )
