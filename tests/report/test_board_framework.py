@@ -140,3 +140,34 @@ def test_a_changed_verdict_reply_is_refused_naming_its_problem(run, tmp_path, ju
     line = refused(add(folder, tmp_path / "board"), "records")
     assert f"problem {second['problem_id']} judge {judge} criterion safety: turn " in line, line
     assert "read again from its reply" in line and "'NO'" in line, line
+
+
+def test_a_run_resting_on_mostly_unreadable_replies_is_accepted_with_blank_cells(tmp_path):
+    """The endpoint's own analysts answer their confidence with an echo of the prompt: most
+    judge replies are unreadable, so the board shows no number; yet what metrics.json
+    claims is still checked against the records (a claimed value that is no number, or
+    that is not the recomputed one, is refused)."""
+    out = tmp_path / "run"
+    with pytest.MonkeyPatch.context() as mp, ScriptedModels() as server:
+        mp.setenv("OPENAI_API_KEY", "k")
+        mp.setenv("OPENAI_BASE_URL", server.url)
+        done = invoke("framework", "--domain", "macgyver", "--limit", "2", "--model", "openai/gen",
+                      "--base-url", server.url, "--api-key", "k", "--api", "completion", "--judges", "retrieval",
+                      "--entailment", "llm", "--embedder", "openai/emb", "--candidates", "2", "--max-steps", "3",
+                      "--bootstrap", "50", "--out", str(out), "--quiet")
+    assert done.exit_code == 0, done.output
+    got = add(out, tmp_path / "board")
+    assert got.exit_code == 0, got.output
+    (summary,) = (tmp_path / "board" / "submissions").glob("*.json")
+    cells = json.loads(summary.read_text())["values"]
+    blank = [k for k, c in cells.items() if c.get("unreadable")]
+    assert blank and all(cells[k]["value"] is None for k in blank), cells
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    for tamper, check in ((lambda m: m["judges"]["retrieval"]["yes"]["feasibility"].update(value="0.5"), "types"),
+                          (lambda m: m["judges"]["retrieval"]["yes"]["feasibility"].update(value=0.123), "metrics")):
+        folder = copy(out, tmp_path, f"claimed-{check}")
+        edited = json.loads(json.dumps(metrics))
+        tamper(edited)
+        (folder / "metrics.json").write_text(json.dumps(edited))
+        refused(add(folder, tmp_path / f"board-{check}"), check)

@@ -61,6 +61,7 @@ from neocoder.report.leaderboard.intake import (
     check_files,
     check_summary,
     inside,
+    number,
 )
 from neocoder.store import RunFolder
 from neocoder.suite.profile import read_metrics
@@ -192,10 +193,16 @@ def _check_metrics(source: Source, bench, manifest, metrics: dict, where: str) -
         value, interval = m.pick(again, source.model)
         interval = interval or {}
         recomputed = {"value": value, "low": interval.get("low"), "high": interval.get("high")}
+        # metrics.json's own figures, not the cell's: a measure resting on mostly unreadable replies
+        # has a blank cell (collect.py), yet its claimed number must still be the recomputed one
+        claimed_value, claimed_interval = m.pick(metrics, source.model)
+        claimed = {"value": claimed_value, "low": (claimed_interval or {}).get("low"),
+                   "high": (claimed_interval or {}).get("high")}
         for part in ("value", "low", "high"):
-            if _differs(cell.get(part), recomputed[part]):
+            number(claimed[part], f"{where}: {m.key} {part} in metrics.json")  # finite or None, never a string
+            if _differs(claimed[part], recomputed[part]):
                 what = m.key if part == "value" else f"{m.key}'s interval {part}"
-                raise SubmissionRefused("metrics", f"{where}: {what} is {cell.get(part)} in metrics.json, "
+                raise SubmissionRefused("metrics", f"{where}: {what} is {claimed[part]} in metrics.json, "
                                                    f"{recomputed[part]} recomputed from the records")
         if not cell.get("unreadable"):
             cell.update(recomputed)  # its n is the items the measure covers (collect.measured_on)
