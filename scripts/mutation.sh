@@ -102,8 +102,9 @@ modules_of() {
         # re-scoring, the summary's types (the full GPT-4 run's re-judging, minutes, left out)
         board) echo "neocoder/report/leaderboard/submissions.py neocoder/report/leaderboard/intake.py
                     neocoder/benchmarks/neocoder/verify.py neocoder/benchmarks/aidanbench/verify.py
-                    neocoder/benchmarks/ideas/verify.py --
+                    neocoder/benchmarks/ideas/verify.py neocoder/benchmarks/framework/verify.py --
                     tests/report/test_board_submissions.py tests/report/test_board_rescore.py
+                    tests/report/test_board_framework.py
                     tests/report/test_board_intake_by_hand.py tests/benchmarks/ideas/test_ideas_verify_by_hand.py
                     tests/benchmarks/aidanbench/test_aidan_verify_by_hand.py" ;;
         # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
