@@ -109,3 +109,121 @@ def test_a_cell_holds_its_value_between_finite_ends():
     assert "c high is '0.6', not a number" in refused("types", check_cell, {"value": 0.5, "low": 0.4,
                                                                             "high": "0.6"}, "c")
     refused("types", check_cell, [0.5], "c")
+
+
+# --- a summary's types, field by field (check_summary: what `board build` reads) ----------
+
+def summary() -> dict:
+    """A summary of the shape submissions.summary writes, every field filled."""
+    return {"format": 2, "benchmark": "eval", "model": "m", "row_model": "m", "run": "r", "started": "2026-12-01",
+            "suite": False, "items": ["1899A", "1901A"], "default": 199,
+            "settings": {"temperature": 0.0, "api": "chat", "states": [0, 1], "reasoning": False, "seed": None},
+            "facts": {"neocoder": "1.0", "cost": None, "prompt_tokens": 12},
+            "values": {"eval.pass@1_t0": {"value": 0.5, "low": 0.4, "high": 0.6, "n": 2, "of": 199, "subset": True,
+                                          "unreadable": False, "verified": "re-judged: 2 of 2 samples agree"}},
+            "outcome": {"unit": "sample", "items": 2, "judged": 2, "errors": 0, "reasons": {"x": 0}},
+            "unreadable": {"replies": 4, "readable": 3, "unreadable": 1, "share": 0.25, "reasons": {"empty": 1}},
+            "ratios": {"eval.pass@1_t0": [{"num": {"1899A": 1.0}, "den": {"1899A": 1.0}}, {"num": {}, "den": None}]},
+            "sha256": {"records.jsonl": "ab"}, "verified": {"eval": "re-judged"}, "submission": {"submitter": "x"}}
+
+
+def test_a_whole_summary_is_accepted_and_so_are_its_optional_blanks():
+    intake.check_summary(summary())
+    blanks = summary()
+    blanks.update(items=None, default=None, outcome=None, unreadable=None, sha256=None, verified=None,
+                  submission=None)
+    blanks["values"]["eval.pass@1_t0"].update(n=None, of=None, verified=None)
+    del blanks["values"]["eval.pass@1_t0"]["subset"]
+    intake.check_summary(blanks)
+
+
+def edit(path: str, value):
+    """A summary with the field at ``path`` (dot-separated; a list index as a number) set."""
+    data = summary()
+    keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+    target = data
+    for k in keys[:-1]:
+        target = target[k]
+    if value is DELETE:
+        del target[keys[-1]]
+    else:
+        target[keys[-1]] = value
+    return data
+
+
+DELETE = object()
+CELL = "values.eval.pass@1_t0"
+
+
+@pytest.mark.parametrize("path, value, check, words", [
+    ("model", ["m"], "types", "summary model is ['m'], not a string"),
+    ("benchmark", None, "types", "summary benchmark is None"),
+    ("row_model", 3, "types", "summary row_model"),
+    ("run", {"a": 1}, "types", "summary run"),
+    ("started", 20261201, "types", "summary started"),
+    ("format", "2", "types", "format must be an integer"),
+    ("format", 2.0, "types", "format must be an integer"),
+    ("suite", "no", "types", "suite a boolean"),
+    ("items", "1899A", "types", "items is not a list of strings"),
+    ("items", ["1899A", 5], "types", "items is not a list of strings"),
+    ("default", "199", "types", "default is '199', not an integer"),
+    ("default", 199.0, "types", "default is 199.0"),
+    ("settings", ["temperature"], "types", "summary settings is ['temperature'], not an object"),
+    ("settings.temperature", "hot", None, None),  # a string is a scalar: accepted
+    ("settings.temperature", {"t": 1}, "types", "summary settings.temperature is"),
+    ("settings.states", [0, float("nan")], "numbers", "summary settings.states is nan"),
+    ("facts.cost", float("inf"), "numbers", "summary facts.cost is inf"),
+    ("outcome", [1], "types", "summary outcome is [1], not an object"),
+    ("outcome.items", -1, "types", "summary outcome.items is -1, not a count"),
+    ("outcome.items", 2.5, "types", "summary outcome.items is 2.5, not a count"),
+    ("outcome.items", True, "types", "summary outcome.items is True, not a count"),
+    ("outcome.reasons", {"x": -1}, "types", "summary outcome.reasons.x is -1, not a count"),
+    ("outcome.reasons", {"x": "1"}, "types", "summary outcome.reasons.x is '1', not a count"),
+    ("outcome.reasons", {5: 1}, "types", "summary outcome.reasons key is 5, not a string"),
+    ("unreadable.share", 1.5, "numbers", "summary unreadable.share is 1.5, not a share"),
+    ("unreadable.share", -0.1, "numbers", "not a share"),
+    ("unreadable.share", None, "types", "summary unreadable.share is None, not a number"),
+    ("unreadable.share", 1, None, None),  # every reply unreadable: a share of 1
+    ("values", [], "types", "summary values is not an object"),
+    (CELL, 0.5, "types", "summary eval.pass@1_t0 is 0.5, not an object"),
+    (CELL + ".n", "2", "types", "summary eval.pass@1_t0 n is '2', not an integer"),
+    (CELL + ".of", 199.0, "types", "summary eval.pass@1_t0 of is 199.0, not an integer"),
+    (CELL + ".subset", "yes", "types", "summary eval.pass@1_t0 subset is not a boolean"),
+    (CELL + ".unreadable", 1, "types", "summary eval.pass@1_t0 unreadable is not a boolean"),
+    (CELL + ".verified", 3, "types", "summary eval.pass@1_t0 verified is 3, not a string"),
+    (CELL + ".low", "0.4", "types", "summary eval.pass@1_t0 low is '0.4', not a number"),
+    ("ratios", [], "types", "summary ratios is not an object"),
+    ("ratios.eval.pass@1_t0", {}, "types", "summary ratios.eval.pass@1_t0 is not a list"),
+    ("ratios.eval.pass@1_t0.0", [1], "types", "each needs num (and den) objects"),
+    ("ratios.eval.pass@1_t0.0.num", [1.0], "types", "each needs num (and den) objects"),
+    ("ratios.eval.pass@1_t0.0.den", [1.0], "types", "each needs num (and den) objects"),
+    ("ratios.eval.pass@1_t0.0.num", {"1899A": None}, "types", "summary ratios.eval.pass@1_t0[1899A] is None"),
+    ("ratios.eval.pass@1_t0.0.den", {"1899A": float("nan")}, "numbers", "ratios.eval.pass@1_t0[1899A] is nan"),
+    ("sha256", ["ab"], "types", "summary sha256 is ['ab'], not an object"),
+    ("verified.eval", {"a": 1}, "types", "summary verified.eval is"),
+    ("submission.submitter", float("inf"), "numbers", "summary submission.submitter is inf"),
+], ids=lambda v: str(v)[:40] if isinstance(v, str) else None)
+def test_each_field_of_another_type_is_refused_naming_it(path, value, check, words):
+    data = summary()
+    if path.startswith(CELL):  # the cell's and the ratios' keys hold a dot: reached by hand
+        cell = data["values"]["eval.pass@1_t0"]
+        tail = path[len(CELL) + 1:]
+        if tail:
+            cell[tail] = value
+        else:
+            data["values"]["eval.pass@1_t0"] = value
+    elif path.startswith("ratios.eval.pass@1_t0"):
+        tail = path[len("ratios.eval.pass@1_t0") + 1:].split(".")
+        if tail == [""]:
+            data["ratios"]["eval.pass@1_t0"] = value
+        elif len(tail) == 1:
+            data["ratios"]["eval.pass@1_t0"][int(tail[0])] = value
+        else:
+            data["ratios"]["eval.pass@1_t0"][int(tail[0])][tail[1]] = value
+    else:
+        data = edit(path, value)
+    if check is None:
+        intake.check_summary(data)
+        return
+    line = refused(check, intake.check_summary, data)
+    assert words in line, line
