@@ -227,3 +227,24 @@ def test_each_field_of_another_type_is_refused_naming_it(path, value, check, wor
         return
     line = refused(check, intake.check_summary, data)
     assert words in line, line
+
+
+def test_the_submissions_content_hash_is_over_each_path_and_its_bytes_in_path_order(tmp_path, monkeypatch):
+    import hashlib
+
+    from neocoder.report.leaderboard.submissions import submission_sha256
+    run = tmp_path / "run"
+    (run / "sub").mkdir(parents=True)
+    (run / "metrics.json").write_bytes(b"{}")
+    (run / "sub" / "records.jsonl").write_bytes(b"a" * 10)
+    expected = hashlib.sha256(b"metrics.json\0{}\0" + b"sub/records.jsonl\0" + b"a" * 10 + b"\0").hexdigest()
+    assert submission_sha256(run) == expected
+    twin = tmp_path / "elsewhere" / "run2"
+    __import__("shutil").copytree(run, twin)
+    assert submission_sha256(twin) == expected  # where the folder is does not count, what it holds does
+    (twin / "sub" / "records.jsonl").rename(twin / "sub" / "records2.jsonl")
+    assert submission_sha256(twin) != expected  # a name counts
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "records.jsonl").write_bytes(bytes(range(256)) * 8193)  # read in several 1 MiB blocks
+    assert submission_sha256(big) == hashlib.sha256(b"records.jsonl\0" + bytes(range(256)) * 8193 + b"\0").hexdigest()
