@@ -13,14 +13,11 @@ changed) and each is refused, naming the problem, judge and criterion."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 import scripted_models
-from click.testing import CliRunner
+from board_runs import add, copy, invoke, refused, rows, write_rows
 from scripted_models import ScriptedModels
-
-from neocoder.cli import main
 
 LABEL = "re-scored from recorded judgements"
 CERTAIN = {"problem analyst": "0.3", "solution analyst": "0.9", "criterion analyst": "0.6"}  # mean 0.6 > T = 0.5
@@ -38,36 +35,6 @@ def framework_reply(prompt: str, seed: int):
 
 
 ORIGINAL = scripted_models.framework_reply
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, list(args))
-
-
-def add(run, board):
-    return invoke("board", "add", str(run), "--board", str(board), "--submitter", "x")
-
-
-def refused(got, check: str) -> str:
-    """The board refused with exit 1 and one line naming ``check``."""
-    assert got.exit_code == 1, got.output
-    lines = [line for line in got.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and f"refused ({check})" in lines[0], got.output
-    return lines[0]
-
-
-def rows(folder):
-    return [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines() if line.strip()]
-
-
-def write_rows(folder, data):
-    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in data))
-
-
-def copy(run, tmp_path, name):
-    target = tmp_path / name
-    shutil.copytree(run, target)
-    return target
 
 
 @pytest.fixture(scope="module")

@@ -16,47 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 
 import pytest
+from board_runs import add, copy, invoke, refused, rows, write_rows
 from checkout import SHARED
-from click.testing import CliRunner
 from drifting import DriftingServer, prompt_text
-
-from neocoder.cli import main
 
 INCOHERENT = "A WOBBLE answer"  # the judge scores an answer holding this 5: its question stops
 UNREADABLE = "A MUMBLE answer"  # the judge answers a bare number about it: unreadable, its question stops
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, list(args))
-
-
-def add(run, board):
-    return invoke("board", "add", str(run), "--board", str(board), "--submitter", "alice")
-
-
-def refused(got, check: str) -> str:
-    """The board refused with exit 1 and one line naming ``check``."""
-    assert got.exit_code == 1, got.output
-    lines = [line for line in got.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and f"refused ({check})" in lines[0], got.output
-    return lines[0]
-
-
-def rows(folder):
-    return [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines() if line.strip()]
-
-
-def write_rows(folder, data):
-    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in data))
-
-
-def copy(run, tmp_path, name):
-    target = tmp_path / name
-    shutil.copytree(run, target)
-    return target
 
 
 # ---------------------------------------------------------------- AidanBench
