@@ -37,19 +37,25 @@ def framework_reply(prompt: str, seed: int):
 ORIGINAL = scripted_models.framework_reply
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("framework") / "run"
+def framework_run(out, judges: str, reply=None):
+    """``neocoder framework --domain macgyver --limit 2`` with ``judges`` against the scripted
+    endpoint (its framework replies ``reply`` where given), into ``out``; ``out``."""
     with pytest.MonkeyPatch.context() as mp, ScriptedModels() as server:
-        mp.setattr(scripted_models, "framework_reply", framework_reply)
+        if reply is not None:
+            mp.setattr(scripted_models, "framework_reply", reply)
         mp.setenv("OPENAI_API_KEY", "k")  # the embedder (the judge's fragment store) on the same endpoint
         mp.setenv("OPENAI_BASE_URL", server.url)
         done = invoke("framework", "--domain", "macgyver", "--limit", "2", "--model", "openai/gen",
-                      "--base-url", server.url, "--api-key", "k", "--api", "completion", "--judges", "both",
+                      "--base-url", server.url, "--api-key", "k", "--api", "completion", "--judges", judges,
                       "--entailment", "llm", "--embedder", "openai/emb", "--candidates", "2", "--max-steps", "3",
                       "--bootstrap", "50", "--out", str(out), "--quiet")
     assert done.exit_code == 0, done.output
     return out
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return framework_run(tmp_path_factory.mktemp("framework") / "run", "both", framework_reply)
 
 
 def solutions(data):
@@ -114,15 +120,7 @@ def test_a_run_resting_on_mostly_unreadable_replies_is_accepted_with_blank_cells
     judge replies are unreadable, so the board shows no number; yet what metrics.json
     claims is still checked against the records (a claimed value that is no number, or
     that is not the recomputed one, is refused)."""
-    out = tmp_path / "run"
-    with pytest.MonkeyPatch.context() as mp, ScriptedModels() as server:
-        mp.setenv("OPENAI_API_KEY", "k")
-        mp.setenv("OPENAI_BASE_URL", server.url)
-        done = invoke("framework", "--domain", "macgyver", "--limit", "2", "--model", "openai/gen",
-                      "--base-url", server.url, "--api-key", "k", "--api", "completion", "--judges", "retrieval",
-                      "--entailment", "llm", "--embedder", "openai/emb", "--candidates", "2", "--max-steps", "3",
-                      "--bootstrap", "50", "--out", str(out), "--quiet")
-    assert done.exit_code == 0, done.output
+    out = framework_run(tmp_path / "run", "retrieval")
     got = add(out, tmp_path / "board")
     assert got.exit_code == 0, got.output
     (summary,) = (tmp_path / "board" / "submissions").glob("*.json")
