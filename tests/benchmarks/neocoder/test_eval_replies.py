@@ -142,17 +142,23 @@ def _first(n):
     return states[:n]
 
 
+def _with_human(n, language, release_dir):
+    """The first ``n`` state-0 problem states, the first of them with an accepted human
+    solution in ``language``, and that solution."""
+    states = _first(n)
+    humans = solutions_by_language(release_dir, [s.problem_id for s in states])
+    chosen = next(s for s in states if any(lang == language for lang, _ in humans[s.problem_id]))
+    return states, chosen, next(src for lang, src in humans[chosen.problem_id] if lang == language)
+
+
 def _records(out):
     return {r["problem_id"]: r for r in map(json.loads, (out / "records.jsonl").read_text().splitlines())}
 
 
 @pytest.mark.docker
 def test_eval_records_replies_without_a_program_and_fails_when_most_hold_none(tmp_path, release_dir, sandbox):
-    states = _first(6)
+    states, right, program = _with_human(6, "python", release_dir)
     ids = [s.problem_id for s in states]
-    humans = solutions_by_language(release_dir, ids)
-    right = next(s for s in states if any(lang == "python" for lang, _ in humans[s.problem_id]))
-    program = next(src for lang, src in humans[right.problem_id] if lang == "python")
     kinds = iter([("", "stop"), ("I'm sorry, but I can't help with that.", "stop"), ("echo", "stop"),
                   ("```python\ndef solve():\n    n = int(input())\n    for i in range(n):\n        a = inp", "length"),
                   ("Read the numbers, sort them and print the middle one.", "stop")])
@@ -220,11 +226,8 @@ def test_eval_records_replies_without_a_program_and_fails_when_most_hold_none(tm
 
 @pytest.mark.docker
 def test_cpp_reply_cut_at_the_limit_is_cut_off_not_a_compile_error(tmp_path, release_dir, sandbox):
-    states = _first(2)
+    states, whole, program = _with_human(2, "cpp", release_dir)
     ids = [s.problem_id for s in states]
-    humans = solutions_by_language(release_dir, ids)
-    whole = next(s for s in states if any(lang == "cpp" for lang, _ in humans[s.problem_id]))
-    program = next(src for lang, src in humans[whole.problem_id] if lang == "cpp")
 
     def respond(body):
         asked = body["messages"][-1]["content"]
