@@ -1,14 +1,14 @@
 """A batch of ``/v1/score`` as an NDJSON stream: each program judged on its own judge slot,
 each result sent as soon as it is ready.
 
-Admission: a batch is admitted like the requests it stands for, one ticket per program
-(``Services.judge_call``), never one ticket for the whole batch.  At most ``per_token``
-of its programs are in at once (the caller's per-token limit, shared with its other
-requests), so another caller's request waits behind at most that many of the batch's
-programs in the judge queue: a batch of 256 cannot take the judge from other tokens.  A
-program refused admission mid-batch (the caller's other requests or the queue are full)
-waits and tries again instead of failing; only the batch's first admission is a 429,
-before the stream starts (``admit_batch``).
+Admission: a batch runs in at most ``per_token`` lanes, each holding one of the caller's
+tickets (the per-token limit, shared with its other requests) across its programs and
+taking the next item when one is done.  Another caller's request so waits behind at most
+that many of the batch's programs in the judge queue (a batch of 256 cannot take the judge
+from other tokens), and a request of the same token cannot slip in between two programs of a
+lane.  A lane refused its ticket (the caller's other requests or the queue are full) waits
+and tries again instead of failing; only the batch's first admission is a 429, before the
+stream starts (``admit_batch``).
 
 Archives: the programs of one problem are measured against the caller's archive and
 added to it in item order (``rewards.batch.predecessors``; the archive step runs after
@@ -21,6 +21,7 @@ import json
 import logging
 import math
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 
@@ -59,23 +60,32 @@ def count_verdicts(s: Services, record) -> None:
             s.telemetry.count_verdicts("score", tier.verdicts)
 
 
-async def _admitted(s: Services, who: str, work):
-    """``s.judge_call(who, "score", work)``, waiting (up to a second between tries) while
-    the caller's per-token limit or the judge queue is full."""
+@asynccontextmanager
+async def _lane_ticket(s: Services, who: str):
+    """One ticket of ``who`` held for a lane's programs, waiting (up to a second between
+    tries) while the caller's per-token limit or the judge queue is full.  Held across the
+    lane's programs, so another request of the same token cannot slip in between two of them
+    and the batch keeps at most the lanes it started with."""
     delay = 0.05
     while True:
         try:
-            return await s.judge_call(who, "score", work, programs=0)  # counted in admit_batch
+            ticket = s.admission.ticket(who, programs=0)  # the programs were counted in admit_batch
+            ticket.__enter__()
+            break
         except Busy:
             await anyio.sleep(delay)
             delay = min(1.0, delay * 2)
+    try:
+        yield
+    finally:
+        ticket.__exit__(None, None, None)
 
 
 async def _score_one(s: Services, who: str, body: BatchScoreRequest, i: int, before: int | None,
                      done: list[anyio.Event]) -> ScoreResult:
     item: BatchItem = body.items[i]
     try:
-        record, scores = await _admitted(s, who, lambda: s.judge.score(
+        record, scores = await s.judge_admitted("score", lambda: s.judge.score(
             item.problem_id, item.state, item.text, body.model, judge_all_tests=body.judge_all_tests,
             language=body.language))
         count_verdicts(s, record)
@@ -101,8 +111,9 @@ async def stream_batch(s: Services, who: str, body: BatchScoreRequest) -> AsyncI
     indices = iter(range(n))  # shared by the workers: each takes the next item in index order
 
     async def worker():
-        for i in indices:
-            await send.send(await _score_one(s, who, body, i, order[i], done))
+        async with _lane_ticket(s, who):
+            for i in indices:
+                await send.send(await _score_one(s, who, body, i, order[i], done))
 
     async def run_all():
         async with send:

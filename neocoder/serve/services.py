@@ -121,14 +121,21 @@ class Services:
     async def judge_call(self, caller: str, endpoint: str, work, programs: int = 1):
         """Run ``work()``, which judges ``programs`` programs, on a judge thread once
         ``caller`` is admitted (Busy otherwise: concurrency, queue, programs a minute)."""
+        if self.draining:
+            raise Unavailable("the server is shutting down")
+        with self.admission.ticket(caller, programs):
+            return await self.judge_admitted(endpoint, work)
+
+    async def judge_admitted(self, endpoint: str, work):
+        """Run ``work()`` on a judge thread for a caller already holding a ticket (a batch's
+        lane holds one across its programs); Unavailable while draining."""
         def timed():
             with self.admission.judging_slot(), self.telemetry.judge_seconds.labels(endpoint).time():
                 return work()
 
         if self.draining:
             raise Unavailable("the server is shutting down")
-        with self.admission.ticket(caller, programs):
-            return await anyio.to_thread.run_sync(timed, limiter=self.limiter)
+        return await anyio.to_thread.run_sync(timed, limiter=self.limiter)
 
     def report(self, job: Job) -> Path:
         """The folder of the job's HTML report, built (or rebuilt after its run changed) now."""

@@ -163,16 +163,27 @@ def test_a_batch_takes_a_judge_ticket_per_program_and_leaves_room_for_other_toke
         answer = srv.call("POST", "/v1/score", json={"items": [item] * 6, "judge_all_tests": False}, stream=True)
         lines = answer.iter_lines(chunk_size=None)  # each line as it arrives (512-byte reads could hold it back)
         first = json.loads(next(line for line in lines if line))  # two programs judged: four to go, two rounds
-        mine = srv.call("POST", "/v1/score", json=dict(item, judge_all_tests=False))
-        assert mine.status_code == 429  # the batch holds this token's two tickets
-        thread = threading.Thread(target=other)
-        thread.start()
+        streaming = threading.Event()
+        mine: list[int] = []
+
+        def same_token():  # asks again and again while items wait: never let in between a lane's programs
+            while not streaming.is_set():
+                mine.append(srv.call("POST", "/v1/score", json=dict(item, judge_all_tests=False)).status_code)
+
+        threads = [threading.Thread(target=other), threading.Thread(target=same_token)]
+        for thread in threads:
+            thread.start()
         rest = []
         for line in lines:
             if line:
                 rest.append(json.loads(line))
                 events.append(("batch", len(rest)))
-        thread.join(60)
+                if len(rest) == 3:  # four results in: the last two items are taken, each lane's last program
+                    streaming.set()  # (a lane that has ended gives its ticket back: a request may come in)
+        streaming.set()
+        for thread in threads:
+            thread.join(60)
+        assert mine and set(mine) == {429}, mine  # the batch holds this token's two tickets throughout
         assert sorted(r["index"] for r in [first, *rest]) == list(range(6))
         assert ("other", 200) in events
         # the other token was judged before the batch's last program: it waited behind at most this
