@@ -56,6 +56,7 @@ from neocoder.executors.ray_actor import SandboxPool
 from neocoder.executors.ray_cluster import Cluster
 from neocoder.executors.ray_dispatch import Dispatcher, settle
 from neocoder.executors.ray_jobs import Job, infra
+from neocoder.judge.cancel import Cancel, Cancelled
 from neocoder.judge.protocol import (
     Limits,
     check_language,
@@ -158,7 +159,8 @@ class RaySandbox:
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
             keep_output: bool = False, entry: str = "auto", *,
-            stop_at_first_failure: bool = False, language: str = "python") -> SubmissionResult:
+            stop_at_first_failure: bool = False, language: str = "python",
+            cancel: Cancel | None = None) -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input", "output"}]``) on some node of the
         cluster, as ``PooledSandbox.run`` does locally (same arguments, same result; its
         ``worker`` is "NODE/CONTAINER", its ``seconds`` the wall time seen by this caller,
@@ -166,8 +168,11 @@ class RaySandbox:
         whose actor or node died, or whose node's sandbox gave INFRA, is tried again on
         another node; an unavailable executor, a job that failed ``attempts`` times, a job
         left without nodes for ORPHAN_TIMEOUT s, or a closed sandbox give INFRA on every
-        test with the reason."""
+        test with the reason.  ``cancel`` set before the job is sent raises Cancelled; a job
+        already on a node is judged to its end (its result is then dropped by the caller)."""
         start = time.monotonic()
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the caller has gone before the submission was sent")
 
         def finished(result: SubmissionResult) -> SubmissionResult:
             if stop_at_first_failure:

@@ -1,5 +1,6 @@
 """Judge stage: run programs in a sandbox and turn outcomes into verdicts."""
 
+from neocoder.judge.cancel import Cancel, Cancelled
 from neocoder.judge.docker_sandbox import DockerSandbox
 from neocoder.judge.image import ImageError, build_image, check_image, default_image
 from neocoder.judge.pool import PooledSandbox
@@ -39,7 +40,7 @@ def make_sandbox(kind: str = DOCKER, **kwargs) -> PooledSandbox:
     return BACKENDS[kind](**kwargs)
 
 
-__all__ = ["AC", "BACKENDS", "DOCKER", "DockerSandbox", "ENTRY_RULES", "INFRA", "ImageError", "Limits",
-           "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED", "Sandbox",
-           "SubmissionResult", "TLE", "TestVerdict", "VERDICTS", "WA", "build_image", "check_image",
+__all__ = ["AC", "BACKENDS", "Cancel", "Cancelled", "DOCKER", "DockerSandbox", "ENTRY_RULES", "INFRA",
+           "ImageError", "Limits", "MLE", "OLE", "PROCESS", "PooledSandbox", "ProcessSandbox", "RE", "SKIPPED",
+           "Sandbox", "SubmissionResult", "TLE", "TestVerdict", "VERDICTS", "WA", "build_image", "check_image",
            "default_image", "make_sandbox", "tokens_equal"]

@@ -273,6 +273,16 @@ class _DockerWorker(Worker):
             code = None
         return RunnerEnd(code, self.channel.stderr.decode("utf-8", "replace"))
 
+    def kill(self) -> None:
+        """Remove the container at once (its runner and program with it): the exec's socket
+        then ends, so a thread reading it sees the runner's end; ``destroy`` closes the socket
+        and gives the uids back afterwards."""
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except docker.errors.DockerException:
+                pass  # destroy tries again
+
     def destroy(self) -> None:
         if self.channel is not None:
             self.channel.close()

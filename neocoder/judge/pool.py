@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from contextlib import contextmanager, nullcontext
 
+from neocoder.judge.cancel import Cancel, Cancelled
 from neocoder.judge.protocol import (
     Limits,
     LineChannel,
@@ -28,6 +30,8 @@ from neocoder.judge.protocol import (
     verdict_of,
 )
 from neocoder.judge.verdicts import AC, INFRA, RE, SubmissionResult, TestVerdict
+
+CANCEL_WAIT_SECONDS = 0.2  # how often a submission waiting for a slot looks whether its caller has gone
 
 
 class Worker:
@@ -50,6 +54,12 @@ class Worker:
     def destroy(self) -> None:  # pragma: no cover - interface
         """Stop the worker and free what it holds (its channel, its container or process), for good."""
         raise NotImplementedError
+
+    def kill(self) -> None:
+        """Stop what the worker runs at once, from another thread than the one reading its
+        channel: that reader then sees the runner's end (RunnerLost), and ``destroy`` frees
+        the rest afterwards.  Default: ``destroy``."""
+        self.destroy()
 
 
 class PooledSandbox:
@@ -140,7 +150,8 @@ class PooledSandbox:
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
             keep_output: bool = False, entry: str = "auto", *,
-            stop_at_first_failure: bool = False, language: str = "python") -> SubmissionResult:
+            stop_at_first_failure: bool = False, language: str = "python",
+            cancel: Cancel | None = None) -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
         ``checker`` (neocoder.judge.checkers; default exact tokens).
 
@@ -157,7 +168,9 @@ class PooledSandbox:
         ``detail``); a program that kills or stalls the runner gets RE.  ``language``
         "cpp" compiles the source with g++ first (a failed compile, or a source over the
         size limit, is CE on every test) and runs the binary; ValueError for a language
-        the sandbox does not judge (verdicts.LANGUAGES).
+        the sandbox does not judge (verdicts.LANGUAGES).  ``cancel`` (cancel.py): once it is
+        set, a submission waiting for a slot never takes one and a running one has its worker
+        destroyed at once (the program with it); either raises ``Cancelled``.
         """
         check_language(language)
         start = time.monotonic()
@@ -178,7 +191,7 @@ class PooledSandbox:
         if too_large:
             return finished(compile_error_result(tests, too_large, language))
         message = run_message(source, inputs, limits, entry, self.spawn, stop_at_first_failure, language)
-        reply, worker, failure = self._exchange(message, tests, limits, checker, stop_at_first_failure)
+        reply, worker, failure = self._exchange(message, tests, limits, checker, stop_at_first_failure, cancel)
         if failure is not None:
             return all_tests(*failure)
         result = interpret(reply, tests, checker, keep_output, language)
@@ -186,7 +199,7 @@ class PooledSandbox:
         return finished(result)
 
     def _exchange(self, message: dict, tests: list[dict], limits: Limits, checker,
-                  stop_at_first_failure: bool) -> tuple:
+                  stop_at_first_failure: bool, cancel: Cancel | None = None) -> tuple:
         """Send the "run" ``message`` to a worker (waiting for a free slot) and read its
         reply; the worker is then kept, or replaced when it was not reset cleanly.
 
@@ -195,20 +208,25 @@ class PooledSandbox:
         runner died of its own uncaught exception (a traceback on its stderr: our fault,
         never the program's); RE if the program killed or stalled the runner in a
         worker still intact.  The detail says how the runner ended where that is known.
+        Raises Cancelled once ``cancel`` is set (the worker destroyed, never reused).
         """
         def failed(row):
             return verdict_of(row, tests[row["index"]], checker).verdict != AC
 
-        with self._slots:
+        with self._slot(cancel):
             try:
                 worker = self._take(limits)
             except Exception as exc:  # any failure to start a worker is the sandbox's, not the model's
                 return None, None, (INFRA, f"{self.name} sandbox could not start a worker: {exc}")
             try:
                 deadline = time.monotonic() + limits.reply_seconds(len(tests), message["language"])
-                reply = worker.channel.exchange(message, deadline,
-                                                stop_when=failed if stop_at_first_failure else None)
+                with cancel.watching(worker.kill) if cancel is not None else nullcontext():
+                    reply = worker.channel.exchange(message, deadline,
+                                                    stop_when=failed if stop_at_first_failure else None)
             except RunnerLost as exc:
+                if cancel is not None and cancel.is_set():
+                    self._discard(worker)
+                    raise Cancelled("the caller has gone: the submission was stopped") from exc
                 intact = worker.isolation_intact()
                 end = worker.runner_end()
                 self._discard(worker)
@@ -218,8 +236,28 @@ class PooledSandbox:
                 if end.crashed:
                     return None, None, (INFRA, f"the sandbox runner crashed ({how})")
                 return None, None, (RE, f"the program killed or stalled the sandbox runner ({how})")
+            if cancel is not None and cancel.is_set():  # set as the reply came: the worker may be half destroyed
+                self._discard(worker)
+                raise Cancelled("the caller has gone: the submission was stopped")
             if self.fresh or not reply.clean:
                 self._discard(worker)
             else:
                 self._release(worker)
         return reply, worker.name, None
+
+    @contextmanager
+    def _slot(self, cancel: Cancel | None):
+        """One of the pool's ``concurrency`` slots for the ``with`` block; while waiting for
+        one, a set ``cancel`` raises Cancelled (looked at every CANCEL_WAIT_SECONDS)."""
+        if cancel is None:
+            self._slots.acquire()
+        else:
+            while not self._slots.acquire(timeout=CANCEL_WAIT_SECONDS):
+                if cancel.is_set():
+                    raise Cancelled("the caller has gone before the submission was judged")
+        try:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the caller has gone before the submission was judged")
+            yield
+        finally:
+            self._slots.release()

@@ -175,6 +175,13 @@ class _ProcessWorker(Worker):
                 tail = os.read(self.proc.stderr.fileno(), 1 << 16)[-STDERR_TAIL_BYTES:]
         return RunnerEnd(code, tail.decode("utf-8", "replace"))
 
+    def kill(self) -> None:
+        """Kill the worker's process (and with it its namespace): its pipes then close, so a
+        thread reading them sees the runner's end; they are closed by ``destroy``, never here
+        (closing a pipe another thread waits on leaves that thread waiting)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+
     def destroy(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()  # unshare --kill-child takes the namespace's PID 1 with it

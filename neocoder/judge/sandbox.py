@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 # The local sandbox kinds (SandboxConfig.kind, --sandbox; ``Sandbox.name``), one constant each.
 from neocoder.config import DOCKER, PROCESS  # noqa: F401  (the kinds by name, declared in config.py)
+from neocoder.judge.cancel import Cancel
 from neocoder.judge.protocol import Limits
 from neocoder.judge.verdicts import SubmissionResult
 
@@ -45,14 +46,16 @@ class Sandbox(Protocol):
 
     def run(self, source: str, tests: list[dict], limits: Limits = Limits(), checker=None,
             keep_output: bool = False, entry: str = "auto", *,
-            stop_at_first_failure: bool = False, language: str = "python") -> SubmissionResult:
+            stop_at_first_failure: bool = False, language: str = "python",
+            cancel: Cancel | None = None) -> SubmissionResult:
         """Judge ``source`` on ``tests`` (``[{"input": str, "output": str}]``) with
         ``checker`` (neocoder.judge.checkers; default exact tokens): one TestVerdict per
         test, in order.  ``keep_output`` keeps each test's whole stdout; ``entry`` "auto"
         follows the program contract, "script" runs the program as written;
         ``stop_at_first_failure`` marks every test after the first non-AC one SKIPPED;
         ``language`` "python" or "cpp" (compiled by g++ first; a compile error is CE on
-        every test; ValueError for another language).
+        every test; ValueError for another language).  ``cancel`` (judge/cancel.py): once it
+        is set, the submission is stopped and ``Cancelled`` raised (its caller has gone).
         Never raises for sandbox trouble: that is INFRA with the reason in ``detail``."""
 
     def close(self) -> None:
