@@ -88,15 +88,17 @@ def score_record(record: Sample) -> dict:
 
 def score_state(state: ProblemState, text: str, box: Sandbox, human: set | None, model: str = "api",
                 cpu_scale: float = 1.0, judge_all_tests: bool = True,
-                language: str = PYTHON) -> tuple[Sample, dict]:
+                language: str = PYTHON, cancel=None) -> tuple[Sample, dict]:
     """The sample record of reply (or program) ``text`` for ``state`` judged in ``box``
     against H(p) ``human``, and its scores (``score_record``).  The record is sample 0 of
     the state with the prompt hash ``neocoder eval`` would record.  Sandbox failures are
     recorded (``infra``), not raised.  ``language`` ("python" or "cpp"): the program's, for
-    extraction, the sandbox (a C++ program is compiled; CE on a compile failure) and the detector."""
+    extraction, the sandbox (a C++ program is compiled; CE on a compile failure) and the detector.
+    ``cancel`` (``neocoder.judge.Cancel``): set, it stops the judging (``Cancelled`` raised)."""
     key = ReplayKey(state.problem_id, state.state, 0, state.source_index)
     prompt = solve_prompt(state.statement, key, language)
     record = Sample(problem_id=state.problem_id, state=state.state, sample=0, model=model,
                     constraints=list(state.constraints), prompt_sha256=prompt.sha256())
-    judge_reply(record, state, Reply(text=text), box, human, cpu_scale, judge_all_tests, language=language)
+    judge_reply(record, state, Reply(text=text), box, human, cpu_scale, judge_all_tests, language=language,
+                cancel=cancel)
     return record, score_record(record)

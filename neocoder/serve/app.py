@@ -27,15 +27,17 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from neocoder.errors import NeocoderError
+from neocoder.judge import Cancelled
 from neocoder.serve import web
-from neocoder.serve.auth import BearerAuth
+from neocoder.serve.abandon import CLIENT_CLOSED
+from neocoder.serve.auth import BearerAuth, CredentialGuard
 from neocoder.serve.config import ServeConfig
 from neocoder.serve.jobs import JobConflict
 from neocoder.serve.judging import NotFound, TooLarge, Unavailable
 from neocoder.serve.limits import BodyLimit, Busy
 from neocoder.serve.routes import archives, judge, problems, runs, service
 from neocoder.serve.schemas import load_routes
-from neocoder.serve.services import close_services, open_services
+from neocoder.serve.services import Forbidden, close_services, open_services
 from neocoder.serve.telemetry import RequestCounter, Telemetry
 from neocoder.serve.web.routes import CSP
 
@@ -59,6 +61,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def busy(_request, exc: Busy):
         return answer(429, str(exc), headers={"Retry-After": str(exc.retry_after), "X-NeoCoder-Quota": exc.reason})
 
+    @app.exception_handler(Cancelled)
+    async def gone(_request, exc: Cancelled):  # nobody reads it: the client has left (abandon.py)
+        return answer(CLIENT_CLOSED, str(exc) or "the caller has gone")
+
     @app.exception_handler(NeocoderError)
     async def library(_request, exc: NeocoderError):
         if isinstance(exc, TooLarge):
@@ -69,6 +75,8 @@ def install_error_handlers(app: FastAPI) -> None:
             return answer(409, str(exc))
         if isinstance(exc, Unavailable):
             return answer(503, str(exc))
+        if isinstance(exc, Forbidden):
+            return answer(403, str(exc), exc.field)
         log.error("request failed: %s", exc)
         return answer(500, str(exc))
 
@@ -91,18 +99,19 @@ def create_app(config: ServeConfig) -> FastAPI:
                   description="NeoCoder as a service: judge programs, score replies per problem state, run "
                               "evaluations as jobs (docs/serve.md).")
     install_error_handlers(app)
-    web.install(app, config)  # the browser UI at / and /web/ (serve/web/; issue 40)
+    guard = CredentialGuard(config.signin_attempts, config.signin_lockout)  # every credential path's
+    web.install(app, config, guard)  # the browser UI at / and /web/ (serve/web/; issue 40)
     # the shared routes, then each registered benchmark's own (its descriptor's ``routes``: /v1/evals)
     for router in (judge.router, archives.router, problems.router, *load_routes(), runs.router, service.router,
                    service.open_router):
         app.include_router(router)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
-    app.add_middleware(BearerAuth, tokens=config.tokens)
-    app.add_middleware(NoSniff)
-    app.add_middleware(RequestCounter, telemetry=telemetry)
-    if config.allowed_host:
+    app.add_middleware(BearerAuth, tokens=config.tokens, guard=guard)
+    if config.allowed_host:  # inside NoSniff: its 400 for a forged Host says nosniff too
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_host))
+    app.add_middleware(NoSniff)
+    app.add_middleware(RequestCounter, telemetry=telemetry)
     return app
 
 

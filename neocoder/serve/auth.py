@@ -6,12 +6,20 @@ token in constant time (``hmac.compare_digest``).  The rest of the server knows 
 only by its token's id, ``t-`` and the first 12 hex digits of the token's SHA-256: that
 id owns jobs, counts against the per-token limits and appears in logs; the token itself
 is never stored or logged.
+
+Wrong tokens are throttled per client address by one ``CredentialGuard`` shared by every
+credential path (a ``/v1`` bearer token and the browser's sign-in form count together):
+after ``--signin-attempts`` wrong tokens in a row an address is refused with 429 and
+``Retry-After`` for ``--signin-lockout`` seconds, doubled at each further lockout, whatever
+token it sends meanwhile.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
+import time
 
 from neocoder.serve.limits import send_error
 
@@ -23,6 +31,48 @@ def is_browser_path(path: str) -> bool:
     """Whether ``path`` is the browser UI's (``/`` and ``/web/...``), which takes no bearer
     token: its pages check their session cookie and CSRF token (serve/web/sessions.py)."""
     return path == "/" or path.startswith(BROWSER_PREFIX)
+
+
+class CredentialGuard:
+    """Wrong tokens per client address: after ``attempts`` failures in a row an address is
+    locked for ``lockout`` seconds, twice as long at each further lockout (at most a day);
+    an accepted token clears its address.  ``time.monotonic()`` seconds."""
+
+    MAX_LOCKOUT = 86400.0
+
+    def __init__(self, attempts: int, lockout: float):
+        self.attempts, self.lockout = attempts, lockout
+        self._state: dict[str, list] = {}  # address -> [failures, lockouts, locked until]
+        self._lock = threading.Lock()
+
+    def wait(self, address: str) -> float:
+        """Seconds ``address`` must wait before it may try again (0: it may try now)."""
+        with self._lock:
+            state = self._state.get(address)
+            return max(0.0, state[2] - time.monotonic()) if state else 0.0
+
+    def failed(self, address: str) -> float:
+        """Count a wrong token from ``address``; the seconds it is now locked (0: not)."""
+        with self._lock:
+            state = self._state.setdefault(address, [0, 0, 0.0])
+            state[0] += 1
+            if state[0] < self.attempts:
+                return 0.0
+            seconds = min(self.lockout * 2 ** state[1], self.MAX_LOCKOUT)
+            state[0], state[1], state[2] = 0, state[1] + 1, time.monotonic() + seconds
+            return seconds
+
+    def succeeded(self, address: str) -> None:
+        """Forget ``address``'s failures and lockouts."""
+        with self._lock:
+            self._state.pop(address, None)
+
+
+def locked_answer(seconds: float) -> tuple[int, str, list]:
+    """``(Retry-After seconds, detail, headers)`` of the 429 for an address locked ``seconds``."""
+    wait = max(1, int(seconds + 0.999))
+    return wait, f"too many wrong tokens from this address: try again in {wait} s", \
+        [(b"retry-after", str(wait).encode()), (b"x-neocoder-quota", b"signin-attempts")]
 
 
 ANONYMOUS = "anonymous"  # the caller's id on a --no-auth server
@@ -39,8 +89,8 @@ class BearerAuth:
     goes into ``scope["state"]["caller"]`` (``request.state.caller`` in a route).  With
     no tokens (``--no-auth``, loopback only) every caller is ``anonymous``."""
 
-    def __init__(self, app, tokens: list[str]):
-        self.app = app
+    def __init__(self, app, tokens: list[str], guard: CredentialGuard | None = None):
+        self.app, self.guard = app, guard
         self.tokens = [(t.encode("utf-8"), token_id(t)) for t in tokens]
 
     def identify(self, header: bytes | None) -> str | None:
@@ -64,10 +114,22 @@ class BearerAuth:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         header = dict(scope.get("headers") or []).get(b"authorization")
+        guarded = scope.get("path") not in OPEN_PATHS and not is_browser_path(scope.get("path", ""))
+        address = (scope.get("client") or ("unknown",))[0]
+        if guarded and header and self.guard is not None and self.tokens and self.guard.wait(address) > 0:
+            _, detail, headers = locked_answer(self.guard.wait(address))  # even the right token waits
+            return await send_error(send, 429, detail, headers=headers)
         caller = self.identify(header)
-        if caller is None and scope.get("path") not in OPEN_PATHS and not is_browser_path(scope.get("path", "")):
+        if caller is None and guarded:
+            if header and self.guard is not None:
+                locked = self.guard.failed(address)
+                if locked:
+                    _, detail, headers = locked_answer(locked)
+                    return await send_error(send, 429, detail, headers=headers)
             why = "missing bearer token" if not header else "invalid bearer token"
             return await send_error(send, 401, f"{why}: send 'Authorization: Bearer <token>'",
                                     headers=[(b"www-authenticate", b'Bearer realm="neocoder"')])
+        if header and caller is not None and self.guard is not None and self.tokens:
+            self.guard.succeeded(address)
         scope.setdefault("state", {})["caller"] = caller
         return await self.app(scope, receive, send)

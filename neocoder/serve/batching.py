@@ -1,7 +1,8 @@
 """A batch of ``/v1/score`` as an NDJSON stream: each program judged on its own judge slot,
 each result sent as soon as it is ready.
 
-Admission: a batch runs in at most ``per_token`` lanes, each holding one of the caller's
+Admission: a batch runs in at most ``per_token`` lanes (and no more than the caller's share
+of the workers, ``token_workers``), each holding one of the caller's
 tickets (the per-token limit, shared with its other requests) across its programs and
 taking the next item when one is done.  Another caller's request so waits behind at most
 that many of the batch's programs in the judge queue (a batch of 256 cannot take the judge
@@ -85,9 +86,11 @@ async def _score_one(s: Services, who: str, body: BatchScoreRequest, i: int, bef
                      done: list[anyio.Event]) -> ScoreResult:
     item: BatchItem = body.items[i]
     try:
-        record, scores = await s.judge_admitted("score", lambda: s.judge.score(
+        while (wait := s.admission.time.wait(who)) > 0:  # the caller's judge seconds of the minute are used
+            await anyio.sleep(min(wait, 1.0))
+        record, scores = await s.judge_admitted(who, "score", lambda cancel: s.judge.score(
             item.problem_id, item.state, item.text, body.model, judge_all_tests=body.judge_all_tests,
-            language=body.language))
+            language=body.language, cancel=cancel))
         count_verdicts(s, record)
         if before is not None:
             await done[before].wait()
@@ -103,7 +106,10 @@ async def _score_one(s: Services, who: str, body: BatchScoreRequest, i: int, bef
 
 async def stream_batch(s: Services, who: str, body: BatchScoreRequest) -> AsyncIterator[bytes]:
     """The batch's results as NDJSON lines (one ScoreResult JSON each), in the order they
-    are judged; at most ``per_token`` programs of the batch are in the judge at once."""
+    are judged; at most the caller's share of the workers (``token_workers``, and at most
+    ``per_token``) programs of the batch are in the judge at once.  A stream its client
+    abandons is cancelled (Starlette): every item in flight is stopped (abandon.py) and
+    none starts later."""
     n = len(body.items)
     order = predecessors([item.problem_id for item in body.items], body.archive)
     done = [anyio.Event() for _ in range(n)]
@@ -118,7 +124,7 @@ async def stream_batch(s: Services, who: str, body: BatchScoreRequest) -> AsyncI
     async def run_all():
         async with send:
             async with anyio.create_task_group() as workers:
-                for _ in range(min(n, s.config.per_token)):
+                for _ in range(min(n, s.config.per_token, s.config.token_workers)):
                     workers.start_soon(worker)
 
     async with anyio.create_task_group() as group:

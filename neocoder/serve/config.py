@@ -22,6 +22,7 @@ from neocoder.netpolicy import EndpointPolicy
 from neocoder.options import Option, check, option
 
 TOKENS_ENV = "NEOCODER_SERVE_TOKENS"  # tokens separated by whitespace or commas
+DEFAULT_TASKS = ("eval", "suite", "aidanbench", "ideas", "framework")  # not dataset: the 9-minute rebuild
 
 
 def is_loopback(host: str) -> bool:
@@ -84,7 +85,10 @@ class ServeConfig(Config):
     jobs' model endpoints reach public addresses and the hosts, addresses and CIDR networks
     of ``allow_endpoint`` only (neocoder/netpolicy.py); their models' providers are those of
     ``allow_provider``; one token judges at most ``programs_per_minute`` programs a minute
-    (/v1/run, /v1/score) and has at most ``jobs_per_token`` jobs queued or running.
+    (/v1/run, /v1/score), holds judge workers at most ``judge_seconds_per_minute`` seconds a
+    minute and at most ``per_token_workers`` at once (its share of the workers), and has at
+    most ``jobs_per_token`` jobs queued or running; callers may start the tasks of
+    ``allow_task`` only.
     """
 
     release_dir: Path
@@ -111,6 +115,16 @@ class ServeConfig(Config):
     jobs_per_token: int = option(8, "Eval and task jobs of one token queued or running before 429.", ge=1)
     programs_per_minute: int = option(600, "Programs one token may judge a minute (/v1/run, /v1/score) before 429.",
                                       ge=1)
+    per_token_workers: int | None = option(None, "Judge workers one token may hold at once; its other requests wait "
+                                           "(default: half of --workers, at least 1).", ge=1)
+    judge_seconds_per_minute: float | None = option(None, "Seconds one token's programs may hold judge workers a "
+                                                    "minute (/v1/run, /v1/score) before 429 (default: no quota).",
+                                                    gt=0)
+    max_output_bytes: int = option(16 << 20, "The stdout of a /v1/run answer's tests, in all, past which it is cut "
+                                   "(and the answer says output_cut).", ge=0)
+    allow_task: tuple = option(DEFAULT_TASKS, "Tasks callers may start as jobs, comma-separated (POST /v1/runs, "
+                               "/v1/evals; e.g. add dataset for the 9-minute rebuild).", parse=_providers,
+                               text=",".join(DEFAULT_TASKS))
     allow_endpoint: list = Option(help="A host name, IP address or CIDR network the jobs' model endpoints may reach "
                                   "besides public addresses (repeatable; loopback, private and link-local addresses "
                                   "are refused otherwise).", factory=list, multiple=True,
@@ -126,10 +140,12 @@ class ServeConfig(Config):
                                "(repeatable).", factory=list, multiple=True, metavar="RUN_OR_DIR",
                                flag="--public-run").field()
     session_minutes: int = option(60, "How long a browser session lasts after sign-in (serve/web/sessions.py).", ge=1)
-    signin_attempts: int = option(5, "Wrong tokens in a row from one address before its sign-in is refused (429).",
+    signin_attempts: int = option(5, "Wrong tokens in a row from one address (sign-in or a /v1 bearer token) "
+                                  "before the address is refused (429).",
                                   ge=1)
     signin_lockout: float = option(30.0, "Seconds an address is refused after --signin-attempts wrong tokens, "
                                    "doubled at each further lockout.", gt=0)
+    signin_form_seconds: float = option(600.0, "Seconds a sign-in form's CSRF value stays valid.", gt=0)
     trusted_proxy: list = Option(help="The address of a reverse proxy whose X-Forwarded-Proto and X-Forwarded-For "
                                  "are believed (repeatable), so that behind an HTTPS proxy the session cookie is "
                                  "Secure and the client's address is the real one.", factory=list, multiple=True,
@@ -143,6 +159,12 @@ class ServeConfig(Config):
     def workers(self) -> int:
         """Programs judged at once (``sandbox.workers``)."""
         return self.sandbox.workers
+
+    @property
+    def token_workers(self) -> int:
+        """Judge workers one token may hold at once: ``per_token_workers``, by default half
+        of the workers (at least one), so another token always finds one free."""
+        return self.per_token_workers or max(1, self.workers // 2)
 
     @property
     def db_url(self) -> str:
@@ -175,4 +197,8 @@ class ServeConfig(Config):
         if unknown:
             raise NeocoderError(f"--allow-provider {','.join(unknown)}: no such provider "
                                 f"(known: {', '.join(PROVIDERS)})")
+        from neocoder.benchmarks import task_names
+        unknown = sorted(set(self.allow_task) - set(task_names()))
+        if unknown:
+            raise NeocoderError(f"--allow-task {','.join(unknown)}: no such task (known: {', '.join(task_names())})")
         return self

@@ -59,9 +59,14 @@ class JobConflict(NeocoderError):
     """The job is in a state that does not allow the operation (cancel a finished job, ...)."""
 
 
-def scrub(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
-    return text.replace(secret, "***") if secret else text
+def scrub(text: str, secret: str | None, hidden: dict[str, str] | None = None) -> str:
+    """``text`` with every occurrence of ``secret`` replaced by ``***``, and each of the
+    server's own paths of ``hidden`` (path -> what to show instead; the longest first)
+    replaced by its stand-in, so a caller's job error names no folder of the server."""
+    text = text.replace(secret, "***") if secret else text
+    for path in sorted(hidden or {}, key=len, reverse=True):
+        text = text.replace(path, hidden[path])
+    return text
 
 
 def new_job_id() -> str:
@@ -73,13 +78,17 @@ class JobRunner:
     """Runs the store's queued jobs, ``slots`` at once.
 
     ``execute(job, api_key, run_dir, stop)`` runs a stored request into ``run_dir``
-    (raising Stopped when ``stop`` was set first).  ``start()`` queues the unfinished jobs of an earlier server
-    (oldest first) and starts the threads; ``shutdown(timeout)`` stops them gracefully.
+    (raising Stopped when ``stop`` was set first).  A failed job's error is stored without
+    its API key and with each path of ``hidden`` (the server's folders) replaced.
+    ``start()`` queues the unfinished jobs of an earlier server (oldest first) and starts
+    the threads; ``shutdown(timeout)`` stops them gracefully.
     """
 
     def __init__(self, store: JobStore, runs_dir: Path,
-                 execute: Callable[[Job, str | None, Path, threading.Event], None], slots: int = 1):
+                 execute: Callable[[Job, str | None, Path, threading.Event], None], slots: int = 1,
+                 hidden: dict[str, str] | None = None):
         self.store, self.runs_dir, self.execute, self.slots = store, Path(runs_dir), execute, slots
+        self.hidden = dict(hidden or {})  # the server's paths, kept out of the errors callers see
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._queue: queue.Queue = queue.Queue()
         self._keys: dict[str, str] = {}  # job id -> API key, in memory only
@@ -222,9 +231,9 @@ class JobRunner:
         except Stopped:
             status, error = (CANCELLED, "cancelled") if job_id in self._cancelled else (QUEUED, None)
         except NeocoderError as exc:
-            status, error = FAILED, scrub(str(exc), key)
+            status, error = FAILED, scrub(str(exc), key, self.hidden)
         except Exception as exc:  # noqa: BLE001 - a bug fails the job, with its traceback in the log
-            status, error = FAILED, scrub(f"internal error: {type(exc).__name__}: {exc}", key)
+            status, error = FAILED, scrub(f"internal error: {type(exc).__name__}: {exc}", key, self.hidden)
             log.error("job %s: %s", job_id, scrub(traceback.format_exc(), key))
         with self._lock:
             self._stops.pop(job_id, None)

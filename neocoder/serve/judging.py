@@ -17,18 +17,54 @@ techniques, comes from the shipped technique sets, read per problem on first use
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from neocoder.benchmarks.neocoder.program import program_from_reply
 from neocoder.config import DOCKER, PYTHON, RAY, SandboxConfig
 from neocoder.dataset import build_from_release, load_states, shipped
 from neocoder.errors import NeocoderError
-from neocoder.judge import Limits, Sandbox, SubmissionResult
+from neocoder.judge import Cancel, Limits, Sandbox, SubmissionResult
 from neocoder.models import Reply
 from neocoder.records import ProblemState, Sample
 from neocoder.rewards.scoring import NotFound, ProblemBank, score_state  # noqa: F401 - NotFound: app.py, deps.py map it to 404
 
 RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
+
+
+def cut_to(text: str, room: int) -> str:
+    """The longest prefix of ``text`` whose JSON string (quotes and escapes included) takes
+    at most ``room`` bytes."""
+    size = len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+    if size <= room:
+        return text
+    low, high = 0, min(len(text), room)  # a character takes at least one byte
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(json.dumps(text[:middle], ensure_ascii=False).encode("utf-8")) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
+
+
+def cap_output(result: SubmissionResult, limit: int) -> bool:
+    """Cut the tests' stdout so that, as JSON strings, they take at most ``limit`` bytes in
+    all (the first tests keep theirs whole; the one that crosses the limit is cut, later
+    ones are empty).  A test whose stdout was cut, here or by the sandbox (its own
+    ``output_cut``), says ``output_cut``; so does the result.  Returns the result's flag."""
+    left, any_cut = limit, bool(getattr(result, "output_cut", False))
+    for verdict in result.tests:
+        cut = bool(getattr(verdict, "output_cut", False))
+        if verdict.stdout is not None:
+            kept = cut_to(verdict.stdout, left)
+            cut = cut or len(kept) < len(verdict.stdout)
+            verdict.stdout = kept
+            left = max(0, left - len(json.dumps(kept, ensure_ascii=False).encode("utf-8")))
+        verdict.output_cut = cut
+        any_cut = any_cut or cut
+    result.output_cut = any_cut
+    return any_cut
 
 
 class TooLarge(NeocoderError):
@@ -119,11 +155,14 @@ class JudgeService:
             raise Unavailable(self.box.unavailable)
 
     def run(self, program: str, tests: list[dict], cpu_seconds: float, memory_mb: int,
-            language: str = PYTHON) -> SubmissionResult:
+            language: str = PYTHON, cancel: Cancel | None = None,
+            max_output: int | None = None) -> SubmissionResult:
         """Judge ``program`` on ``tests`` (``{"input", "output"}``; a test without ``output``
-        is only run, and gets ``OK`` when it ran to its end, with its whole stdout); no
-        tests: run it once on empty input.  ``language``: "python" or "cpp" (compiled first;
-        CE on every test when it does not compile).  Raises TooLarge, Unavailable."""
+        is only run, and gets ``OK`` when it ran to its end, with its stdout); no tests: run
+        it once on empty input.  ``language``: "python" or "cpp" (compiled first; CE on
+        every test when it does not compile).  The tests' stdout is at most ``max_output``
+        bytes in all (``cap_output``).  ``cancel`` set: the judging stops (Cancelled).
+        Raises TooLarge, Unavailable, Cancelled."""
         self._check_size("program", program)
         self._check_sandbox()
         cases = [dict(t) for t in tests] or [{"input": ""}]
@@ -131,26 +170,30 @@ class JudgeService:
         for i in unchecked:
             cases[i]["output"] = ""
         result = self.box.run(program, cases, Limits.for_cpu(cpu_seconds, memory_mb), keep_output=bool(unchecked),
-                              language=language)
+                              language=language, cancel=cancel)
         for i, verdict in enumerate(result.tests):
             if i in unchecked and verdict.verdict in ("AC", "WA"):
                 verdict.verdict = RAN
             elif i not in unchecked:
                 verdict.stdout = None  # compared, not returned whole
+        if max_output is not None:
+            cap_output(result, max_output)
         return result
 
     def score(self, problem_id: str, t: int, text: str, model: str = "api", cpu_scale: float = 1.0,
-              judge_all_tests: bool = True, language: str = PYTHON) -> tuple[Sample, dict]:
+              judge_all_tests: bool = True, language: str = PYTHON,
+              cancel: Cancel | None = None) -> tuple[Sample, dict]:
         """The sample record of reply (or program) ``text`` for problem state (problem_id, t),
         and its scores (neocoder.rewards.scoring.score_state, shared with the in-process
         Scorer): ``{"correct", "correct_plus", "follows", "convergent",
         "divergent", "neogauge", "excluded"}`` as the run metrics define them (metrics.py
-        on this one sample).  Raises NotFound, TooLarge, Unavailable."""
+        on this one sample).  ``cancel`` set: the judging stops.  Raises NotFound, TooLarge,
+        Unavailable, Cancelled."""
         state = self.state(problem_id, t)
         self._check_size("reply", program_from_reply(Reply(text=text), language))
         self._check_sandbox()
         return score_state(state, text, self.box, self.human(problem_id), model, cpu_scale, judge_all_tests,
-                           language)
+                           language, cancel=cancel)
 
     def _check_size(self, field_name: str, program: str) -> None:
         size = len(program.encode("utf-8", "replace"))

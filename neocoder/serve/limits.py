@@ -12,6 +12,11 @@ quota of programs a minute (``per_minute``, over the last 60 seconds): past it t
 is 429 with ``Retry-After`` the seconds until the oldest program counted leaves the window.
 A 429 names what was hit (``Busy.reason``: the option's name) in its detail and in the
 ``X-NeoCoder-Quota`` header.
+
+``JudgeTime`` charges each token the seconds its submissions hold a judge worker (its
+quota ``--judge-seconds-per-minute``, over the last 60 seconds, the running submissions'
+time so far included): past it a new request is 429 with ``Retry-After`` the seconds until
+enough of the charged time leaves the window.
 """
 
 from __future__ import annotations
@@ -36,15 +41,75 @@ class Busy(Exception):
         self.reason, self.retry_after = reason, retry_after
 
 
+class JudgeTime:
+    """Worker-seconds charged per token over the last ``WINDOW`` seconds: each submission's
+    time on a judge worker (``holding``), the running ones' time so far included, against a
+    budget of ``per_minute`` seconds (None: no budget).  Thread-safe."""
+
+    def __init__(self, per_minute: float | None, clock=time.monotonic):
+        self.per_minute, self.clock = per_minute, clock
+        self.done: dict[str, deque] = {}  # caller -> (end time, seconds) of finished submissions
+        self.running: dict[str, list] = {}  # caller -> start times of the submissions on a worker now
+        self._lock = threading.Lock()
+
+    def spent(self, caller: str) -> float:
+        """Worker-seconds ``caller`` used in the window (running submissions' time so far included)."""
+        now = self.clock()
+        with self._lock:
+            done = self.done.get(caller, deque())
+            while done and done[0][0] <= now - WINDOW:
+                done.popleft()
+            return sum(s for _, s in done) + sum(now - t for t in self.running.get(caller, ()))
+
+    def wait(self, caller: str) -> float:
+        """Seconds until ``caller`` is under its budget again (0: it is now)."""
+        if self.per_minute is None:
+            return 0.0
+        over = self.spent(caller) - self.per_minute
+        if over < 0:
+            return 0.0
+        now, freed = self.clock(), 0.0
+        with self._lock:
+            for end, seconds in self.done.get(caller, ()):
+                freed += seconds
+                if freed > over:
+                    return max(0.0, end + WINDOW - now)
+        return WINDOW  # the time is held by running submissions: at least their end, then a minute
+
+    def check(self, caller: str) -> None:
+        """Busy ("judge-seconds-per-minute") when ``caller`` has used its budget."""
+        wait = self.wait(caller)
+        if wait > 0:
+            raise Busy("judge-seconds-per-minute", f"quota --judge-seconds-per-minute reached: this token may "
+                       f"hold judge workers {self.per_minute:g} seconds a minute", max(1, math.ceil(wait)))
+
+    @contextmanager
+    def holding(self, caller: str):
+        """Charge the ``with`` block's time (a submission on a worker) to ``caller``."""
+        started = self.clock()
+        with self._lock:
+            self.running.setdefault(caller, []).append(started)
+        try:
+            yield
+        finally:
+            now = self.clock()
+            with self._lock:
+                self.running[caller].remove(started)
+                if not self.running[caller]:
+                    del self.running[caller]
+                self.done.setdefault(caller, deque()).append((now, now - started))
+
+
 class Admission:
     """Per-token concurrency, per-token programs a minute (``per_minute``; None: no quota)
     and a bounded queue in front of ``slots`` judge slots.  Thread-safe; ``ticket(caller)``
     is the one way in (a context manager)."""
 
     def __init__(self, slots: int, queue: int, per_token: int, per_minute: int | None = None,
-                 clock=time.monotonic):
+                 clock=time.monotonic, seconds_per_minute: float | None = None):
         self.slots, self.queue, self.per_token, self.per_minute = slots, queue, per_token, per_minute
         self.clock = clock
+        self.time = JudgeTime(seconds_per_minute, clock)
         self.programs: dict[str, deque] = {}  # caller -> times (clock seconds) of the programs in the window
         self.admitted = 0
         self.judging = 0
@@ -81,7 +146,9 @@ class Admission:
     def ticket(self, caller: str, programs: int = 1):
         """Admit one request of ``caller`` judging ``programs`` programs for the ``with``
         block; raises Busy when the caller has ``per_token`` requests in already, the queue
-        is full, or the programs would pass the caller's quota of the minute."""
+        is full, the programs would pass the caller's quota of the minute, or the caller
+        has used its judge seconds of the minute (``JudgeTime``)."""
+        self.time.check(caller)
         with self._lock:
             mine = self.by_caller.get(caller, 0)
             if mine >= self.per_token:

@@ -86,7 +86,9 @@ class Verdict(BaseModel):
     peak_cgroup_kb: int | None = None
     detail: str | None = Field(None, description="The exception, signal or sandbox failure.")
     stdout_head: str = Field("", description="The first 200 characters of stdout.")
-    stdout: str | None = Field(None, description="The whole stdout, for tests without expected output.")
+    stdout: str | None = Field(None, description="The stdout, for tests without expected output (cut past the "
+                                                 "server's --max-output-bytes in all, or the sandbox's cap per test).")
+    output_cut: bool = Field(False, description="This test's stdout was cut (by the sandbox's cap or the answer's).")
 
 
 class RunResponse(BaseModel):
@@ -96,6 +98,8 @@ class RunResponse(BaseModel):
     entry: str | None = Field(description="solve (called once per test), script, or None on a compile error.")
     compile_error: str | None
     seconds: float = Field(description="Wall time of the judging.")
+    output_cut: bool = Field(False, description="Some test's stdout was cut: the answer holds at most the server's "
+                                                "--max-output-bytes of stdout in all.")
     tests: list[Verdict]
 
 

@@ -24,6 +24,8 @@ from neocoder import netpolicy
 from neocoder.benchmarks import get_task
 from neocoder.config import SandboxConfig
 from neocoder.errors import NeocoderError
+from neocoder.judge import Cancelled
+from neocoder.serve.abandon import Leaving
 from neocoder.serve.config import ServeConfig
 from neocoder.serve.derive import to_config
 from neocoder.serve.jobs import JobConflict, JobRunner, job_task
@@ -36,6 +38,14 @@ from neocoder.serve.telemetry import Telemetry
 from neocoder.store import RunFolder
 
 log = logging.getLogger("neocoder.serve")
+
+
+class Forbidden(NeocoderError):
+    """What the operator does not let callers do (HTTP 403); ``field`` names the request field."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(message)
+        self.field = field_name
 
 
 @dataclass
@@ -53,16 +63,25 @@ class Services:
     draining: bool = False
     report_lock: threading.Lock = field(default_factory=threading.Lock)
     replaced_policy: netpolicy.EndpointPolicy | None = None  # the process's policy before this server's
+    shares: dict = field(default_factory=dict)  # caller -> its CapacityLimiter of token_workers
 
     def refused_models(self, stored: dict) -> list[tuple[tuple, str]]:
-        """``(loc, message)`` for each model of a stored job request (an eval's, or a task's
+        """``(loc, message)`` for a task the operator does not let callers start
+        (``allow_task``) and for each model of a stored job request (an eval's, or a task's
         ``{"task", "config"}``) that the operator's policy refuses (policy.py)."""
-        return self.policy.problems(stored, get_task(job_task(stored)[0]).config_type)
+        task = job_task(stored)[0]
+        if task not in self.config.allow_task:
+            return [(("body", "task"), f"task {task!r} is not one this server lets callers start (its "
+                                       f"--allow-task: {', '.join(self.config.allow_task)})")]
+        return self.policy.problems(stored, get_task(task).config_type)
 
     def check_models(self, stored: dict) -> None:
-        """Refuse a job request whose models' provider or endpoint the operator does not
-        allow: RequestValidationError (422) naming each field, e.g. ``body.model.base_url``."""
+        """Refuse a job request of a task the operator does not allow (Forbidden, 403 naming
+        ``body.task``) or whose models' provider or endpoint it does not allow:
+        RequestValidationError (422) naming each field, e.g. ``body.model.base_url``."""
         refused = self.refused_models(stored)
+        if refused and refused[0][0] == ("body", "task"):
+            raise Forbidden("body.task", refused[0][1])
         if refused:
             raise RequestValidationError([{"loc": loc, "msg": msg, "type": "value_error"} for loc, msg in refused])
 
@@ -118,24 +137,43 @@ class Services:
                            **{k: v for k, v in own.items() if k in names})
         return task.for_config(config)(config)
 
-    async def judge_call(self, caller: str, endpoint: str, work, programs: int = 1):
-        """Run ``work()``, which judges ``programs`` programs, on a judge thread once
-        ``caller`` is admitted (Busy otherwise: concurrency, queue, programs a minute)."""
+    async def judge_call(self, caller: str, endpoint: str, work, programs: int = 1, receive=None):
+        """Run ``work(cancel)``, which judges ``programs`` programs, on a judge thread once
+        ``caller`` is admitted (Busy otherwise: concurrency, queue, programs and judge
+        seconds a minute); ``receive``: the request's, watched for the client leaving."""
         if self.draining:
             raise Unavailable("the server is shutting down")
         with self.admission.ticket(caller, programs):
-            return await self.judge_admitted(endpoint, work)
+            return await self.judge_admitted(caller, endpoint, work, receive)
 
-    async def judge_admitted(self, endpoint: str, work):
-        """Run ``work()`` on a judge thread for a caller already holding a ticket (a batch's
-        lane holds one across its programs); Unavailable while draining."""
+    async def judge_admitted(self, caller: str, endpoint: str, work, receive=None):
+        """Run ``work(cancel)`` on a judge thread for ``caller``, already holding a ticket (a
+        batch's lane holds one across its programs), within the caller's share of the
+        workers (``token_workers``) and charging its judge seconds; Unavailable while
+        draining.  Once the caller leaves (``receive`` gives ``http.disconnect``, or this
+        task is cancelled) ``cancel`` is set and Cancelled raised (abandon.py)."""
+        leaving = Leaving()
+
         def timed():
-            with self.admission.judging_slot(), self.telemetry.judge_seconds.labels(endpoint).time():
-                return work()
+            if leaving.cancel.is_set():
+                raise Cancelled("the caller has gone before the submission started")
+            with self.admission.judging_slot(), self.admission.time.holding(caller), \
+                    self.telemetry.judge_seconds.labels(endpoint).time():
+                try:
+                    return work(leaving.cancel)
+                except Cancelled:
+                    self.telemetry.stopped(endpoint, leaving.seconds())
+                    raise
 
         if self.draining:
             raise Unavailable("the server is shutting down")
-        return await anyio.to_thread.run_sync(timed, limiter=self.limiter)
+        return await leaving.run(timed, receive, self.share(caller), self.limiter)
+
+    def share(self, caller: str) -> anyio.CapacityLimiter:
+        """The caller's share of the judge workers: ``token_workers`` of its submissions at once."""
+        if caller not in self.shares:
+            self.shares[caller] = anyio.CapacityLimiter(self.config.token_workers)
+        return self.shares[caller]
 
     def report(self, job: Job) -> Path:
         """The folder of the job's HTML report, built (or rebuilt after its run changed) now."""
@@ -149,6 +187,16 @@ class Services:
             if not index.is_file() or index.stat().st_mtime < (run / RunFolder.METRICS).stat().st_mtime:
                 build_report([run], out, full_paths=False)  # callers see folder names, not the server's paths
         return out
+
+
+def server_paths(config: ServeConfig) -> dict[str, str]:
+    """The server's own folders a job's error must not show, each with what it shows
+    instead: the data directory, the release, the dataset file, the home folder."""
+    paths = {Path(config.data_dir): "<data-dir>", Path(config.release_dir): "<release>", Path.home(): "~"}
+    if config.dataset not in (None, "release"):
+        paths[Path(config.dataset)] = "<dataset>"
+    return {str(p): name for path, name in paths.items() for p in {path, path.resolve(), path.absolute()}
+            if str(p) not in ("", ".", "/")}
 
 
 def _iso(seconds: float | None) -> str | None:
@@ -168,8 +216,9 @@ async def open_services(config: ServeConfig, telemetry: Telemetry) -> Services:
         log.warning("the sandbox cannot run: %s", judge.box.unavailable)
     holder: dict = {}
     runner = JobRunner(store, data_dir / "runs", lambda *job: holder["s"].execute(*job),
-                       config.jobs)
-    admission = Admission(config.workers, config.queue, config.per_token, config.programs_per_minute)
+                       config.jobs, hidden=server_paths(config))
+    admission = Admission(config.workers, config.queue, config.per_token, config.programs_per_minute,
+                          seconds_per_minute=config.judge_seconds_per_minute)
     s = holder["s"] = Services(config, store, judge, runner, admission, anyio.CapacityLimiter(config.workers),
                                telemetry, policy)
     s.replaced_policy = netpolicy.install(policy.endpoints)

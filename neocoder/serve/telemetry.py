@@ -3,7 +3,9 @@
 Each app has its own registry (two servers in one process never share counters):
 requests by method, route template and status; requests refused by reason; the judge's
 queue depth and requests being judged; verdicts given per test; the judging time of
-/v1/run and /v1/score as a histogram; eval jobs per status.  ``RequestCounter`` is the
+/v1/run and /v1/score as a histogram; eval jobs per status; submissions stopped because
+their caller left (an HTTP client gone, a batch stream abandoned) and the seconds from its
+leaving to the submission stopped.  ``RequestCounter`` is the
 ASGI middleware that counts every answered request under its route's template (never the
 raw path: job ids would make a series each).
 """
@@ -15,6 +17,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 JUDGE_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
+STOP_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30)
 
 
 class Telemetry:
@@ -37,6 +40,15 @@ class Telemetry:
         self.judge_seconds = Histogram("neocoder_judge_seconds", "Judging time of a /v1/run or /v1/score request",
                                        ["endpoint"], buckets=JUDGE_BUCKETS, registry=r)
         self.jobs = Gauge("neocoder_eval_jobs", "Eval jobs by status", ["status"], registry=r)
+        self.abandoned = Counter("neocoder_abandoned_submissions", "Submissions stopped because their caller left "
+                                 "(HTTP client disconnected, batch stream abandoned)", ["endpoint"], registry=r)
+        self.stop_seconds = Histogram("neocoder_abandoned_stop_seconds", "Seconds from a caller leaving to its "
+                                      "submission stopped", ["endpoint"], buckets=STOP_BUCKETS, registry=r)
+
+    def stopped(self, endpoint: str, seconds: float) -> None:
+        """Count a submission of ``endpoint`` stopped ``seconds`` after its caller left."""
+        self.abandoned.labels(endpoint).inc()
+        self.stop_seconds.labels(endpoint).observe(max(0.0, seconds))
 
     def count_verdicts(self, endpoint: str, verdicts) -> None:
         """Count each test verdict of one answer of ``endpoint`` ("run" or "score")."""

@@ -151,7 +151,8 @@ def test_server_batch_limits_and_validation(server, recorded):
 def test_a_batch_takes_a_judge_ticket_per_program_and_leaves_room_for_other_tokens(tmp_path, release_dir):
     import threading
 
-    srv = ServerProcess(tmp_path / "data", release_dir, "--workers", "2", "--per-token-concurrency", "2").start()
+    srv = ServerProcess(tmp_path / "data", release_dir, "--workers", "2", "--per-token-concurrency", "2",
+                        "--per-token-workers", "2").start()  # the whole judge: the lanes are what is tested
     try:
         item = {"problem_id": "1884A", "state": 0, "program": SLOW}
         events: list = []  # what the test saw, in the order it saw it: no clock is read

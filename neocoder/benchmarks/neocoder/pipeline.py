@@ -101,7 +101,7 @@ def judge_sample(state: ProblemState, sample: int, model: Model, sandbox: Sandbo
 def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sandbox, human: set[str] | None,
                 cpu_scale: float = 1.0, judge_all_tests: bool = True, limits: Limits | None = None,
                 protocol: PaperProtocol | None = None, tried=None, language: str = PYTHON,
-                prompt: str | None = None) -> Sample:
+                prompt: str | None = None, cancel=None) -> Sample:
     """Fill ``record`` with what the sandbox and the detector say of ``reply`` for ``state``:
     the program, both test tiers, techniques, constraints followed, divergent (Eq. 3).
 
@@ -117,7 +117,9 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     wherever they are what this judging would give (this project's judging, every example
     judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"): the
     program's.  A reply holding no program (``program.read_program``; ``prompt``: the text
-    shown, for echoes) is never judged (``no_program_record``).  Returns ``record``.
+    shown, for echoes) is never judged (``no_program_record``).  ``cancel`` (a
+    ``neocoder.judge.Cancel``) goes to every ``sandbox.run``: once set, the judging stops
+    and ``Cancelled`` is raised (the caller has gone).  Returns ``record``.
     """
     t0 = time.monotonic()
     code = (reading := read_program(reply, prompt, language)).value
@@ -130,7 +132,8 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
 
     def judged(tests):
         result = sandbox.run(source, tests, limits, checker=state.checker, keep_output=keep, entry=entry,
-                             stop_at_first_failure=fail_fast, language=language)
+                             stop_at_first_failure=fail_fast, language=language,
+                             **({"cancel": cancel} if cancel is not None else {}))
         return protocol.rejudge(result, tests) if protocol else result
     reuse = (tried is not None and protocol is None and (judge_all_tests or tried.result.accepted)
              and not tier(tried.result).infra)  # a sandbox failure is judged again, never kept

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
@@ -32,18 +32,21 @@ router = APIRouter(tags=["judge"], **SECURED)
 
 
 @router.post("/v1/run", response_model=RunResponse)
-async def run(body: RunRequest, who: str = Depends(caller), s: Services = Depends(services)):
-    """Judge a program on tests in the sandbox, as `neocoder sandbox run`."""
+async def run(body: RunRequest, request: Request, who: str = Depends(caller), s: Services = Depends(services)):
+    """Judge a program on tests in the sandbox, as `neocoder sandbox run`; stopped when the client leaves."""
     if len(body.tests) > s.config.max_tests:
         raise TooLarge("tests", len(body.tests), s.config.max_tests, unit="tests")
     tests = [t.model_dump() for t in body.tests]
-    result = await s.judge_call(who, "run", lambda: s.judge.run(body.program, tests, body.cpu_seconds,
-                                                                body.memory_mb, body.language))
+    result = await s.judge_call(who, "run", lambda cancel: s.judge.run(
+        body.program, tests, body.cpu_seconds, body.memory_mb, body.language, cancel=cancel,
+        max_output=s.config.max_output_bytes), receive=request.receive)
     s.telemetry.count_verdicts("run", result.verdicts)
     checked = all(t.get("output") is not None for t in tests) and bool(tests)
     return RunResponse(accepted=result.accepted if checked else None, entry=result.entry,
                        compile_error=result.compile_error, seconds=round(result.seconds, 4),
-                       tests=[Verdict(**asdict(t)) for t in result.tests])
+                       output_cut=bool(getattr(result, "output_cut", False)),
+                       tests=[Verdict(**{**asdict(t), "output_cut": bool(getattr(t, "output_cut", False))})
+                              for t in result.tests])
 
 
 class UntaggedBody(APIRoute):
@@ -78,7 +81,7 @@ STREAM_DOC = {"description": "A single request: its sample and scores.  A batch 
 
 
 @score_router.post("/v1/score", response_model=None, responses={200: {"model": ScoreResponse, **STREAM_DOC}})
-async def score(body: ScoreBody, who: str = Depends(caller), s: Services = Depends(services)):
+async def score(body: ScoreBody, request: Request, who: str = Depends(caller), s: Services = Depends(services)):
     """The full NeoCoder sample record of a reply or program for one problem state: verdicts on
     the examples and extended tests, techniques, violated constraints, new techniques,
     divergent, convergent (the per-sample reward).  With ``items``, a batch: each program's
@@ -87,9 +90,9 @@ async def score(body: ScoreBody, who: str = Depends(caller), s: Services = Depen
     if isinstance(body, BatchScoreRequest):
         admit_batch(s, who, body)
         return StreamingResponse(stream_batch(s, who, body), media_type=NDJSON)
-    record, scores = await s.judge_call(who, "score", lambda: s.judge.score(
+    record, scores = await s.judge_call(who, "score", lambda cancel: s.judge.score(
         body.problem_id, body.state, body.text, body.model, judge_all_tests=body.judge_all_tests,
-        language=body.language))
+        language=body.language, cancel=cancel), receive=request.receive)
     count_verdicts(s, record)
     return ScoreResponse(sample=record.to_dict(), scores=scores)
 

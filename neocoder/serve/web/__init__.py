@@ -15,19 +15,20 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from neocoder.serve.auth import CredentialGuard
 from neocoder.serve.web.board import PublicBoard
-from neocoder.serve.web.sessions import LoginValues, Sessions, SignInGuard
+from neocoder.serve.web.sessions import LoginValues, Sessions
 
 
 class WebState:
-    """The sessions, the sign-in forms' issued CSRF values and the wrong-token counts per
+    """The sessions, the sign-in forms' CSRF values and the wrong-token counts per
     address, the public board, and the job reports and downloads built so far."""
 
-    def __init__(self, config):
+    def __init__(self, config, guard: CredentialGuard):
         data = Path(config.data_dir)
         self.sessions = Sessions(60.0 * config.session_minutes)
-        self.login_values = LoginValues()
-        self.signin_guard = SignInGuard(config.signin_attempts, config.signin_lockout)
+        self.login_values = LoginValues(config.signin_form_seconds)
+        self.signin_guard = guard  # shared with the /v1 bearer tokens (auth.py)
         self.board = PublicBoard(list(config.public_runs), data / "leaderboard")
         self.data = data
         self._lock = threading.Lock()
@@ -61,13 +62,14 @@ class WebState:
         return out
 
 
-def install(app, config) -> None:
-    """Add the browser UI to the app of ``neocoder serve``: its routes and its state.
+def install(app, config, guard: CredentialGuard) -> None:
+    """Add the browser UI to the app of ``neocoder serve``: its routes and its state
+    (``guard``: the wrong-token counts per address, shared with the bearer tokens).
     Raises NeocoderError naming a ``--public-run`` path that is neither a run folder nor a
     folder of them (before the server starts)."""
     from neocoder.report.leaderboard.collect import run_folders
     from neocoder.serve.web.routes import router
     if config.public_runs:
         run_folders(config.public_runs)
-    app.state.web = WebState(config)
+    app.state.web = WebState(config, guard)
     app.include_router(router)

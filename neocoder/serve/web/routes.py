@@ -31,9 +31,9 @@ from pydantic import ValidationError
 from neocoder.serve.auth import token_id
 from neocoder.serve.deps import job_slot, services
 from neocoder.serve.schemas import JOB_ID, TaskRunRequest
-from neocoder.serve.services import Services
+from neocoder.serve.services import Forbidden, Services
 from neocoder.serve.store import CANCELLED, FAILED, PAUSED, SUCCEEDED, Job
-from neocoder.serve.web.sessions import LOGIN_COOKIE, LOGIN_SECONDS, SESSION_COOKIE, Session, same
+from neocoder.serve.web.sessions import LOGIN_COOKIE, SESSION_COOKIE, Session, same
 
 router = APIRouter(include_in_schema=False)
 ENV = Environment(loader=PackageLoader("neocoder.serve.web", "templates"), autoescape=True,
@@ -127,7 +127,7 @@ def signin_form(request: Request):
     csrf = web(request).login_values.issue()
     response = page("Sign in", "signin.html", request, csrf=csrf, error=None,
                     minutes=int(web(request).sessions.seconds // 60))
-    _cookie(request, response, LOGIN_COOKIE, csrf, LOGIN_SECONDS, path="/web/signin")
+    _cookie(request, response, LOGIN_COOKIE, csrf, int(web(request).login_values.seconds), path="/web/signin")
     return response
 
 
@@ -136,7 +136,7 @@ async def signin(request: Request, s: Services = Depends(services)):
     """Trade a token for a session cookie (303 to ``/``).  Refused: 403 for a form from
     another origin or without a CSRF value this server issued (and the same value in the
     login cookie), 429 with Retry-After while the client's address is locked after too
-    many wrong tokens (sessions.py ``SignInGuard``), 401 (the form again) for a token the
+    many wrong tokens (auth.py ``CredentialGuard``, shared with the bearer tokens), 401 (the form again) for a token the
     server does not accept."""
     state, address = web(request), request.client.host if request.client else "unknown"
     form = await form_of(request)
@@ -158,7 +158,7 @@ async def signin(request: Request, s: Services = Depends(services)):
         csrf = state.login_values.issue()
         response = page("Sign in", "signin.html", request, 401, csrf=csrf, error="That token is not accepted.",
                         minutes=int(state.sessions.seconds // 60))
-        _cookie(request, response, LOGIN_COOKIE, csrf, LOGIN_SECONDS, path="/web/signin")
+        _cookie(request, response, LOGIN_COOKIE, csrf, int(web(request).login_values.seconds), path="/web/signin")
         return response
     state.signin_guard.succeeded(address)
     sid, _ = web(request).sessions.create(caller)
@@ -231,6 +231,8 @@ async def submit(request: Request, s: Services = Depends(services)):
         s.check_models(stored)
     except (RequestValidationError, ValidationError, ValueError) as exc:
         return refuse(request, 422, "Not submitted", _problems(exc))
+    except Forbidden as exc:  # a task the operator does not let callers start
+        return refuse(request, 403, "Not submitted", str(exc))
     job = s.runner.submit(got.caller, stored, key)
     return RedirectResponse(f"/web/jobs/{job.id}", status_code=303, headers=HEADERS)
 

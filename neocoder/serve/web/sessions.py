@@ -11,18 +11,21 @@ session knows its caller only by the token's id (auth.py ``token_id``), never th
 Every form that changes state also carries the session's CSRF token, a second random
 value compared in constant time (the synchronizer-token pattern, OWASP's CSRF
 Prevention Cheat Sheet).  The sign-in form, before any session exists, carries a value
-this server issued (``LoginValues``: kept here, single use, short-lived) that must also be
+this server issued (``LoginValues``: HMAC-signed with its issuing time, so nothing is kept
+until it is used; single use, expiring after ``--signin-form-seconds``) that must also be
 the value of the ``neocoder_login`` cookie: a cookie planted by someone who can set
 cookies for the host, with a value the server never issued, signs nobody in.
 
-Sign-in is limited (``SignInGuard``): after ``attempts`` wrong tokens from one address,
-that address is refused (429 with Retry-After) for ``lockout`` seconds, doubled at each
-further lockout, so a token cannot be guessed at request speed.  A restarted server has
+Sign-in is limited (auth.py ``CredentialGuard``, the one the ``/v1`` bearer tokens share):
+after ``attempts`` wrong tokens from one address, that address is refused (429 with
+Retry-After) for ``lockout`` seconds, doubled at each further lockout, so a token cannot be
+guessed at request speed.  A restarted server has
 no sessions: its callers sign in again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import threading
@@ -80,68 +83,47 @@ class Sessions:
 
 
 class LoginValues:
-    """The sign-in forms' CSRF values this server issued and not yet used, each valid for
-    ``seconds`` (``issue``, then ``consume`` exactly once)."""
+    """The sign-in forms' CSRF values, kept nowhere until used: a value is ``TIME.NONCE.MAC``,
+    the MAC an HMAC-SHA256 of the issuing time and a random nonce under this server's
+    random key, valid for ``seconds`` after it was issued.  Anonymous traffic cannot evict
+    a pending sign-in's value, since nothing of an unused value is stored.  A used value is
+    remembered until it expires, so each works once (``consume``)."""
 
-    def __init__(self, seconds: float = LOGIN_SECONDS, limit: int = 10000):
-        self.seconds, self.limit = seconds, limit
-        self._issued: dict[str, float] = {}
+    def __init__(self, seconds: float = LOGIN_SECONDS, key: bytes | None = None, clock=time.time):
+        self.seconds, self.clock = seconds, clock
+        self._key = key or secrets.token_bytes(32)
+        self._used: dict[str, float] = {}  # consumed values -> their expiry: only signed values get here
         self._lock = threading.Lock()
 
+    def _mac(self, issued: str, nonce: str) -> str:
+        return hmac.new(self._key, f"{issued}.{nonce}".encode(), hashlib.sha256).hexdigest()
+
     def issue(self) -> str:
-        """A new random value, remembered until used or expired (at most ``limit`` kept:
-        the oldest are forgotten first)."""
-        value = secrets.token_urlsafe(32)
-        with self._lock:
-            now = time.time()
-            self._issued = {k: v for k, v in self._issued.items() if v > now}
-            while len(self._issued) >= self.limit:
-                self._issued.pop(next(iter(self._issued)))
-            self._issued[value] = now + self.seconds
-        return value
+        """A new value (nothing is stored)."""
+        issued, nonce = str(int(self.clock())), secrets.token_urlsafe(16)
+        return f"{issued}.{nonce}.{self._mac(issued, nonce)}"
+
+    def valid(self, value: str | None) -> bool:
+        """Whether ``value`` is one this server issued (its MAC checks) that has not expired."""
+        parts = (value or "").split(".")
+        if len(parts) != 3 or not parts[0].isdigit():
+            return False
+        issued, nonce, mac = parts
+        if not hmac.compare_digest(mac.encode(), self._mac(issued, nonce).encode()):
+            return False
+        return 0 <= self.clock() - int(issued) < self.seconds
 
     def consume(self, value: str | None) -> bool:
         """True, once, for a value ``issue`` gave that has not expired."""
-        if not value:
+        if not self.valid(value):
             return False
+        now = self.clock()
         with self._lock:
-            expires = self._issued.pop(value, None)
-        return expires is not None and expires > time.time()
-
-
-class SignInGuard:
-    """Wrong tokens per client address: after ``attempts`` failures in a row an address is
-    locked for ``lockout`` seconds, twice as long at each further lockout (at most a day);
-    a sign-in that succeeds clears its address.  ``time.monotonic()`` seconds."""
-
-    MAX_LOCKOUT = 86400.0
-
-    def __init__(self, attempts: int, lockout: float):
-        self.attempts, self.lockout = attempts, lockout
-        self._state: dict[str, list] = {}  # address -> [failures, lockouts, locked until]
-        self._lock = threading.Lock()
-
-    def wait(self, address: str) -> float:
-        """Seconds ``address`` must wait before it may try again (0: it may try now)."""
-        with self._lock:
-            state = self._state.get(address)
-            return max(0.0, state[2] - time.monotonic()) if state else 0.0
-
-    def failed(self, address: str) -> float:
-        """Count a wrong token from ``address``; the seconds it is now locked (0: not)."""
-        with self._lock:
-            state = self._state.setdefault(address, [0, 0, 0.0])
-            state[0] += 1
-            if state[0] < self.attempts:
-                return 0.0
-            seconds = min(self.lockout * 2 ** state[1], self.MAX_LOCKOUT)
-            state[0], state[1], state[2] = 0, state[1] + 1, time.monotonic() + seconds
-            return seconds
-
-    def succeeded(self, address: str) -> None:
-        """Forget ``address``'s failures and lockouts."""
-        with self._lock:
-            self._state.pop(address, None)
+            self._used = {k: v for k, v in self._used.items() if v > now}  # expired ones are refused anyway
+            if value in self._used:
+                return False
+            self._used[value] = int(value.split(".")[0]) + self.seconds
+        return True
 
 
 def same(given: str | None, expected: str | None) -> bool:
