@@ -16,6 +16,7 @@ under that status in the request metrics).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -36,10 +37,13 @@ class Leaving:
         self.finished = False
 
     def leave(self) -> None:
-        """The caller has gone: note when and stop its submission (nothing once it has finished)."""
+        """The caller has gone: note when and stop its submission (nothing once it has
+        finished).  The stop (the worker destroyed: a Docker call) runs on a thread of its
+        own, never on the event loop, so other requests and other callers' leaving are seen
+        meanwhile."""
         if self.left_at is None and not self.finished:
             self.left_at = time.monotonic()
-            self.cancel.set()
+            threading.Thread(target=self.cancel.set, name="neocoder-cancel", daemon=True).start()
 
     def seconds(self) -> float:
         """Seconds since the caller left (0 if it has not)."""
@@ -65,11 +69,17 @@ class Leaving:
         watched) is read for the client's disconnect.  Raises Cancelled when the caller left
         before the work ended (the work itself raises it once ``cancel`` is set)."""
         out: list = []
+        failure: Exception | None = None
         async with anyio.create_task_group() as group:
             group.start_soon(self._watch, receive, group.cancel_scope)
-            await _run_limited(work, out, list(limiters))
+            try:
+                await _run_limited(work, out, list(limiters))
+            except Exception as exc:  # noqa: BLE001 - raised as it is below, never wrapped in a group
+                failure = exc
             self.finished = True
             group.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
         if not out:
             raise Cancelled("the caller has gone")
         return out[0]

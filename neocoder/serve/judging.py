@@ -32,16 +32,19 @@ from neocoder.rewards.scoring import NotFound, ProblemBank, score_state  # noqa:
 RAN = "OK"  # the verdict of a /v1/run test without an expected output that ran to its end
 
 
+def json_size(text: str) -> int:
+    """Bytes ``text`` takes inside a JSON answer: UTF-8, escapes included, quotes not."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8")) - 2
+
+
 def cut_to(text: str, room: int) -> str:
-    """The longest prefix of ``text`` whose JSON string (quotes and escapes included) takes
-    at most ``room`` bytes."""
-    size = len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
-    if size <= room:
+    """The longest prefix of ``text`` that takes at most ``room`` bytes in JSON (``json_size``)."""
+    if json_size(text) <= room:
         return text
     low, high = 0, min(len(text), room)  # a character takes at least one byte
     while low < high:
         middle = (low + high + 1) // 2
-        if len(json.dumps(text[:middle], ensure_ascii=False).encode("utf-8")) <= room:
+        if json_size(text[:middle]) <= room:
             low = middle
         else:
             high = middle - 1
@@ -49,7 +52,7 @@ def cut_to(text: str, room: int) -> str:
 
 
 def cap_output(result: SubmissionResult, limit: int) -> bool:
-    """Cut the tests' stdout so that, as JSON strings, they take at most ``limit`` bytes in
+    """Cut the tests' stdout so that, in JSON (``json_size``), they take at most ``limit`` bytes in
     all (the first tests keep theirs whole; the one that crosses the limit is cut, later
     ones are empty).  A test whose stdout was cut, here or by the sandbox (its own
     ``output_cut``), says ``output_cut``; so does the result.  Returns the result's flag."""
@@ -60,7 +63,7 @@ def cap_output(result: SubmissionResult, limit: int) -> bool:
             kept = cut_to(verdict.stdout, left)
             cut = cut or len(kept) < len(verdict.stdout)
             verdict.stdout = kept
-            left = max(0, left - len(json.dumps(kept, ensure_ascii=False).encode("utf-8")))
+            left = max(0, left - json_size(kept))
         verdict.output_cut = cut
         any_cut = any_cut or cut
     result.output_cut = any_cut

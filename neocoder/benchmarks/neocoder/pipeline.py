@@ -117,9 +117,7 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     wherever they are what this judging would give (this project's judging, every example
     judged or every one AC, and no sandbox failure).  ``language`` ("python" or "cpp"): the
     program's.  A reply holding no program (``program.read_program``; ``prompt``: the text
-    shown, for echoes) is never judged (``no_program_record``).  ``cancel`` (a
-    ``neocoder.judge.Cancel``) goes to every ``sandbox.run``: once set, the judging stops
-    and ``Cancelled`` is raised (the caller has gone).  Returns ``record``.
+    shown, for echoes) is never judged (``no_program_record``).  ``cancel``: to ``sandbox.run``.  Returns ``record``.
     """
     t0 = time.monotonic()
     code = (reading := read_program(reply, prompt, language)).value
@@ -130,10 +128,9 @@ def judge_reply(record: Sample, state: ProblemState, reply: Reply, sandbox: Sand
     source, entry = protocol.program(code) if protocol else (code, "auto")
     keep = bool(protocol and protocol.keeps_output)
 
-    def judged(tests):
+    def judged(tests, stops={"cancel": cancel} if cancel else {}):  # a sandbox stand-in may take no cancel
         result = sandbox.run(source, tests, limits, checker=state.checker, keep_output=keep, entry=entry,
-                             stop_at_first_failure=fail_fast, language=language,
-                             **({"cancel": cancel} if cancel is not None else {}))
+                             stop_at_first_failure=fail_fast, language=language, **stops)
         return protocol.rejudge(result, tests) if protocol else result
     reuse = (tried is not None and protocol is None and (judge_all_tests or tried.result.accepted)
              and not tier(tried.result).infra)  # a sandbox failure is judged again, never kept
