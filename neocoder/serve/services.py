@@ -70,10 +70,17 @@ class Services:
         (``allow_task``) and for each model of a stored job request (an eval's, or a task's
         ``{"task", "config"}``) that the operator's policy refuses (policy.py)."""
         task = job_task(stored)[0]
-        if task not in self.config.allow_task:
-            return [(("body", "task"), f"task {task!r} is not one this server lets callers start (its "
-                                       f"--allow-task: {', '.join(self.config.allow_task)})")]
+        try:
+            self.check_task(task)
+        except Forbidden as exc:
+            return [(("body", "task"), str(exc))]
         return self.policy.problems(stored, get_task(task).config_type)
+
+    def check_task(self, task: str) -> None:
+        """Forbidden (403 naming ``body.task``) for a task outside the operator's ``allow_task``."""
+        if task not in self.config.allow_task:
+            raise Forbidden("body.task", f"task {task!r} is not one this server lets callers start (its "
+                                         f"--allow-task: {', '.join(self.config.allow_task)})")
 
     def check_models(self, stored: dict) -> None:
         """Refuse a job request of a task the operator does not allow (Forbidden, 403 naming

@@ -306,3 +306,35 @@ def test_numeric_hosts_read_as_resolvers_read_them():
     with pytest.raises(EndpointRefused):
         read("256.0.0.1")
     assert netpolicy.refusal(read("8.8.8.8")) is None and netpolicy.refusal(read("[2606:4700::1111]")) is None
+
+
+def test_callers_start_only_the_tasks_the_operator_allows(serve):
+    default = serve()
+    refused = default.call("POST", "/v1/runs", json={"task": "dataset", "config": {"no_such_option": 1}})
+    assert refused.status_code == 403 and refused.json()["field"] == "body.task", refused.text
+    assert "--allow-task" in refused.json()["detail"]
+    assert default.call("POST", "/v1/runs", json={"task": "eval", "config": {"no_such_option": 1}}).status_code == 422
+    opened = serve(allow_task=("eval", "dataset"))  # let through: the config is checked next (422, nothing runs)
+    passed = opened.call("POST", "/v1/runs", json={"task": "dataset", "config": {"no_such_option": 1}})
+    assert passed.status_code == 422 and passed.json()["field"] == "body.config.no_such_option", passed.text
+    narrow = serve(allow_task=("suite",))
+    evals = narrow.call("POST", "/v1/evals", json={"model": REPLAY, "limit": 1})
+    assert evals.status_code == 403 and evals.json()["field"] == "body.task", evals.text
+    with pytest.raises(NeocoderError, match="--allow-task nosuchtask"):
+        serve(allow_task=("eval", "nosuchtask"))
+
+
+def test_a_failed_job_names_no_server_path(tmp_path):
+    """A job whose error holds the server's folders (here its release) shows stand-ins."""
+    empty = tmp_path / "release-folder-of-the-server"
+    empty.mkdir()
+    (tmp_path / "s").mkdir()
+    server = Served(tmp_path / "s", empty, dataset=None)
+    try:
+        job = server.call("POST", "/v1/evals", json={"model": REPLAY, "limit": 1, "dataset": "release"}).json()
+        ended = server.wait(job["id"], 300)
+        assert ended["status"] == "failed" and "<release>" in ended["error"], ended
+        for path in (str(empty), str(tmp_path), "release-folder-of-the-server"):
+            assert path not in ended["error"], ended["error"]
+    finally:
+        server.stop()

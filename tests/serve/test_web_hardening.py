@@ -152,3 +152,81 @@ def test_only_the_allowed_hosts_are_answered(serve):
     assert forged.status_code == 400 and "evil.example.com" not in forged.headers.get("location", "")
     named = requests.get(server.url + "/web/signin", headers={"Host": "board.example.org"}, timeout=30)
     assert named.status_code == 200
+
+
+def test_the_forged_host_answer_says_nosniff(serve):
+    server = serve("--allowed-host", "127.0.0.1")
+    forged = requests.get(server.url + "/v1/problems", headers={"Host": "evil.example.com"}, timeout=30)
+    assert forged.status_code == 400 and forged.headers.get("X-Content-Type-Options") == "nosniff", forged.headers
+    assert requests.get(server.url + "/healthz", timeout=30).headers.get("X-Content-Type-Options") == "nosniff"
+
+
+def test_wrong_bearer_tokens_lock_the_address_out_as_sign_in_does(serve):
+    """60 wrong bearer tokens from one address: 401 until the limit, then 429 with
+    Retry-After for every token, the right one too; another address (behind the trusted
+    proxy) is not locked; sign-in and /v1 count on one guard."""
+    server = serve("--signin-attempts", "5", "--signin-lockout", "30", "--trusted-proxy", "127.0.0.1")
+    mallory = {"X-Forwarded-For": "203.0.113.66"}
+    answers = [server.call("GET", "/v1/problems", token="wrong-token-0123456789abcdef", headers=dict(mallory))
+               for _ in range(60)]
+    codes = [a.status_code for a in answers]
+    assert codes[:4] == [401] * 4 and set(codes[4:]) == {429}, codes
+    assert all(1 <= int(a.headers["Retry-After"]) <= 30 for a in answers[4:])
+    assert answers[-1].headers["X-NeoCoder-Quota"] == "signin-attempts"
+    right = server.call("GET", "/v1/problems", headers=dict(mallory))
+    assert right.status_code == 429 and "Retry-After" in right.headers  # locked: even the right token waits
+    assert sign_in(requests.Session(), server.url, TOKEN, mallory).status_code == 429  # one guard for both paths
+    alice = {"X-Forwarded-For": "198.51.100.7"}
+    assert server.call("GET", "/v1/problems", headers=dict(alice)).status_code == 200
+    # the sign-in form's wrong tokens count against /v1 too, and a right token clears the count
+    carol = {"X-Forwarded-For": "192.0.2.5"}
+    for _ in range(4):
+        assert sign_in(requests.Session(), server.url, "wrong-token-0123456789abcdef", carol).status_code == 401
+    assert server.call("GET", "/v1/problems", token="wrong-token-0123456789abcdef",
+                       headers=dict(carol)).status_code == 429
+    dave = {"X-Forwarded-For": "192.0.2.6"}
+    for _ in range(4):
+        assert server.call("GET", "/v1/problems", token="wrong-token-0123456789abcdef",
+                           headers=dict(dave)).status_code == 401
+    assert server.call("GET", "/v1/problems", headers=dict(dave)).status_code == 200  # clears dave's count
+    assert server.call("GET", "/v1/problems", token="wrong-token-0123456789abcdef",
+                       headers=dict(dave)).status_code == 401
+
+
+def test_a_pending_sign_in_survives_10000_anonymous_sign_in_forms(serve):
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = serve()
+    alice = requests.Session()
+    csrf = signin_form(alice, server.url)
+
+    def forms(count: int) -> set:
+        with requests.Session() as anonymous:
+            return {anonymous.get(server.url + "/web/signin", timeout=60).status_code for _ in range(count)}
+
+    with ThreadPoolExecutor(8) as pool:
+        assert set().union(*pool.map(forms, [1250] * 8)) == {200}
+    signed = alice.post(server.url + "/web/signin", data={"csrf": csrf, "token": TOKEN}, allow_redirects=False,
+                        timeout=30)
+    assert signed.status_code == 303 and "neocoder_session" in signed.headers["set-cookie"], signed.text[:300]
+
+
+def test_an_expired_sign_in_form_is_refused(serve):
+    import time
+
+    server = serve("--signin-form-seconds", "2")
+    fresh = requests.Session()
+    csrf = signin_form(fresh, server.url)
+    assert fresh.post(server.url + "/web/signin", data={"csrf": csrf, "token": TOKEN}, allow_redirects=False,
+                      timeout=30).status_code == 303
+    stale = requests.Session()
+    csrf = signin_form(stale, server.url)
+    time.sleep(3)
+    late = stale.post(server.url + "/web/signin", data={"csrf": csrf, "token": TOKEN},
+                      cookies={"neocoder_login": csrf}, allow_redirects=False, timeout=30)
+    assert late.status_code == 403 and "neocoder_session" not in late.headers.get("set-cookie", ""), late.text[:300]
+    forged = csrf.split(".")
+    forged[0] = str(int(forged[0]) + 3)  # a fresh time under the old MAC: refused
+    forged = ".".join(forged)
+    assert stale.post(server.url + "/web/signin", data={"csrf": forged, "token": TOKEN},
+                      cookies={"neocoder_login": forged}, allow_redirects=False, timeout=30).status_code == 403

@@ -78,6 +78,7 @@ def _without_keys(data):
 def submit_run(body: TaskRunRequest, response: Response, who: str = Depends(job_slot),
                s: Services = Depends(services)):
     """Queue a run of a registered task; its run folder is written on the server."""
+    s.check_task(body.task)  # the operator's --allow-task (403 naming body.task), before the config is read
     request, key = stored_request(body)
     s.check_models(request)  # the operator's providers and endpoints (422 naming the field)
     job = s.runner.submit(who, request, key)
