@@ -32,7 +32,9 @@ def scorer():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, release_dir):
-    srv = ServerProcess(tmp_path_factory.mktemp("batch") / "data", release_dir, "--workers", "2").start()
+    # a token may use both workers here (the default share is one): the stream's order is what is tested
+    srv = ServerProcess(tmp_path_factory.mktemp("batch") / "data", release_dir, "--workers", "2",
+                        "--per-token-workers", "2").start()
     yield srv
     assert srv.stop(), srv.log.read_text()
 

@@ -28,7 +28,8 @@ def server(tmp_path_factory, release_dir):
     root = tmp_path_factory.mktemp("serve")
     srv = ServerProcess(root / "data", release_dir, "--workers", "2", "--dataset", "release",
                         "--max-body-bytes", "200000", "--max-program-bytes", "20000", "--max-tests", "5",
-                        "--allow-endpoint", "127.0.0.1").start()
+                        "--allow-endpoint", "127.0.0.1",
+                        "--signin-attempts", "1000").start()  # the wrong tokens below must not lock loopback out
     yield srv
     assert srv.stop(), srv.log.read_text()
     assert srv.containers() == []
