@@ -36,6 +36,8 @@ import docker
 import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from neocoder.judge import engine
+from neocoder.judge.engine import LABEL, LABEL_PID, LABEL_RUN  # noqa: F401  (the labels, by their old home)
 from neocoder.judge.image import ImageError, check_image, default_image
 from neocoder.judge.pool import PooledSandbox, Worker
 from neocoder.judge.protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
@@ -52,9 +54,6 @@ UID_BASE = 200_000  # host uids handed to runners and programs: [UID_BASE, UID_B
 UID_BLOCK = 1_000  # per neocoder process: two per live worker, reused once a worker is gone
 UID_BLOCKS = 2_000
 UID_LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
-LABEL = "neocoder.sandbox"
-LABEL_RUN = "neocoder.run"
-LABEL_PID = "neocoder.pid"
 DOCKER_TIMEOUT = 60
 RUNNER_HEADROOM_MB = 48  # the runner's own interpreter shares the container's memory
 
@@ -219,7 +218,8 @@ class _DockerWorker(Worker):
                 detach=True, init=True, user="0:0", network_mode="none", read_only=True,
                 tmpfs={"/tmp": tmpfs, "/dev/shm": tmpfs},
                 mem_limit=memory, memswap_limit=memory, pids_limit=limits.pids,
-                cap_drop=["ALL"], cap_add=RUNNER_CAPABILITIES, security_opt=["no-new-privileges"],
+                cap_drop=["ALL"], cap_add=RUNNER_CAPABILITIES,
+                security_opt=["no-new-privileges"],
                 ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0),
                          docker.types.Ulimit(name="nofile", soft=256, hard=256),
                          docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)],
@@ -278,21 +278,15 @@ class _DockerWorker(Worker):
         then ends, so a thread reading it sees the runner's end; ``destroy`` closes the socket
         and gives the uids back afterwards."""
         if self.container is not None:
-            try:
-                self.container.remove(force=True)
-            except docker.errors.DockerException:
-                pass  # destroy tries again
+            engine.remove(self.container.client.api, self.container.id, wait_seconds=0)  # destroy waits
 
     def destroy(self) -> None:
+        """Close the channel and remove the container; its uids go back to the block only
+        once the container is gone for sure (removed by us or by another process)."""
         if self.channel is not None:
             self.channel.close()
-        if self.container is not None:
-            try:
-                self.container.remove(force=True)
-            except docker.errors.NotFound:
-                pass
-            except docker.errors.DockerException:
-                return  # it may still run: never hand its uids to another worker
+        if self.container is not None and not engine.remove(self.container.client.api, self.container.id):
+            return  # it may still run: never hand its uids to another worker
         uids, self.uids = self.uids, []
         uid_block().give_back(uids)
 
@@ -316,7 +310,7 @@ class DockerSandbox(PooledSandbox):
         image = image or default_image()
         self.image, self.runtime = image, runtime
         self.run_id = uuid.uuid4().hex[:12]
-        self.labels = {LABEL: "1", LABEL_RUN: self.run_id, LABEL_PID: str(os.getpid())}
+        self.labels = engine.owner_labels(self.run_id)
         self.uids: set[int] = set()  # host uids its runners and programs ran under (no user namespace)
         self.client = None
         try:
@@ -338,35 +332,16 @@ class DockerSandbox(PooledSandbox):
         return _DockerWorker(self, limits)
 
     def sweep(self) -> int:
-        """Remove containers of ours whose run's process is gone; return how many."""
-        removed = 0
-        for c in self.client.containers.list(all=True, filters={"label": LABEL}):
-            pid = c.labels.get(LABEL_PID, "")
-            mine = c.labels.get(LABEL_RUN) == self.run_id
-            if mine or not (pid.isdigit() and _pid_alive(int(pid))):
-                try:
-                    c.remove(force=True)
-                    removed += 1
-                except docker.errors.DockerException:
-                    pass
-        return removed
+        """Remove containers of ours whose run's process is gone (``engine.sweep``: the
+        owner's pid, its start time and the boot id decide); return how many.  Containers
+        other processes remove meanwhile are skipped; never raises for the engine."""
+        try:
+            return engine.sweep(self.client.api, self.run_id)
+        except docker.errors.DockerException:
+            return 0
 
     def close(self) -> None:
         """Remove every container of this sandbox."""
         super().close()
         if self.client is not None and not self.unavailable:
-            try:
-                for c in self.client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={self.run_id}"}):
-                    c.remove(force=True)
-            except docker.errors.DockerException:
-                pass
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+            engine.remove_run(self.client.api, self.run_id)
