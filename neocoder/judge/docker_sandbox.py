@@ -36,7 +36,7 @@ import docker
 import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from neocoder.judge import engine
+from neocoder.judge import engine, seccomp
 from neocoder.judge.engine import LABEL, LABEL_PID, LABEL_RUN  # noqa: F401  (the labels, by their old home)
 from neocoder.judge.image import ImageError, check_image, default_image
 from neocoder.judge.pool import PooledSandbox, Worker
@@ -56,6 +56,9 @@ UID_BLOCKS = 2_000
 UID_LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
 DOCKER_TIMEOUT = 60
 RUNNER_HEADROOM_MB = 48  # the runner's own interpreter shares the container's memory
+# Docker bind-mounts the host's resolver files into every container; the sandbox gets
+# empty ones instead (the character device /dev/null, read-only: reads see nothing).
+EMPTIED_FILES = ("/etc/resolv.conf", "/etc/hosts")
 
 _docker_retry = retry(
     retry=retry_if_exception_type((docker.errors.APIError, requests.exceptions.RequestException)),
@@ -219,7 +222,8 @@ class _DockerWorker(Worker):
                 tmpfs={"/tmp": tmpfs, "/dev/shm": tmpfs},
                 mem_limit=memory, memswap_limit=memory, pids_limit=limits.pids,
                 cap_drop=["ALL"], cap_add=RUNNER_CAPABILITIES,
-                security_opt=["no-new-privileges"],
+                security_opt=["no-new-privileges", seccomp.security_opt()],
+                mounts=[docker.types.Mount(path, "/dev/null", type="bind", read_only=True) for path in EMPTIED_FILES],
                 ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0),
                          docker.types.Ulimit(name="nofile", soft=256, hard=256),
                          docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)],
