@@ -27,7 +27,6 @@ import fcntl
 import os
 import socket
 import struct
-import tempfile
 import threading
 import time
 import uuid
@@ -53,7 +52,6 @@ RUNNER_CAPABILITIES = ["KILL", "SETGID", "SETUID"]
 UID_BASE = 200_000  # host uids handed to runners and programs: [UID_BASE, UID_BASE + UID_BLOCK * UID_BLOCKS)
 UID_BLOCK = 1_000  # per neocoder process: two per live worker, reused once a worker is gone
 UID_BLOCKS = 2_000
-UID_LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
 DOCKER_TIMEOUT = 60
 RUNNER_HEADROOM_MB = 48  # the runner's own interpreter shares the container's memory
 # Docker bind-mounts the host's resolver files into every container; the sandbox gets
@@ -75,7 +73,7 @@ class UidBlock:
     """
 
     def __init__(self, lock_dir: str | None = None):
-        lock_dir = lock_dir or _uid_lock_dir()
+        lock_dir = lock_dir or engine.lock_dir()
         for block in range(UID_BLOCKS):
             fd = _locked(os.path.join(lock_dir, f"neocoder-uids-{block}.lock"))
             if fd is not None:
@@ -97,13 +95,6 @@ class UidBlock:
         """Return uids whose worker (and container) is gone."""
         with self._lock:
             self._free.extend(uids)
-
-
-def _uid_lock_dir() -> str:
-    for d in UID_LOCK_DIRS:
-        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
-            return d
-    return tempfile.gettempdir()
 
 
 def _locked(path: str) -> int | None:

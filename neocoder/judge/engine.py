@@ -21,8 +21,11 @@ as an error:
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 import time
+from contextlib import contextmanager
 
 import docker
 import requests
@@ -34,6 +37,7 @@ LABEL_STARTED = "neocoder.started"  # the owner's start time, clock ticks since 
 LABEL_BOOT = "neocoder.boot"  # the owner machine's boot id (/proc/sys/kernel/random/boot_id)
 REMOVAL_WAIT_SECONDS = 30.0  # how long ``remove`` waits for a removal another process started
 POLL_SECONDS = 0.1
+LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
 _TRANSIENT = (docker.errors.APIError, requests.exceptions.RequestException)
 
 
@@ -174,3 +178,29 @@ def remove_run(api: docker.APIClient, run_id: str) -> None:
             remove(api, c["Id"])
     except _TRANSIENT:
         pass
+
+
+def lock_dir() -> str:
+    """The folder for lock files every process on this machine shares: the first writable
+    of LOCK_DIRS, else the temp folder."""
+    for d in LOCK_DIRS:
+        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
+            return d
+    return tempfile.gettempdir()
+
+
+@contextmanager
+def machine_lock(name: str, directory: str | None = None):
+    """Hold the exclusive flock of ``<lock_dir()>/<name>`` for the ``with`` block, waiting
+    for whoever holds it (another process on this machine); released when the block ends
+    or the process dies.  Raises OSError if the lock file cannot be opened."""
+    path = os.path.join(directory or lock_dir(), name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
