@@ -162,3 +162,37 @@ def test_a_machine_lock_makes_a_second_process_wait(tmp_path):
     second = subprocess.run([sys.executable, "-c", script, "0"], capture_output=True, text=True, timeout=60)
     first.wait()
     assert float(second.stdout) - got_first >= 2.5
+
+
+@pytest.fixture
+def copies_parent():
+    """A folder for runner copies outside /tmp (which the process backend's runner hides)."""
+    import shutil
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="nc-copies-", dir="/var/tmp")
+    yield Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_killed_process_backends_runner_copy_is_swept_and_a_live_ones_kept(copies_parent):
+    """The process backend's runner copy (one folder per process) of a process killed with
+    SIGKILL goes at the next copy; a live process's stays."""
+    script = ("import time\nfrom neocoder.judge.process_sandbox import runner_copy\n"
+              "print(runner_copy(), flush=True)\ntime.sleep(300)\n")
+    env = {**os.environ, "NEOCODER_RUNNER_DIR": str(copies_parent)}
+    live, victim = (subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+                    for _ in range(2))
+    try:
+        live_copy, victim_copy = Path(live.stdout.readline().strip()), Path(victim.stdout.readline().strip())
+        assert live_copy.is_dir() and victim_copy.is_dir() and live_copy != victim_copy
+        victim.kill()
+        victim.wait()
+        assert victim_copy.is_dir(), "SIGKILL runs no clean-up"
+        after = subprocess.run([sys.executable, "-c", script.replace("time.sleep(300)", "")], env=env,
+                               capture_output=True, text=True, timeout=120)
+        assert after.returncode == 0, after.stderr
+        assert not victim_copy.exists() and live_copy.is_dir()
+        assert not Path(after.stdout.strip()).exists()  # a process that ends normally removes its own
+    finally:
+        live.kill()
+        live.wait()
