@@ -68,8 +68,10 @@ def check(proc, want: str, out: Path | None, reference: dict) -> str | None:
     if want == "eval":
         got = eval_verdicts(out)
         return None if got == reference else f"eval verdicts differ from the lone run's: {got} != {reference}"
-    verdicts = [t["verdict"] for t in json.loads(proc.stdout_text)["tests"]]
-    return None if verdicts == [want] * len(TESTS) else f"verdicts {verdicts}, wanted {want}"
+    tests = json.loads(proc.stdout_text)["tests"]
+    verdicts = [t["verdict"] for t in tests]
+    details = sorted({t.get("detail") or "" for t in tests} - {""})
+    return None if verdicts == [want] * len(TESTS) else f"verdicts {verdicts}, wanted {want}: {'; '.join(details)}"
 
 
 def one_round(n: int, folder: Path, round_no: int, reference: dict, client) -> dict:
