@@ -12,11 +12,13 @@ processes on one machine never share a uid.
 
 Container flags: network none, read-only root, size-capped tmpfs /tmp and /dev/shm,
 memory with swap equal to it, pids limit, cap-drop ALL but those three,
-no-new-privileges, an init, ulimits for core, open files and file size.  Nothing of
+no-new-privileges, our seccomp profile (``seccomp.py``), /dev/null read-only over
+/etc/resolv.conf and /etc/hosts, an init, ulimits for core, open files and file size.  Nothing of
 the host's environment goes in, and nothing is read back from the container's
 filesystem: results come as JSON lines on the exec's stdout.  Containers carry a
-run label and the host pid; they are removed at close/exit and swept at the next
-start if their run died.
+run label and their owner (pid, start time, boot id); they are removed at close/exit and
+swept at the next start if their run died, by any process sharing the engine
+(``engine.py``: every path there tolerates containers other processes remove).
 """
 
 from __future__ import annotations
@@ -332,8 +334,8 @@ class DockerSandbox(PooledSandbox):
         other processes remove meanwhile are skipped; never raises for the engine."""
         try:
             return engine.sweep(self.client.api, self.run_id)
-        except docker.errors.DockerException:
-            return 0
+        except (docker.errors.DockerException, requests.exceptions.RequestException):
+            return 0  # the engine could not list containers now: the next start sweeps
 
     def close(self) -> None:
         """Remove every container of this sandbox."""
