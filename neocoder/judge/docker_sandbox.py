@@ -55,6 +55,10 @@ UID_BASE = 200_000  # host uids handed to runners and programs: [UID_BASE, UID_B
 UID_BLOCK = 1_000  # per neocoder process: two per live worker, reused once a worker is gone
 UID_BLOCKS = 2_000
 DOCKER_TIMEOUT = 60
+# How long a new worker's runner may take to say it is ready (seconds).  Before any program
+# runs, so no program can stretch it; 60 s was too short with 16 neocoder processes starting
+# at once on 2 cores at load 20 (1 worker in 80 timed out: perf/shared_engine.py).
+RUNNER_START_SECONDS = 180
 RUNNER_HEADROOM_MB = 48  # the runner's own interpreter shares the container's memory
 # Docker bind-mounts the host's resolver files into every container; the sandbox gets
 # empty ones instead (the character device /dev/null, read-only: reads see nothing).
@@ -229,7 +233,7 @@ class _DockerWorker(Worker):
                 self.container.id, [*RUNNER_COMMAND, "--uids", f"{runner_uid}:{program_uid}"],
                 stdin=True, stdout=True, stderr=True, user="0:0", workdir=RUNNER_HOME, environment={})["Id"]
             self.channel = _FrameChannel(box.client.api.exec_start(self.exec_id, socket=True))
-            self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
+            self.channel.wait_ready(time.monotonic() + RUNNER_START_SECONDS)
         except BaseException:
             self.destroy()
             raise
