@@ -113,30 +113,50 @@ def test_the_sweep_keeps_live_owners_and_removes_dead_reused_and_rebooted_ones(o
             engine.remove(client.api, cid)
 
 
-def test_sweeps_racing_each_other_over_vanishing_containers_never_raise():
-    """Four sandboxes start at once over twelve containers of a dead run: each start's
-    sweep sees containers the others remove meanwhile (404, 409 in progress)."""
+def test_sweeps_while_other_processes_remove_their_containers_never_raise(owner):
+    """Thirty containers of a live run are removed one by one (as their run closes) while
+    four sweeps run over and over, and race each other to remove twelve of a dead run:
+    every sweep lists containers that vanish before it looks at them (404) or that another
+    sweep is removing (409 in progress).  None raises; the dead run's containers go and
+    the live run's are left to it."""
     client = docker.from_env()
     dead = subprocess.Popen(["true"])
     dead.wait()
-    ids = [_container(client, {LABEL: "1", LABEL_RUN: "test-race", LABEL_PID: str(dead.pid)}) for _ in range(12)]
-    errors, boxes = [], []
+    live = {LABEL: "1", LABEL_RUN: "test-closing", LABEL_PID: str(owner.pid),
+            LABEL_STARTED: engine.process_start(owner.pid), LABEL_BOOT: engine.boot_id()}
+    closing = [_container(client, live, start=False) for _ in range(30)]
+    crashed = [_container(client, {LABEL: "1", LABEL_RUN: "test-race", LABEL_PID: str(dead.pid)}, start=False)
+               for _ in range(12)]
+    kept = _container(client, live, start=False)
+    errors, go = [], threading.Barrier(5)
 
-    def start():
+    def close_run():
+        go.wait()
+        for cid in closing:
+            engine.remove(client.api, cid)
+
+    def sweep_again_and_again():
+        go.wait()
         try:
-            boxes.append(DockerSandbox(concurrency=1))
+            for _ in range(8):
+                engine.sweep(client.api, "another-run")
         except Exception as exc:  # noqa: BLE001 - the test collects what was raised
             errors.append(exc)
 
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    for box in boxes:
+    threads = [threading.Thread(target=close_run)] + [threading.Thread(target=sweep_again_and_again) for _ in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert errors == []
+        assert [cid for cid in crashed + closing if _exists(client, cid)] == [] and _exists(client, kept)
+        box = DockerSandbox(concurrency=1)  # and a start among them sweeps without trouble
+        assert box.unavailable is None
         box.close()
-    assert errors == [] and len(boxes) == 4 and all(b.unavailable is None for b in boxes)
-    assert [cid for cid in ids if _exists(client, cid)] == []
+    finally:
+        for cid in [*closing, *crashed, kept]:
+            engine.remove(client.api, cid)
 
 
 def test_removing_a_container_that_is_gone_or_being_removed_is_gone():
