@@ -36,6 +36,7 @@ LABEL_PID = "neocoder.pid"
 LABEL_STARTED = "neocoder.started"  # the owner's start time, clock ticks since boot (/proc/PID/stat field 22)
 LABEL_BOOT = "neocoder.boot"  # the owner machine's boot id (/proc/sys/kernel/random/boot_id)
 REMOVAL_WAIT_SECONDS = 30.0  # how long ``remove`` waits for a removal another process started
+SWEEP_WAIT_SECONDS = 10.0  # the same for a start's sweep, so a swept container is gone when the start returns
 POLL_SECONDS = 0.1
 LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
 _TRANSIENT = (docker.errors.APIError, requests.exceptions.RequestException)
@@ -159,15 +160,16 @@ def remove(api: docker.APIClient, container_id: str, wait_seconds: float = REMOV
 
 def sweep(api: docker.APIClient, run_id: str) -> int:
     """Remove every sandbox container of run ``run_id`` and every one whose owner is gone
-    (``owner_alive``); returns how many this call removed.  Never raises for containers
-    that vanish meanwhile; raises docker.errors.DockerException only when the engine
-    cannot list containers at all."""
+    (``owner_alive``); returns how many are gone.  One another process is removing already
+    is waited for (up to SWEEP_WAIT_SECONDS), so they are all gone when it returns.  Never
+    raises for containers that vanish meanwhile; raises docker.errors.DockerException (or
+    requests') only when the engine cannot list containers at all."""
     removed = 0
     for c in list_labelled(api, LABEL):
         labels = c.get("Labels") or {}
         mine = labels.get(LABEL_RUN) == run_id
         if mine or not owner_alive(labels, c.get("State") == "running"):
-            removed += remove(api, c["Id"], wait_seconds=0)
+            removed += remove(api, c["Id"], wait_seconds=SWEEP_WAIT_SECONDS)
     return removed
 
 
