@@ -12,11 +12,13 @@ processes on one machine never share a uid.
 
 Container flags: network none, read-only root, size-capped tmpfs /tmp and /dev/shm,
 memory with swap equal to it, pids limit, cap-drop ALL but those three,
-no-new-privileges, an init, ulimits for core, open files and file size.  Nothing of
+no-new-privileges, our seccomp profile (``seccomp.py``), /dev/null read-only over
+/etc/resolv.conf and /etc/hosts, an init, ulimits for core, open files and file size.  Nothing of
 the host's environment goes in, and nothing is read back from the container's
 filesystem: results come as JSON lines on the exec's stdout.  Containers carry a
-run label and the host pid; they are removed at close/exit and swept at the next
-start if their run died.
+run label and their owner (pid, start time, boot id); they are removed at close/exit and
+swept at the next start if their run died, by any process sharing the engine
+(``engine.py``: every path there tolerates containers other processes remove).
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import fcntl
 import os
 import socket
 import struct
-import tempfile
 import threading
 import time
 import uuid
@@ -36,6 +37,8 @@ import docker
 import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from neocoder.judge import engine, seccomp
+from neocoder.judge.engine import LABEL, LABEL_PID, LABEL_RUN  # noqa: F401  (the labels, by their old home)
 from neocoder.judge.image import ImageError, check_image, default_image
 from neocoder.judge.pool import PooledSandbox, Worker
 from neocoder.judge.protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
@@ -51,12 +54,15 @@ RUNNER_CAPABILITIES = ["KILL", "SETGID", "SETUID"]
 UID_BASE = 200_000  # host uids handed to runners and programs: [UID_BASE, UID_BASE + UID_BLOCK * UID_BLOCKS)
 UID_BLOCK = 1_000  # per neocoder process: two per live worker, reused once a worker is gone
 UID_BLOCKS = 2_000
-UID_LOCK_DIRS = ("/run/lock", "/var/lock")  # shared by every process on the machine; else the temp dir
-LABEL = "neocoder.sandbox"
-LABEL_RUN = "neocoder.run"
-LABEL_PID = "neocoder.pid"
 DOCKER_TIMEOUT = 60
+# How long a new worker's runner may take to say it is ready (seconds).  Before any program
+# runs, so no program can stretch it; 60 s was too short with 16 neocoder processes starting
+# at once on 2 cores at load 20 (1 worker in 80 timed out: perf/shared_engine.py).
+RUNNER_START_SECONDS = 180
 RUNNER_HEADROOM_MB = 48  # the runner's own interpreter shares the container's memory
+# Docker bind-mounts the host's resolver files into every container; the sandbox gets
+# empty ones instead (the character device /dev/null, read-only: reads see nothing).
+EMPTIED_FILES = ("/etc/resolv.conf", "/etc/hosts")
 
 _docker_retry = retry(
     retry=retry_if_exception_type((docker.errors.APIError, requests.exceptions.RequestException)),
@@ -73,7 +79,7 @@ class UidBlock:
     """
 
     def __init__(self, lock_dir: str | None = None):
-        lock_dir = lock_dir or _uid_lock_dir()
+        lock_dir = lock_dir or engine.lock_dir()
         for block in range(UID_BLOCKS):
             fd = _locked(os.path.join(lock_dir, f"neocoder-uids-{block}.lock"))
             if fd is not None:
@@ -95,13 +101,6 @@ class UidBlock:
         """Return uids whose worker (and container) is gone."""
         with self._lock:
             self._free.extend(uids)
-
-
-def _uid_lock_dir() -> str:
-    for d in UID_LOCK_DIRS:
-        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
-            return d
-    return tempfile.gettempdir()
 
 
 def _locked(path: str) -> int | None:
@@ -219,7 +218,9 @@ class _DockerWorker(Worker):
                 detach=True, init=True, user="0:0", network_mode="none", read_only=True,
                 tmpfs={"/tmp": tmpfs, "/dev/shm": tmpfs},
                 mem_limit=memory, memswap_limit=memory, pids_limit=limits.pids,
-                cap_drop=["ALL"], cap_add=RUNNER_CAPABILITIES, security_opt=["no-new-privileges"],
+                cap_drop=["ALL"], cap_add=RUNNER_CAPABILITIES,
+                security_opt=["no-new-privileges", seccomp.security_opt()],
+                mounts=[docker.types.Mount(path, "/dev/null", type="bind", read_only=True) for path in EMPTIED_FILES],
                 ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0),
                          docker.types.Ulimit(name="nofile", soft=256, hard=256),
                          docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)],
@@ -232,7 +233,7 @@ class _DockerWorker(Worker):
                 self.container.id, [*RUNNER_COMMAND, "--uids", f"{runner_uid}:{program_uid}"],
                 stdin=True, stdout=True, stderr=True, user="0:0", workdir=RUNNER_HOME, environment={})["Id"]
             self.channel = _FrameChannel(box.client.api.exec_start(self.exec_id, socket=True))
-            self.channel.wait_ready(time.monotonic() + DOCKER_TIMEOUT)
+            self.channel.wait_ready(time.monotonic() + RUNNER_START_SECONDS)
         except BaseException:
             self.destroy()
             raise
@@ -278,21 +279,15 @@ class _DockerWorker(Worker):
         then ends, so a thread reading it sees the runner's end; ``destroy`` closes the socket
         and gives the uids back afterwards."""
         if self.container is not None:
-            try:
-                self.container.remove(force=True)
-            except docker.errors.DockerException:
-                pass  # destroy tries again
+            engine.remove(self.container.client.api, self.container.id, wait_seconds=0)  # destroy waits
 
     def destroy(self) -> None:
+        """Close the channel and remove the container; its uids go back to the block only
+        once the container is gone for sure (removed by us or by another process)."""
         if self.channel is not None:
             self.channel.close()
-        if self.container is not None:
-            try:
-                self.container.remove(force=True)
-            except docker.errors.NotFound:
-                pass
-            except docker.errors.DockerException:
-                return  # it may still run: never hand its uids to another worker
+        if self.container is not None and not engine.remove(self.container.client.api, self.container.id):
+            return  # it may still run: never hand its uids to another worker
         uids, self.uids = self.uids, []
         uid_block().give_back(uids)
 
@@ -316,7 +311,7 @@ class DockerSandbox(PooledSandbox):
         image = image or default_image()
         self.image, self.runtime = image, runtime
         self.run_id = uuid.uuid4().hex[:12]
-        self.labels = {LABEL: "1", LABEL_RUN: self.run_id, LABEL_PID: str(os.getpid())}
+        self.labels = engine.owner_labels(self.run_id)
         self.uids: set[int] = set()  # host uids its runners and programs ran under (no user namespace)
         self.client = None
         try:
@@ -338,35 +333,16 @@ class DockerSandbox(PooledSandbox):
         return _DockerWorker(self, limits)
 
     def sweep(self) -> int:
-        """Remove containers of ours whose run's process is gone; return how many."""
-        removed = 0
-        for c in self.client.containers.list(all=True, filters={"label": LABEL}):
-            pid = c.labels.get(LABEL_PID, "")
-            mine = c.labels.get(LABEL_RUN) == self.run_id
-            if mine or not (pid.isdigit() and _pid_alive(int(pid))):
-                try:
-                    c.remove(force=True)
-                    removed += 1
-                except docker.errors.DockerException:
-                    pass
-        return removed
+        """Remove containers of ours whose run's process is gone (``engine.sweep``: the
+        owner's pid, its start time and the boot id decide); return how many.  Containers
+        other processes remove meanwhile are skipped; never raises for the engine."""
+        try:
+            return engine.sweep(self.client.api, self.run_id)
+        except (docker.errors.DockerException, requests.exceptions.RequestException):
+            return 0  # the engine could not list containers now: the next start sweeps
 
     def close(self) -> None:
         """Remove every container of this sandbox."""
         super().close()
         if self.client is not None and not self.unavailable:
-            try:
-                for c in self.client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={self.run_id}"}):
-                    c.remove(force=True)
-            except docker.errors.DockerException:
-                pass
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+            engine.remove_run(self.client.api, self.run_id)

@@ -21,6 +21,7 @@ import docker
 
 from neocoder import resources
 from neocoder.errors import NeocoderError
+from neocoder.judge.engine import machine_lock
 from neocoder.paths import fingerprint
 
 IMAGE_ENV = "NEOCODER_SANDBOX_IMAGE"  # names the image to build and run, when set
@@ -122,15 +123,26 @@ def apt_mirror_and_suite() -> tuple[str, str]:
     raise ImageError("no Debian apt source found in /etc/apt/sources.list{,.d}; cannot debootstrap")
 
 
+BUILD_LOCK = "neocoder-sandbox-build.lock"  # in engine.lock_dir(): one image build at a time per machine
+
+
 def build_image(tag: str | None = None, rebuild_base: bool = False, log=print) -> str:
     """Build the sandbox image and return its tag (default: ``default_image()``).
+
+    Two builds on one machine (two ``neocoder sandbox build``, or CI beside a user) take
+    turns, holding BUILD_LOCK: the second one waits, then finds the base debootstrapped
+    and the Dockerfile's layers cached, instead of debootstrapping again beside the first.
 
     Step 1 (slow, cached as ``base_tag(suite)``): debootstrap a minbase Debian with
     BASE_PACKAGES (python3, g++) from the local apt mirror and ``docker import`` it.
     Step 2: build ``sandbox/Dockerfile`` on top of it (adds the runner), labelled with
     the runner's SHA-256.  Raises ImageError on any failure.
     """
-    tag = tag or default_image()
+    with machine_lock(BUILD_LOCK):
+        return _build_image(tag or default_image(), rebuild_base, log)
+
+
+def _build_image(tag: str, rebuild_base: bool, log) -> str:
     recipe = resources.sandbox_dir()
     label = runner_sha256(recipe)  # before the slow part: an incomplete recipe fails at once
     client = docker.from_env()

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import selectors
 import shutil
 import subprocess
@@ -39,6 +40,7 @@ import time
 from pathlib import Path
 
 from neocoder import resources
+from neocoder.judge.engine import process_start
 from neocoder.judge.pool import PooledSandbox, Worker
 from neocoder.judge.protocol import STDERR_TAIL_BYTES, Limits, LineChannel, RunnerEnd, RunnerLost
 from neocoder.judge.sandbox import PROCESS
@@ -78,7 +80,8 @@ def runner_copy(recipe_dir: Path | None = None) -> Path:
         else:
             raise OSError(f"no folder outside /tmp to copy the runner to (tried {', '.join(parents)}); "
                           "set NEOCODER_RUNNER_DIR")
-        folder = Path(tempfile.mkdtemp(prefix="neocoder-runner-", dir=real))
+        sweep_runner_copies(real)
+        folder = Path(tempfile.mkdtemp(prefix=f"{COPY_PREFIX}{os.getpid()}-{process_start(os.getpid())}-", dir=real))
         shutil.copytree(recipe_dir / RUNNER_PACKAGE, folder / RUNNER_PACKAGE,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), copy_function=shutil.copyfile)
         for path in (folder / RUNNER_PACKAGE).iterdir():
@@ -88,6 +91,28 @@ def runner_copy(recipe_dir: Path | None = None) -> Path:
         atexit.register(shutil.rmtree, folder, True)
         _copies[recipe_dir] = folder
         return folder
+
+
+COPY_PREFIX = "neocoder-runner-"  # then <pid>-<start time in ticks>- of the process that made the copy
+_COPY_NAME = re.compile(re.escape(COPY_PREFIX) + r"(\d+)-(\d+)-")
+
+
+def sweep_runner_copies(parent: str) -> int:
+    """Remove the runner copies in ``parent`` whose process is gone (one killed with SIGKILL
+    never ran its atexit clean-up): those whose name's pid no longer runs, or runs a process
+    started at another time.  Copies of live processes, and folders not named by a pid (made
+    by older neocoders), stay.  Returns how many were removed; never raises."""
+    removed = 0
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _COPY_NAME.match(entry.name)
+        if m and process_start(int(m.group(1))) != m.group(2):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed += not os.path.exists(entry.path)
+    return removed
 
 
 def _interpreter() -> str:
