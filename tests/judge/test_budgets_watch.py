@@ -86,6 +86,14 @@ class Runner:
             pass
 
 
+def _mortal():
+    """A watched program dies by itself after 20 s of CPU time or its parent's end: a mutant
+    that never returns from ``watch`` (mutmut then kills the test) leaves no busy orphan."""
+    resource.setrlimit(resource.RLIMIT_CPU, (20, 20))
+    import ctypes
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 def run(code, lim, keep=None, cpu=True, stop_after=None):
     """Start ``code`` in a session of its own and watch it; returns the Watched."""
     out_r, out_w = os.pipe()
@@ -93,7 +101,7 @@ def run(code, lim, keep=None, cpu=True, stop_after=None):
     host_r, host_w = os.pipe()
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_mortal)
     os.close(out_w)
     os.close(err_w)
     runner = Runner(proc.pid, HostInput(host_r), cpu)
@@ -187,3 +195,30 @@ def test_the_wall_cap_and_the_submission_budget():
     assert runner_limits.limits_of(job).wall_seconds == 5.0 and runner_limits.submission_wall(job) == 13.0
     assert runner_limits.submission_wall(dict(job, submission_wall_seconds=7.0)) == 7.0
     assert runner_limits.cpu_backstop(runner_limits.limits_of(job)) == 3
+
+
+def test_the_counters_read_the_kernel_s_files_and_say_none_where_there_are_none(tmp_path, monkeypatch):
+    """CounterFile and Cgroup, on files laid out as cgroup v1 and v2 write them."""
+    usage, stat, events, current, limit = (tmp_path / n for n in ("usage", "cpu.stat", "events", "current", "max"))
+    usage.write_text("2500000000\n")
+    stat.write_text("usage_usec 1500000\nuser_usec 1000000\n")
+    events.write_text("low 0\noom 1\noom_kill 2\n")
+    current.write_text("1048576\n")
+    limit.write_text("268435456\n")
+    monkeypatch.setattr(runner_limits, "CGROUP_CPU", (str(tmp_path / "absent"), str(usage)))
+    monkeypatch.setattr(runner_limits, "CGROUP_OOM", (str(events),))
+    monkeypatch.setattr(runner_limits, "CGROUP_MEM_USAGE", (str(current),))
+    monkeypatch.setattr(runner_limits, "CGROUP_MEM_LIMIT", (str(limit),))
+    v1 = runner_limits.Cgroup()
+    assert v1.cpu_seconds() == 2.5 and v1.oom_kills() == 2 and v1.memory_usage() == 1 << 20
+    assert v1.memory_limit == 256 << 20
+    monkeypatch.setattr(runner_limits, "CGROUP_CPU", (str(tmp_path / "absent"),))
+    monkeypatch.setattr(runner_limits, "CGROUP_CPU_V2", str(stat))
+    v2 = runner_limits.Cgroup()
+    assert v2.cpu_path is None and v2.cpu_seconds() == 1.5
+    off = runner_limits.Cgroup(enabled=False)
+    assert (off.cpu_seconds(), off.oom_kills(), off.memory_usage(), off.processes(), off.memory_limit) == (None,) * 5
+    assert runner_limits.CounterFile(str(tmp_path / "absent")).number() is None
+    assert runner_limits.CounterFile(str(events)).number("missing") is None
+    current.write_text("not a number\n")
+    assert runner_limits.CounterFile(str(current)).number() is None

@@ -34,27 +34,33 @@ print(" ".join(out))
 '''
 
 
+@pytest.fixture(scope="module")
+def box():
+    """One Docker sandbox for the file's tests: a new one right after another's close can
+    race with the engine removing the old one's containers (issue 57's first item)."""
+    with DockerSandbox(concurrency=1) as sandbox:
+        yield sandbox
+
+
 @pytest.mark.docker
-def test_the_oom_trick_is_mle_and_the_worker_survives_it():
+def test_the_oom_trick_is_mle_and_the_worker_survives_it(box):
     test = [{"input": "", "output": "ok\n"}]
-    with DockerSandbox(concurrency=1) as box:
-        trick = box.run(OOM_TRICK, test, MEMORY_ATTACK_LIMITS, language="cpp")
-        canary = box.run("print(1)\n", [{"input": "", "output": "1\n"}], Limits.for_cpu(1.0))
-        writes = box.run(WRITES, [{"input": "", "output": "EACCES EACCES yes yes yes\n"}], Limits.for_cpu(1.0),
-                         entry="script")
+    trick = box.run(OOM_TRICK, test, MEMORY_ATTACK_LIMITS, language="cpp")
+    canary = box.run("print(1)\n", [{"input": "", "output": "1\n"}], Limits.for_cpu(1.0))
+    writes = box.run(WRITES, [{"input": "", "output": "EACCES EACCES yes yes yes\n"}], Limits.for_cpu(1.0),
+                     entry="script")
     assert trick.verdicts == [MLE], trick.tests[0]
     assert canary.accepted and canary.worker == trick.worker  # the runner was not the one killed
     assert writes.verdicts == [AC], writes.tests[0].stdout_head
 
 
 @pytest.mark.docker
-def test_a_program_chooses_no_escape_sequence_for_the_operator_s_terminal():
+def test_a_program_chooses_no_escape_sequence_for_the_operator_s_terminal(box):
     evil = "\x1b]0;pwned\x07\x1b[2J\x1b[31mEvil"
     raises = f"raise type({evil!r}, (Exception,), {{}})()\n"
     test = [{"input": "", "output": ""}]
-    with DockerSandbox(concurrency=1) as box:
-        python = box.run(raises, test, Limits.for_cpu(1.0), entry="script")
-        cpp = box.run('#error "\x1b[2J\x1b[31mred\x07"\nint main() {}\n', test, Limits.for_cpu(1.0), language="cpp")
+    python = box.run(raises, test, Limits.for_cpu(1.0), entry="script")
+    cpp = box.run('#error "\x1b[2J\x1b[31mred\x07"\nint main() {}\n', test, Limits.for_cpu(1.0), language="cpp")
     assert python.verdicts == [RE] and python.tests[0].detail == "Evil"
     assert cpp.verdicts == [CE] and "#error" in cpp.compile_error and "red" in cpp.compile_error
     for text in (cpp.compile_error, cpp.tests[0].detail):
