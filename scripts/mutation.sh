@@ -12,7 +12,7 @@
 # ${MUTATION_DIR:-/tmp/neocoder-mutation}/SET so `mutmut show NAME` can be run there after.
 #
 # Usage: bash scripts/mutation.sh SET [SET ...]   (SET: parsers, ties, judges, entropy, ideas,
-#        metrics, diversity, board, lostitems, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
+#        metrics, diversity, board, lostitems, watch, or all);  MUTATION_JOBS=2 by default;  PYTHON=.venv/bin/python by default;
 #        MUTATION_TESTS="FILE ..." runs those test files (or node ids) instead of the set's own;
 #        MUTATION_SURVIVORS=1 runs only the last run's survivors (and the mutants no test
 #        reached) again, against the checkout's tests now: the score is then of all the set's
@@ -119,7 +119,16 @@ modules_of() {
                         tests/benchmarks/aidanbench/test_aidan_answers.py tests/benchmarks/ideas/test_ideas_answers.py
                         tests/benchmarks/framework/test_framework_unreadable.py
                         --deselect tests/suite/test_suite.py::test_suite_profiles_a_model_and_resumes_after_kill_without_a_call_answered_twice" ;;
-        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, diversity, board, lostitems, all)" >&2; return 1 ;;
+        # the sandbox watcher (issue 57): what measures CPU time (the whole tree), wall time,
+        # memory and output, and the limits and verdict it feeds; the runner's package is
+        # neocoder/sandbox_recipe in the copy (made below), and its tests run it in
+        # this process: the runner in a container runs the image's code, not the mutant (and a
+        # mutant imports mutmut, which the runner's standard-library-only check refuses)
+        watch) echo "neocoder/sandbox_recipe/runner/watch.py neocoder/sandbox_recipe/runner/limits.py --
+                    tests/judge/test_budgets_watch.py tests/judge/test_sandbox_classify.py
+                    tests/judge/test_budgets.py
+                    --deselect tests/judge/test_sandbox_classify.py::test_runner_imports_only_the_standard_library_and_itself" ;;
+        *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, diversity, board, lostitems, watch, all)" >&2; return 1 ;;
     esac
 }
 
@@ -143,6 +152,7 @@ functions_of() {
 markers_of() {
     case "$1" in
         diversity | entropy) echo "not slow and not docker and not llm" ;;
+        watch) echo "not slow and not docker" ;;
         *) echo "not slow" ;;
     esac
 }
@@ -164,7 +174,7 @@ for name in sys.stdin.read().split("\0"):
 
 sets=("$@")
 [ ${#sets[@]} -gt 0 ] || { sed -n '2,23p' "$0"; exit 2; }
-[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics diversity board lostitems)
+[ "${sets[0]}" = all ] && sets=(parsers ties judges entropy ideas metrics diversity board lostitems watch)
 "$PYTHON" -c "import mutmut" 2>/dev/null || {
     echo "mutmut is not installed for $PYTHON: pip install -e '.[mutation]'" >&2; exit 1; }
 mutmut="$(dirname "$PYTHON")/mutmut"
@@ -195,6 +205,12 @@ for set in "${sets[@]}"; do
         mkdir -p "$work"
         copy_checkout "$work"
     fi
+    # the runner's package is neocoder.sandbox_recipe.runner on the host, which an install maps
+    # to sandbox/ (pyproject.toml): a real copy there is what mutmut can mutate and the tests import
+    case " $modules " in
+        *" neocoder/sandbox_recipe/"*) rm -rf "$work/neocoder/sandbox_recipe"
+                                       cp -r "$work/sandbox" "$work/neocoder/sandbox_recipe" ;;
+    esac
     # the tests find the shared inputs beside their checkout (tests/support/checkout.py); mutmut
     # runs them from $work/mutants, so beside it is $work
     ln -sfn "$(cd "$checkout/.." && pwd)/shared" "$work/shared"

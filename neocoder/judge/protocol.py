@@ -20,20 +20,33 @@ Session::
 Messages (times in seconds, sizes in bytes unless the name says otherwise)::
 
     {"kind": "ready", "uid": int, "program_uid": int, "pid": int, "clean": bool,
-     "problem": str|null, "spawn": ["fork", "exec"], "cpu_cgroup": bool, "oom_counter": bool}
+     "problem": str|null, "spawn": ["fork", "exec"], "cpu_cgroup": bool, "oom_counter": bool,
+     "oom_floor": bool}
         uid: the runner's; program_uid: the uid programs run under (Docker: another
         one, which cannot signal the runner).  clean false: something of the
         programs' uid survived the first reset, or the runner could not take its
         uid (``problem`` says what); the runner exits with status 3.  spawn: the
         ways it can start a test.  cpu_cgroup / oom_counter: whether CPU time of
-        the whole tree and OOM kills are readable.
+        the whole tree and OOM kills are readable.  oom_floor: the runner holds
+        CAP_SYS_RESOURCE, so it is never the OOM killer's choice and a program cannot
+        lower its own score below 1000 (without it a program can lower it to the
+        runner's, and a program spread over many small processes can get the runner
+        killed instead of itself).
 
     {"op": "run", "id": str, "source": str, "language": "python"|"cpp", "entry": "auto"|"script",
      "spawn": "fork"|"exec", "stop_at_first_failure": bool,
      "inputs": [str, ...], "cpu_seconds": float, "wall_seconds": float,
+     "submission_wall_seconds": float, "output_cap_bytes": int,
      "stdout_bytes": int, "stderr_bytes": int, "stack_bytes": int,
      "memory_bytes": int, "pids": int}
-        per-test limits (``Limits``); expected outputs never enter.  entry
+        per-test limits (``Limits``); expected outputs never enter.  The runner
+        takes a test's wall backstop as at most WALL_FACTOR x cpu_seconds +
+        WALL_EXTRA_SECONDS, and all tests together get submission_wall_seconds (at most
+        WALL_FACTOR x the tests' CPU limits together + SUBMISSION_WALL_EXTRA_SECONDS):
+        a test gets what is left if that is less, and once nothing is left the
+        remaining tests are "tle" without running.  output_cap_bytes: the stdout
+        of all tests together that is sent back (OUTPUT_CAP_BYTES); a test's stdout
+        past what is left is cut ("output_cut").  entry
         "auto": the program contract (sandbox/runner/contract.py ``prepare``); "script": the
         program runs as written.  spawn "fork": each test is forked from the fork
         server (where the runner has it, else "exec"); "exec": a new interpreter
@@ -61,12 +74,15 @@ Messages (times in seconds, sizes in bytes unless the name says otherwise)::
     {"kind": "test", "id": str, "index": int, "status": "ok"|"tle"|"mle"|"ole"|"re",
      "detail": str|null, "exit_code": int|null, "signal": str|null,
      "exception": str|null, "cpu_seconds": float, "wall_seconds": float,
-     "max_rss_kb": int, "peak_cgroup_kb": int|null, "stdout_b64": str, "stderr_tail": str}
+     "max_rss_kb": int, "peak_cgroup_kb": int|null, "stdout_b64": str, "stderr_tail": str,
+     "output_cut": bool}
         status and detail come from the runner's pure ``classify``: "ok" means the
         program ended well within its limits (the host then checks stdout: AC or
-        WA); detail names the exception, signal or exit code of an "re", else null.
-        stdout_b64 is stdout up to its cap, base64; stderr_tail the last 2 KiB
-        of stderr up to its cap, decoded with replacement.
+        WA); detail names the exception, signal or exit code of an "re", says
+        "wall time" for a "tle" at the wall backstop (or the submission's wall
+        budget), else null.  stdout_b64 is stdout up to its cap and to what is left
+        of output_cap_bytes, base64 (output_cut: the program wrote more than that);
+        stderr_tail the last 2 KiB of stderr up to its cap, decoded with replacement.
         cpu_seconds: the whole process tree (cgroup) where readable, else the test
         process; max_rss_kb: the test process's peak RSS in KiB; peak_cgroup_kb:
         the container's peak memory charge in KiB, sampled every 5 ms, or null.
@@ -121,7 +137,13 @@ from neocoder.judge.verdicts import (
 STATUS_VERDICTS = {"tle": TLE, "mle": MLE, "ole": OLE, "re": RE}
 SOURCE_LIMIT_BYTES = 64 << 10  # Codeforces' source limit; sandbox/runner/contract.py has the same guard
 INPUT_LIMIT_BYTES = 4 << 20  # all inputs of a submission travel in one message to the runner
-COMPILE_REPLY_SECONDS = 65  # the compile step's wall backstop (sandbox/runner/native.py) + 5 s
+# Wall budgets: the runner (sandbox/runner/limits.py) has the same numbers and enforces them.
+WALL_FACTOR = 2.0  # a test's wall backstop: at most WALL_FACTOR x its CPU limit + WALL_EXTRA_SECONDS
+WALL_EXTRA_SECONDS = 1.0
+SUBMISSION_WALL_EXTRA_SECONDS = 5.0  # all tests: WALL_FACTOR x their CPU limits together + this
+TEST_OVERHEAD_SECONDS = 2.0  # per test, beyond its wall: spawning, the watcher's exit grace, the reply
+COMPILE_REPLY_SECONDS = 36  # the compile step's wall backstop (2 x 15 + 1 s, sandbox/runner/native.py) + 5 s
+OUTPUT_CAP_BYTES = 16 << 20  # stdout of all tests of a submission sent back to the host, in all
 
 
 class RunnerLost(RuntimeError):
@@ -165,14 +187,15 @@ class Limits:
 
     cpu_seconds: CPU time of the whole process tree (Docker backend; the process
     backend can only limit the main process); wall_seconds: backstop for sleeping
-    or blocked programs; memory_mb: the container's memory cgroup, swap equal to it
+    or blocked programs (the runner takes at most WALL_FACTOR x cpu_seconds +
+    WALL_EXTRA_SECONDS); memory_mb: the container's memory cgroup, swap equal to it
     (process backend: address space); stdout_bytes / stderr_bytes: caps (stdout past
     its cap is OLE, stderr past its cap is dropped); pids: processes and threads;
     tmpfs_mb: the size of /tmp and of /dev/shm each.
     """
 
     cpu_seconds: float = 2.0
-    wall_seconds: float = 20.0
+    wall_seconds: float = 5.0
     memory_mb: int = 256
     stdout_bytes: int = 4 << 20
     stderr_bytes: int = 64 << 10
@@ -181,18 +204,35 @@ class Limits:
 
     @classmethod
     def for_cpu(cls, cpu_seconds: float, memory_mb: int = 256) -> "Limits":
-        """Limits for a CPU time (s) and memory (MiB); the wall backstop is 10x + 5 s."""
-        return cls(cpu_seconds=cpu_seconds, wall_seconds=10 * cpu_seconds + 5, memory_mb=memory_mb)
+        """Limits for a CPU time (s) and memory (MiB); the wall backstop is
+        WALL_FACTOR x cpu_seconds + WALL_EXTRA_SECONDS (2x + 1 s)."""
+        return cls(cpu_seconds=cpu_seconds, wall_seconds=WALL_FACTOR * cpu_seconds + WALL_EXTRA_SECONDS,
+                   memory_mb=memory_mb)
+
+    @property
+    def test_wall_seconds(self) -> float:
+        """The wall backstop the runner gives each test (s): wall_seconds, at most
+        WALL_FACTOR x cpu_seconds + WALL_EXTRA_SECONDS."""
+        return min(self.wall_seconds, WALL_FACTOR * self.cpu_seconds + WALL_EXTRA_SECONDS)
+
+    def submission_wall_seconds(self, n_tests: int) -> float:
+        """The wall time (s) all ``n_tests`` tests of a submission get together (the compile
+        step aside): each test's backstop summed, at most WALL_FACTOR x their CPU limits
+        together + SUBMISSION_WALL_EXTRA_SECONDS."""
+        return min(n_tests * self.test_wall_seconds,
+                   WALL_FACTOR * n_tests * self.cpu_seconds + SUBMISSION_WALL_EXTRA_SECONDS)
 
     def worker_key(self) -> tuple:
         """Limits fixed when a worker starts; the others travel with each run message."""
         return (self.memory_mb, self.pids, self.tmpfs_mb)
 
     def reply_seconds(self, n_tests: int, language: str = PYTHON) -> float:
-        """How long the host waits for the whole reply to a run of ``n_tests`` tests:
-        each test's wall backstop plus 5 s, plus 30 s for preparing and resetting, plus
-        COMPILE_REPLY_SECONDS for a C++ program's compile step."""
-        return n_tests * (self.wall_seconds + 5) + 30 + (COMPILE_REPLY_SECONDS if language == CPP else 0)
+        """How long the host waits (s) for the whole reply to a run of ``n_tests`` tests: the
+        submission's wall budget (``submission_wall_seconds``), TEST_OVERHEAD_SECONDS per
+        test, 30 s for preparing and resetting, and COMPILE_REPLY_SECONDS for a C++
+        program's compile step."""
+        return (self.submission_wall_seconds(n_tests) + n_tests * TEST_OVERHEAD_SECONDS + 30
+                + (COMPILE_REPLY_SECONDS if language == CPP else 0))
 
 
 def _size(n: int) -> str:
@@ -236,7 +276,9 @@ def run_message(source: str, inputs: list[str], limits: Limits, entry: str = "au
             "entry": entry, "spawn": spawn,
             "stop_at_first_failure": stop_at_first_failure,
             "inputs": list(inputs), "cpu_seconds": limits.cpu_seconds,
-            "wall_seconds": limits.wall_seconds, "stdout_bytes": limits.stdout_bytes,
+            "wall_seconds": limits.test_wall_seconds,
+            "submission_wall_seconds": limits.submission_wall_seconds(len(inputs)),
+            "output_cap_bytes": OUTPUT_CAP_BYTES, "stdout_bytes": limits.stdout_bytes,
             "stderr_bytes": limits.stderr_bytes, "stack_bytes": limits.memory_mb << 20,
             "memory_bytes": limits.memory_mb << 20, "pids": limits.pids}
 
@@ -385,22 +427,27 @@ def verdict_of(row: dict | None, test: dict, checker=None, keep_output: bool = F
 
     "ok" becomes AC or WA by ``checker`` on the decoded stdout; "tle", "mle",
     "ole" and "re" become TLE, MLE, OLE and RE with the runner's detail; "infra"
-    and a missing row become INFRA.
+    and a missing row become INFRA.  A test whose stdout the runner cut (the
+    submission's OUTPUT_CAP_BYTES were spent) has ``output_cut`` and, where it would
+    have been checked ("ok"), is OLE: what is left of its output cannot be checked.
     """
     if row is None or row.get("status") == "infra":
         return TestVerdict(INFRA, detail=(row or {}).get("detail", "no result from runner"))
     stdout = base64.b64decode(row["stdout_b64"])
-    status = row["status"]
-    if status == "ok":
+    status, cut, detail = row["status"], bool(row.get("output_cut")), row.get("detail")
+    if status == "ok" and cut:
+        verdict, detail = OLE, (f"output cut: the submission's stdout passed its cap of "
+                                f"{OUTPUT_CAP_BYTES >> 20} MiB in all, so this test's was not checked")
+    elif status == "ok":
         verdict = AC if check(checker, stdout, test) else WA
     else:
         verdict = STATUS_VERDICTS.get(status, RE)
     return TestVerdict(
         verdict, cpu_seconds=row["cpu_seconds"], wall_seconds=row["wall_seconds"],
-        max_rss_kb=row["max_rss_kb"], peak_cgroup_kb=row.get("peak_cgroup_kb"), detail=row.get("detail"),
+        max_rss_kb=row["max_rss_kb"], peak_cgroup_kb=row.get("peak_cgroup_kb"), detail=detail,
         stdout_head=stdout[:200].decode("utf-8", "replace"),
         stdout=stdout.decode("utf-8", "replace") if keep_output else None,
-        stdout_sha256=output_hash(stdout) if status == "ok" else None)
+        stdout_sha256=output_hash(stdout) if status == "ok" and not cut else None, output_cut=cut)
 
 
 def output_hash(stdout: bytes) -> str:

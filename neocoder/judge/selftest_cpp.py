@@ -27,13 +27,19 @@ static void signal_everything(int sig) {
 }
 '''
 
-# Looks for the test's expected output everywhere it can read: what it finds, or "not found".
+# Looks for the test's expected output where a leak could put it: the scratch folders a test
+# shares with the runner's earlier work, and every other process's cmdline and environ.  The
+# marker is built at run time from its pieces (so the program's own binary, /tmp/.solution,
+# never holds it whole), and its own process is skipped.  Found: it prints the marker, the
+# expected output, and gets AC; not found: "not found", WA.  So the case (expecting WA) fails
+# exactly when the expected output is readable.  Input "plant TEXT" writes TEXT to
+# /tmp/planted first: tests/judge/test_cpp.py plants the marker that way to show a leak is found.
 FIND_EXPECTED = HEAD + r'''
-static string found;
+static string marker, found;
 static void look(const string& path) {
     ifstream f(path, ios::binary); if (!f) return;
     string data((istreambuf_iterator<char>(f)), istreambuf_iterator<char>());
-    if (data.find("expected-7f3a") != string::npos) found += path + " ";
+    if (data.find(marker) != string::npos) found = path;
 }
 static void walk(const string& dir, int depth) {
     DIR* d = opendir(dir.c_str()); if (!d) return; struct dirent* e;
@@ -45,12 +51,32 @@ static void walk(const string& dir, int depth) {
     closedir(d);
 }
 int main() {
+    string in((istreambuf_iterator<char>(cin)), istreambuf_iterator<char>());
+    if (in.rfind("plant ", 0) == 0) { ofstream("/tmp/planted") << in.substr(6); cout << "planted" << endl; return 0; }
+    for (int c : {101, 120, 112, 101, 99, 116, 101, 100, 45, 55, 102, 51, 97}) marker += char(c);  // expected-7f3a
     walk("/tmp", 3); walk("/dev/shm", 3); walk("/dev/mqueue", 1);
     DIR* d = opendir("/proc"); struct dirent* e;
-    while (d && (e = readdir(d))) if (atoi(e->d_name) > 0)
+    while (d && (e = readdir(d))) if (atoi(e->d_name) > 0 && atoi(e->d_name) != getpid())
         for (const char* f : {"cmdline", "environ"}) look(string("/proc/") + e->d_name + "/" + f);
-    string in((istreambuf_iterator<char>(cin)), istreambuf_iterator<char>());
-    cout << (found.empty() ? string("not found") : found) << "\n";
+    cout << (found.empty() ? string("not found") : marker) << "\n";
+}
+'''
+
+# Lowers its OOM score (to the runner's, where the kernel lets it) in each of 50 processes,
+# then spreads about 350 MiB over them, a few MiB each: each is smaller than the runner, so
+# at an equal score the OOM killer would take the runner (RE, the worker replaced).  It
+# must be the program that is killed: MLE.
+OOM_TRICK = HEAD + r'''
+#include <sys/wait.h>
+#include <fcntl.h>
+int main() {
+    for (int i = 0; i < 50; i++) if (fork() == 0) {
+        int fd = open("/proc/self/oom_score_adj", O_WRONLY); if (fd >= 0) { (void)!write(fd, "0", 1); close(fd); }
+        for (int m = 0; m < 7; m++) { char* p = (char*)malloc(1 << 20); memset(p, 1, 1 << 20); usleep(20000); }
+        pause(); _exit(0);
+    }
+    while (wait(nullptr) > 0) {}
+    cout << "ok" << endl;
 }
 '''
 
@@ -127,10 +153,19 @@ CPP_CASES = [
                ' cout << (out == "blocked blocked " ? string("ok") : out) << endl;'),
          {"AC"}, language=CPP),
     Case("C++ reading the expected output", FIND_EXPECTED, {"WA"}, output="expected-7f3a\n", language=CPP),
+    Case("C++ OOM score lowered, memory over 50 processes", OOM_TRICK, {"MLE"}, limits=MEMORY_ATTACK_LIMITS,
+         same_worker=True, needs=frozenset({"memory cgroup"}), language=CPP),
     # attacks on the compile step: each is a compile error (CE), never INFRA or a hang
     Case("C++ syntax error", "int main( {", {CE}, language=CPP),
     Case("C++ #include of an endless device", '#include "/dev/zero"\nint main() {}\n', {CE}, language=CPP),
     Case("C++ #include of its own stdin", "#include </dev/stdin>\nint main() {}\n", {CE}, language=CPP),
+    Case("C++ #include of its own stdout (a hang at no CPU cost)", '#include "/dev/stdout"\nint main() {}\n', {CE},
+         detail="refused at compile: /dev/stdout", max_seconds=5.0, language=CPP),
+    Case("C++ /proc through a macro and ..", '#define F(x) #x\n#define G(x) F(x)\n#include G(../../proc/self/environ)\n'
+         "int main() {}\n", {CE}, detail="refused at compile: ../../proc/self/environ", max_seconds=5.0,
+         language=CPP),
+    Case("C++ .incbin of a device (read by as)", 'asm(".incbin \\"/dev/stdout\\"");\nint main() {}\n', {CE},
+         detail="refused at compile: /dev/stdout", max_seconds=5.0, language=CPP),
     Case("C++ a 1 GiB initialized array (binary over its size limit)",
          "char big[1 << 30] = {1};\nint main() { return big[0] - 1; }\n", {CE}, language=CPP),
     Case("C++ template explosion",

@@ -11,6 +11,7 @@ It is never AC, so a submission with a skipped test is not accepted.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from neocoder.config import CPP, LANGUAGES, PYTHON  # noqa: F401  (re-exported: the judge's languages)
@@ -21,6 +22,24 @@ SKIPPED = "SKIPPED"
 VERDICTS = (AC, WA, TLE, MLE, RE, OLE, CE, INFRA, SKIPPED)
 # The languages the sandbox judges (``Sandbox.run(..., language=...)``, CPP, LANGUAGES,
 # PYTHON) are declared once, in neocoder/config.py, and imported above.
+
+
+# Terminal escape sequences (CSI, OSC, and the two-character ones), then every other C0 and
+# C1 control character but newline and tab, and the Unicode bidirectional overrides.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)"
+                      r"|\x9b[0-?]*[ -/]*[@-~]?|\x9d[^\x07\x9c]*[\x07\x9c]?")
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str | None) -> str | None:
+    """``text`` safe to print or render: escape sequences removed whole, every other
+    control character (C0 but newline and tab, DEL, C1, bidirectional overrides) removed;
+    None stays None.  Used where every verdict detail, compile error and output head is
+    made (TestVerdict, SubmissionResult), so a program's exception name, its stderr or
+    g++'s messages never reach a terminal or a page raw."""
+    if text is None:
+        return None
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
 
 
 def tokens_equal(actual: bytes, expected: str) -> bool:
@@ -43,7 +62,10 @@ class TestVerdict:
     ``detail`` names the exception, signal or sandbox failure; ``stdout_head`` is the
     first 200 characters of output, for reading;
     ``stdout_sha256`` identifies the whole output up to whitespace (what the checkers
-    compare), so two programs' outputs can be compared without storing them.
+    compare), so two programs' outputs can be compared without storing them;
+    ``output_cut``: the runner kept only part of stdout (the submission's output cap,
+    protocol.OUTPUT_CAP_BYTES, was spent).  ``detail`` and ``stdout_head`` are made
+    ``printable`` here.
     """
 
     verdict: str
@@ -55,6 +77,11 @@ class TestVerdict:
     stdout_head: str = ""
     stdout: str | None = None  # whole output, only when asked for (keep_output)
     stdout_sha256: str | None = None  # first 16 hex of SHA-256 of the output's tokens (a program that ran to its end)
+    output_cut: bool = False  # stdout past what was left of the submission's output cap was dropped
+
+    def __post_init__(self):
+        self.detail = printable(self.detail)
+        self.stdout_head = printable(self.stdout_head)
 
     @property
     def behaviour(self) -> str:
@@ -63,11 +90,14 @@ class TestVerdict:
         return self.stdout_sha256 or self.verdict
 
     def to_dict(self) -> dict:
-        """The test as a JSON object, without ``stdout`` and ``stdout_sha256`` when they are None."""
+        """The test as a JSON object, without ``stdout`` and ``stdout_sha256`` when they are None
+        and without ``output_cut`` when it is False (a record keeps its layout)."""
         d = asdict(self)
         for optional in ("stdout", "stdout_sha256"):
             if d[optional] is None:
                 del d[optional]
+        if not d["output_cut"]:
+            del d["output_cut"]
         return d
 
 
@@ -106,6 +136,15 @@ class SubmissionResult:
     calls_solve: bool = False
     worker: str | None = None
     compile_seconds: float | None = None
+
+    def __post_init__(self):
+        self.compile_error = printable(self.compile_error)
+
+    @property
+    def output_cut(self) -> bool:
+        """True when any test's stdout was cut at the submission's output cap
+        (protocol.OUTPUT_CAP_BYTES): the outputs returned are not whole."""
+        return any(t.output_cut for t in self.tests)
 
     @property
     def verdicts(self) -> list[str]:

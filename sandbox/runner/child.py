@@ -107,8 +107,9 @@ def enter_test(uid, cpu_backstop, stack_bytes, process_limits=None):
     Own session; ``uid`` (None: keep this one; the process backend has no second
     uid); rlimits: CPU backstop (s), no core, the stack (bytes); ``process_limits``
     (the process backend: {"memory", "pids", "fsize"}) adds address space, process
-    count, file size and open files; the OOM killer picks this process first; /tmp
-    as working directory.
+    count, file size and open files; the OOM killer picks this process first (and,
+    by ``confine_writes``, the program cannot lower that: it can open for writing only
+    files under its scratch folders and /dev/null); /tmp as working directory.
     """
     import resource
     os.setsid()
@@ -127,7 +128,49 @@ def enter_test(uid, cpu_backstop, stack_bytes, process_limits=None):
             f.write("1000")
     except OSError:
         pass
+    confine_writes()
     os.chdir(SCRATCH)
+
+
+# ---------------------------------------------------------------- the write guard (Landlock)
+WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue", "/dev/null")  # all a program may open for writing
+_LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446  # one number on every arch
+_WRITE_FILE = 1 << 1  # LANDLOCK_ACCESS_FS_WRITE_FILE
+
+
+def write_guard_available():
+    """True where the kernel offers Landlock (ABI 1 or later) to this process."""
+    return _libc()[1].syscall(_LANDLOCK_CREATE, None, 0, 1) >= 1  # LANDLOCK_CREATE_RULESET_VERSION
+
+
+def confine_writes():
+    """Landlock: from now on this process and everything it starts can open for writing
+    only files beneath WRITABLE (pipes and sockets it holds are not paths: unaffected).
+    So a program cannot write its own /proc/self/oom_score_adj (lower its OOM score to
+    the runner's, and get the runner killed instead of itself) nor any other /proc or
+    /dev file.  Sets no_new_privs, which Landlock needs (``drop_to`` has set it already).
+    A kernel without Landlock: nothing (``write_guard_available`` says so in the runner's
+    "ready"); OSError if the kernel refuses the restriction."""
+    ctypes, libc = _libc()[:2]
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    ruleset = libc.syscall(_LANDLOCK_CREATE, ctypes.byref(ctypes.c_uint64(_WRITE_FILE)), 8, 0)
+    if ruleset < 0:
+        return
+    try:
+        for path in WRITABLE:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:  # struct landlock_path_beneath_attr: u64 allowed_access, s32 parent_fd (packed)
+                rule = ctypes.create_string_buffer(_WRITE_FILE.to_bytes(8, "little") + fd.to_bytes(4, "little"), 12)
+                libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, rule, 0)  # LANDLOCK_RULE_PATH_BENEATH
+            finally:
+                os.close(fd)
+        if libc.syscall(_LANDLOCK_RESTRICT, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
 
 
 # ---------------------------------------------------------------- the program

@@ -23,6 +23,13 @@ CGROUP_MEM_USAGE = ("/sys/fs/cgroup/memory/memory.usage_in_bytes", "/sys/fs/cgro
 CGROUP_MEM_LIMIT = ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory.max")
 CGROUP_PIDS = "/sys/fs/cgroup/pids/pids.current"
 NEAR_LIMIT_BYTES = 8 << 20  # a failing test this close to the memory limit is MLE
+# Wall-time budgets (protocol.py has the same numbers; a test checks they agree).  A test's
+# wall backstop is at most WALL_FACTOR x its CPU limit + WALL_EXTRA_SECONDS, whatever the host
+# asks; a submission's tests together at most WALL_FACTOR x their CPU limits together +
+# SUBMISSION_WALL_EXTRA_SECONDS: a sleeping program is stopped, not waited for.
+WALL_FACTOR = 2.0
+WALL_EXTRA_SECONDS = 1.0
+SUBMISSION_WALL_EXTRA_SECONDS = 5.0
 UNLIMITED_BYTES = 1 << 50  # cgroup v1 reports "no memory limit" as a huge number
 
 
@@ -116,13 +123,34 @@ def self_cpu():
 
 # ---------------------------------------------------------------- limits and the verdict
 
+# idle_seconds (None: no such rule): stop when the watched tree used under IDLE_CPU_SECONDS
+# of CPU time in that many seconds (the compile step: g++ never waits for anything).
 Limits = collections.namedtuple(
-    "Limits", "cpu_seconds wall_seconds stdout_bytes stderr_bytes stack_bytes memory_bytes pids")
+    "Limits", "cpu_seconds wall_seconds stdout_bytes stderr_bytes stack_bytes memory_bytes pids idle_seconds",
+    defaults=(None,))
+IDLE_CPU_SECONDS = 0.01
+
+
+def wall_cap(cpu_seconds):
+    """The longest wall backstop a test with ``cpu_seconds`` of CPU time gets (s)."""
+    return WALL_FACTOR * cpu_seconds + WALL_EXTRA_SECONDS
+
+
+def submission_wall(job):
+    """The wall time (s) all tests of a "run" message may take together: the host's
+    ``submission_wall_seconds`` when given, never more than WALL_FACTOR x the tests' CPU
+    limits together + SUBMISSION_WALL_EXTRA_SECONDS."""
+    n = len(job["inputs"])
+    cap = WALL_FACTOR * n * float(job["cpu_seconds"]) + SUBMISSION_WALL_EXTRA_SECONDS
+    asked = job.get("submission_wall_seconds")
+    return cap if asked is None else min(float(asked), cap)
 
 
 def limits_of(job):
-    """The per-test limits of a "run" message (seconds, bytes, a process count)."""
-    return Limits(float(job["cpu_seconds"]), float(job["wall_seconds"]), int(job["stdout_bytes"]),
+    """The per-test limits of a "run" message (seconds, bytes, a process count); the wall
+    backstop is the host's, but never over ``wall_cap`` of the CPU limit."""
+    cpu = float(job["cpu_seconds"])
+    return Limits(cpu, min(float(job["wall_seconds"]), wall_cap(cpu)), int(job["stdout_bytes"]),
                   int(job["stderr_bytes"]), int(job.get("stack_bytes", 256 << 20)),
                   int(job.get("memory_bytes", 256 << 20)), int(job.get("pids", 64)))
 
@@ -144,7 +172,7 @@ def signal_name(number):
 
 
 def classify(*, exit_code, signal_number, exception, stopped_at, cpu_seconds, cpu_limit,
-             oom_kills, peak_memory, memory_limit):
+             oom_kills, peak_memory, memory_limit, wall_limit=None):
     """The runner's verdict on one test: (status, detail).  Pure: no side effects.
 
     exit_code: the exit status, None if a signal ended the test; signal_number: the
@@ -153,13 +181,15 @@ def classify(*, exit_code, signal_number, exception, stopped_at, cpu_seconds, cp
     limit at which the watcher stopped the test; cpu_seconds / cpu_limit: CPU time
     used and allowed (s); oom_kills: OOM kills in the container during the test
     (None where unreadable); peak_memory / memory_limit: the memory cgroup's peak
-    and limit (bytes; memory_limit None or >= 2**50 where there is none).
+    and limit (bytes; memory_limit None or >= 2**50 where there is none); wall_limit:
+    the wall backstop the test had (s), for the detail.
 
     status is "ole", "mle", "tle", "re" or "ok", decided in that order: stdout past
     its cap; an OOM kill, a MemoryError, or a failure of any kind within
     NEAR_LIMIT_BYTES of the memory limit; the CPU or wall limit reached (or
     SIGXCPU); a signal or a non-zero exit; else "ok".  detail names what ended an
-    "re" (exception, else signal, else "exit code N"); it is None otherwise.
+    "re" (exception, else signal, else "exit code N") and says "wall time" for a "tle"
+    at the wall backstop; it is None otherwise.
     """
     failed = stopped_at is not None or signal_number is not None or exit_code != 0
     near_limit = (memory_limit is not None and memory_limit < UNLIMITED_BYTES
@@ -174,6 +204,9 @@ def classify(*, exit_code, signal_number, exception, stopped_at, cpu_seconds, cp
         # it ran into the memory limit and then failed (often TLE while the kernel
         # reclaims at the limit, before the OOM killer acts): memory is what it exceeded
         return "mle", None
+    if stopped_at == "wall":
+        limit = f" of {wall_limit:.3g} s" if wall_limit is not None else ""
+        return "tle", f"stopped at its wall time limit{limit} after {cpu_seconds:.2f} s of CPU time"
     if stopped_at is not None or signal_number == signal.SIGXCPU or cpu_seconds >= cpu_limit:
         return "tle", None
     if signal_number is not None or exit_code != 0:

@@ -29,9 +29,9 @@ import subprocess
 import sys
 import time
 
-from . import child
+from . import child, guard
 from .forkserver import ExecTest, memfd
-from .limits import Limits, cpu_backstop, self_cpu
+from .limits import Limits, cpu_backstop, self_cpu, wall_cap
 from .watch import watch
 
 COMPILER = "/usr/bin/g++"
@@ -41,8 +41,16 @@ WINDOWS_HEADER = "bits\\stdc++.h"  # a file in PCH_DIR: the name programs writte
 BINARY = os.path.join(child.SCRATCH, ".solution")  # the compiler's output, in P's scratch space
 DIAGNOSTICS_BYTES = 2048  # the end of the compiler's messages that a compile error keeps
 # Limits of the compile step (seconds, bytes, processes); memory is the container's cgroup.
-COMPILE_LIMITS = Limits(cpu_seconds=15.0, wall_seconds=60.0, stdout_bytes=64 << 10, stderr_bytes=64 << 10,
-                        stack_bytes=64 << 20, memory_bytes=0, pids=64)
+# The wall backstop is tied to the CPU limit as a test's is (limits.wall_cap: 2 x 15 + 1 s),
+# and a compiler tree that uses no CPU time for IDLE_SECONDS is stopped at once: g++ never
+# waits for anything, so it is blocked on a pipe or a device a source made it open.
+COMPILE_CPU_SECONDS = 15.0
+IDLE_SECONDS = 3.0
+COMPILE_LIMITS = Limits(cpu_seconds=COMPILE_CPU_SECONDS, wall_seconds=wall_cap(COMPILE_CPU_SECONDS),
+                        stdout_bytes=64 << 10, stderr_bytes=64 << 10, stack_bytes=64 << 20, memory_bytes=0, pids=64,
+                        idle_seconds=IDLE_SECONDS)
+# g++ runs with the compile guard preloaded (guard.py): paths under /dev and /proc, devices,
+# FIFOs and sockets are refused, however the source names them.
 BINARY_LIMIT_BYTES = 32 << 20  # RLIMIT_FSIZE of the compiler: the largest binary it may write
 # How a compiled program is entered, in the fields of contract.Prepared the header reports.
 Compiled = collections.namedtuple("Compiled", "entry rule calls_solve")
@@ -93,7 +101,8 @@ def compile_source(judge, job, source):
     start = time.monotonic()
     try:
         proc = subprocess.Popen(compile_argv(os.path.isdir(PCH_DIR)), stdin=stdin, stdout=out_w, stderr=err_w,
-                                preexec_fn=setup, close_fds=True, env=dict(child.TEST_ENV), cwd=child.SCRATCH)
+                                preexec_fn=setup, close_fds=True, env=guard.environment(child.TEST_ENV),
+                                cwd=child.SCRATCH)
     except (OSError, subprocess.SubprocessError) as exc:
         for fd in (stdin, out_w, err_w, out_r, err_r):
             os.close(fd)
@@ -118,10 +127,18 @@ def compile_source(judge, job, source):
 def compile_failure(seen):
     """Why the watched compile (a Watched) failed, as a compile error's text; None if it ran
     well.  Pure: reads only ``seen``."""
-    diagnostics = (seen.stderr + seen.stdout).decode("utf-8", "replace").strip()[-DIAGNOSTICS_BYTES:]
+    text = (seen.stderr + seen.stdout).decode("utf-8", "replace")
+    diagnostics = text.strip()[-DIAGNOSTICS_BYTES:]
     status = seen.wait_status
+    refused = guard.refused(text)
+    if refused and (seen.stopped_at is not None or status is None or status != 0):
+        return (f"refused at compile: {', '.join(refused[:3])[:300]} (paths under /dev and /proc, devices, FIFOs "
+                "and sockets cannot be read while compiling)")
     if seen.oom_kills:
         return "the compiler ran out of memory"
+    if seen.stopped_at == "idle":
+        return (f"the compiler used no CPU time for {COMPILE_LIMITS.idle_seconds:g} s: it was blocked "
+                "(reading a pipe or a device?) and was stopped")
     if seen.stopped_at in ("cpu", "wall") or seen.cpu_seconds >= COMPILE_LIMITS.cpu_seconds:
         return (f"compilation exceeded its limit of {COMPILE_LIMITS.cpu_seconds:g} s CPU time "
                 f"({COMPILE_LIMITS.wall_seconds:g} s wall)")
@@ -191,6 +208,7 @@ def spawn_binary(judge, fds, binary_fd, limits):
 if __name__ == "__main__":
     if sys.argv[1:] == ["--build-pch"]:
         build_pch()
+        guard.build()
     else:
-        sys.stderr.write("usage: python3 -m runner.native --build-pch\n")
+        sys.stderr.write("usage: python3 -m runner.native --build-pch (also builds the compile guard)\n")
         sys.exit(2)

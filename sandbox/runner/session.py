@@ -22,7 +22,7 @@ import time
 from . import child, native
 from .contract import SOURCE_LIMIT_BYTES, prepare
 from .forkserver import CHILD, ExecTest, ForkedTest, ForkServer, memfd
-from .limits import Cgroup, classify, cpu_backstop, limits_of, self_cpu, signal_name
+from .limits import Cgroup, classify, cpu_backstop, limits_of, self_cpu, signal_name, submission_wall
 from .privileges import become_runner, enter_process_sandbox, set_non_dumpable
 from .scratch import leftovers, program_processes, reap, wipe_scratch
 from .watch import watch
@@ -175,10 +175,10 @@ class Judge:
             self.server = None
 
     # ---- one test
-    def run_test(self, job, index, prepared, program_fd, spawn):
-        """Judge input ``index`` of ``job``: spawn, watch, classify; the "test" message body
-        (None when the host stopped the submission during the test)."""
-        limits = limits_of(job)
+    def run_test(self, job, index, prepared, program_fd, spawn, limits, keep):
+        """Judge input ``index`` of ``job`` under ``limits`` keeping at most ``keep`` bytes of
+        its stdout: spawn, watch, classify; the "test" message body (None when the host
+        stopped the submission during the test)."""
         stdin = memfd(job["inputs"][index].encode("utf-8"), "stdin")
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -201,7 +201,7 @@ class Judge:
         try:
             if test is None:
                 return {"status": "infra", "detail": "could not start the test process"}
-            seen = watch(test, (out_r, err_r), limits, before, start, self, job.get("id"))
+            seen = watch(test, (out_r, err_r), limits, before, start, self, job.get("id"), keep)
             status_text = _read_some(status_r)
             setup_problem = _read_some(setup_r)
         finally:
@@ -229,7 +229,7 @@ class Judge:
         verdict, detail = classify(
             exit_code=exit_code, signal_number=sig, exception=exception, stopped_at=seen.stopped_at,
             cpu_seconds=seen.cpu_seconds, cpu_limit=limits.cpu_seconds, oom_kills=seen.oom_kills,
-            peak_memory=seen.peak_memory, memory_limit=self.cgroup.memory_limit)
+            peak_memory=seen.peak_memory, memory_limit=self.cgroup.memory_limit, wall_limit=limits.wall_seconds)
         return {
             "status": verdict,
             "detail": detail,
@@ -242,24 +242,42 @@ class Judge:
             "peak_cgroup_kb": seen.peak_memory // 1024 or None,
             "stdout_b64": base64.b64encode(seen.stdout).decode("ascii"),
             "stderr_tail": seen.stderr[-STDERR_TAIL_BYTES:].decode("utf-8", "replace"),
+            "output_cut": seen.stdout_cut,
         }
 
     # ---- one submission
     def run_tests(self, job, prepared, program_fd, spawn, ready=None):
         """Run every input of ``job`` and emit its "test" message, stopping early when the
         host asks or (stop_at_first_failure) at the first status that is not "ok".
-        ``ready()`` (optional) says why no test can start now (then that test is INFRA)."""
-        jid = job.get("id")
+        ``ready()`` (optional) says why no test can start now (then that test is INFRA).
+
+        The submission's budgets bind across its tests: all of them together get
+        ``submission_wall`` seconds of wall time (a test gets what is left, if less than its
+        own backstop; once none is left the rest are "tle" without running) and send back
+        at most ``output_cap_bytes`` of stdout (a test's stdout past what is left is cut)."""
+        jid, limits = job.get("id"), limits_of(job)
+        budget = submission_wall(job)
+        deadline = time.monotonic() + budget
+        output_left = int(job.get("output_cap_bytes", limits.stdout_bytes * len(job["inputs"])))
         for i in range(len(job["inputs"])):
             if self.host.stop_requested(jid):
                 return
             trouble = ready() if ready else None
+            left = deadline - time.monotonic()
             if trouble:
                 result = {"status": "infra", "detail": trouble}
+            elif left <= 0:
+                result = budget_spent(budget)
             else:
-                result = self.run_test(job, i, prepared, program_fd, spawn)
+                squeezed = left < limits.wall_seconds - 0.05  # the submission's budget binds, not the test's
+                test_limits = limits._replace(wall_seconds=left) if squeezed else limits
+                result = self.run_test(job, i, prepared, program_fd, spawn, test_limits, output_left)
+                if squeezed and result and "wall time" in (result.get("detail") or ""):
+                    result["detail"] += f" (what was left of the submission's {budget:g} s)"
             if result is None:
                 return
+            sent = result.get("stdout_b64", "")
+            output_left -= len(sent) // 4 * 3 - sent[-2:].count("=")
             result.update(kind="test", id=jid, index=i)
             emit(result)
             if job.get("stop_at_first_failure") and result["status"] != "ok":
@@ -328,7 +346,7 @@ class Judge:
         emit({"kind": "ready", "uid": os.getuid(), "program_uid": self.uid, "pid": os.getpid(),
               "clean": problem is None, "problem": problem, "spawn": list(self.spawn_modes),
               "cpu_cgroup": bool(self.cgroup.cpu_path or self.cgroup.cpu_v2),
-              "oom_counter": self.cgroup.oom_kills() is not None})
+              "oom_counter": self.cgroup.oom_kills() is not None, "write_guard": child.write_guard_available()})
         if problem:
             return 3
         while True:
@@ -342,6 +360,13 @@ class Judge:
             emit({"kind": "done", "id": job.get("id"), "clean": problem is None, "problem": problem})
             if problem:
                 return 3
+
+
+def budget_spent(budget):
+    """The "test" message body of a test not run: the submission's wall budget is spent."""
+    return {"status": "tle", "detail": f"not run: the submission's wall time budget of {budget:g} s was spent",
+            "exit_code": None, "signal": None, "exception": None, "cpu_seconds": 0.0, "wall_seconds": 0.0,
+            "max_rss_kb": 0, "peak_cgroup_kb": None, "stdout_b64": "", "stderr_tail": "", "output_cut": False}
 
 
 def _read_some(fd):

@@ -2,9 +2,11 @@
 
 The watcher stops the test (and everything of the program's uid) at the first limit
 it crosses: CPU time (the container's cgroup minus the runner's and the fork server's
-own), the wall-clock backstop, stdout past its cap; or when the host asks to stop the
+own), the wall-clock backstop, stdout past its cap, no CPU progress for
+``limits.idle_seconds`` (where set: the compile step); or when the host asks to stop the
 submission.  stdout and stderr are pipes drained concurrently: stdout past its cap is
-OLE, stderr past its cap is discarded.  What it saw goes back as a ``Watched``; the
+OLE, stderr past its cap is discarded; of stdout at most ``keep`` bytes are kept (what
+is left of the submission's output cap), the rest counted and dropped.  What it saw goes back as a ``Watched``; the
 verdict is decided elsewhere (``limits.classify``).
 """
 
@@ -13,16 +15,17 @@ import os
 import selectors
 import time
 
-from .limits import self_cpu
+from .limits import IDLE_CPU_SECONDS, self_cpu
 
 POLL_SECONDS = 0.005
 EXIT_GRACE_SECONDS = 1.0  # after the wall backstop, stop waiting for a pipe or a status
 
 Watched = collections.namedtuple(
-    "Watched", "wait_status usage stopped_at cpu_seconds wall_seconds peak_memory oom_kills stdout stderr")
+    "Watched", "wait_status usage stopped_at cpu_seconds wall_seconds peak_memory oom_kills stdout stderr "
+    "stdout_cut", defaults=(False,))
 
 
-def watch(test, pipes, limits, before, start, runner, jid):
+def watch(test, pipes, limits, before, start, runner, jid, keep=None):
     """Watch ``test`` (an ExecTest or ForkedTest) until it has ended and its pipes
     ``(stdout read end, stderr read end)`` are closed.
 
@@ -31,12 +34,14 @@ def watch(test, pipes, limits, before, start, runner, jid):
     input, cgroup and ``kill_program``); ``jid`` the submission's id, for "stop".
     Returns a Watched: wait_status from the test's end (None if the fork server was
     lost) and usage (utime, stime, maxrss KiB); stopped_at "cpu", "wall", "stdout",
-    "host" or None; cpu_seconds (the container's cgroup minus the runner's and the
+    "idle", "host" or None; cpu_seconds (the container's cgroup minus the runner's and the
     fork server's own, else the test process's rusage); wall_seconds; peak_memory
     (bytes of the memory cgroup, 0 where unreadable); oom_kills during the test (None
-    where unreadable); stdout up to its cap and stderr up to its cap + 1 byte.
+    where unreadable); stdout up to its cap and ``keep`` bytes (None: no more than the
+    cap), stderr up to its cap + 1 byte; stdout_cut: the program wrote more stdout than
+    was kept (and did not pass its cap).
     """
-    state = _Watch(test, pipes, limits, before, start, runner)
+    state = _Watch(test, pipes, limits, before, start, runner, keep)
     try:
         while True:
             if state.drain() and runner.host.stop_requested(jid, readable=True):
@@ -57,13 +62,15 @@ def watch(test, pipes, limits, before, start, runner, jid):
 class _Watch:
     """The state of one watched test (see ``watch``)."""
 
-    def __init__(self, test, pipes, limits, before, start, runner):
+    def __init__(self, test, pipes, limits, before, start, runner, keep=None):
         self.test, self.limits, self.start, self.runner = test, limits, start, runner
         self.out_r, self.err_r = pipes
         self.cpu0, self.self0, self.oom0 = before
         self.sel = selectors.DefaultSelector()
         self.bufs = {self.out_r: bytearray(), self.err_r: bytearray()}
-        self.caps = {self.out_r: limits.stdout_bytes, self.err_r: limits.stderr_bytes}
+        self.keep = limits.stdout_bytes if keep is None else max(0, min(keep, limits.stdout_bytes))
+        self.out_total = 0  # bytes the program wrote to stdout, kept or not
+        self.progress = (start, 0.0)  # (when, CPU seconds) the tree last made CPU progress
         for fd in pipes:
             os.set_blocking(fd, False)
             self.sel.register(fd, selectors.EVENT_READ, "pipe")
@@ -101,10 +108,16 @@ class _Watch:
         if not data:
             self.sel.unregister(fd)
             return
-        buf, cap = self.bufs[fd], self.caps[fd]
-        if len(buf) <= cap:
-            buf += data[: cap + 1 - len(buf)]
-        if fd == self.out_r and len(buf) > self.limits.stdout_bytes:
+        buf = self.bufs[fd]
+        if fd == self.err_r:
+            cap = self.limits.stderr_bytes
+            if len(buf) <= cap:
+                buf += data[: cap + 1 - len(buf)]
+            return
+        self.out_total += len(data)
+        if len(buf) < self.keep:
+            buf += data[: self.keep - len(buf)]
+        if self.out_total > self.limits.stdout_bytes:
             self.stop("stdout")
 
     def poll_end(self):
@@ -126,14 +139,28 @@ class _Watch:
         if cpu is not None and self.cpu0 is not None:
             self.cpu_used = max(0.0, (cpu - self.cpu0) - (self_cpu() - self.self0) - self.test.server_cpu())
 
+    def idle(self, now):
+        """True once the tree used under IDLE_CPU_SECONDS of CPU time in the last
+        ``limits.idle_seconds`` (never where that limit is None, nor without the cgroup's
+        CPU time to measure progress by)."""
+        if self.limits.idle_seconds is None or self.cpu0 is None:
+            return False
+        since, cpu = self.progress
+        if self.cpu_used - cpu >= IDLE_CPU_SECONDS:
+            self.progress = (now, self.cpu_used)
+            return False
+        return now - since >= self.limits.idle_seconds
+
     def enforce(self, now):
-        """Stop a running test at its CPU or wall limit; give up on a lost one."""
+        """Stop a running test at its CPU, wall or idle limit; give up on a lost one."""
         if self.ended is not None:
             return
         if self.cpu_used >= self.limits.cpu_seconds:
             self.stop("cpu")
         elif now - self.start >= self.limits.wall_seconds:
             self.stop("wall")
+        elif self.idle(now):
+            self.stop("idle")
         elif self.stopped_at is not None:
             self.runner.kill_program(also=self.test.pid)  # until it has ended: a fork may have raced
         if now - self.start >= self.limits.wall_seconds + EXIT_GRACE_SECONDS:
@@ -158,5 +185,7 @@ class _Watch:
         if cpu_used == 0.0 or (cgroup.cpu_path is None and cgroup.cpu_v2 is None):
             cpu_used = usage[0] + usage[1]  # no cgroup: the main process only
         oom_kills = oom1 - self.oom0 if self.oom0 is not None and oom1 is not None else None
+        kept = bytes(self.bufs[self.out_r])
+        cut = self.out_total > len(kept) and self.stopped_at != "stdout"
         return Watched(status, usage, self.stopped_at, cpu_used, wall, self.peak_memory, oom_kills,
-                       bytes(self.bufs[self.out_r][:self.limits.stdout_bytes]), bytes(self.bufs[self.err_r]))
+                       kept, bytes(self.bufs[self.err_r]), cut)

@@ -9,7 +9,7 @@ import pytest
 from neocoder.judge import DockerSandbox, Limits, protocol
 from neocoder.judge.docker_sandbox import LABEL_RUN
 from neocoder.judge.selftest import CASES, format_outcomes, run_selftest
-from neocoder.judge.selftest_cpp import CPP_CASES
+from neocoder.judge.selftest_cpp import CPP_CASES, FIND_EXPECTED
 from neocoder.judge.verdicts import CE, CPP, PYTHON, RE
 from neocoder.sandbox_recipe.runner import native
 
@@ -36,7 +36,7 @@ def test_the_run_message_names_its_language_and_refuses_an_unknown_one():
 def test_a_cpp_reply_waits_for_the_compile_step_too():
     limits = Limits.for_cpu(1.0)
     assert limits.reply_seconds(3, CPP) == limits.reply_seconds(3) + protocol.COMPILE_REPLY_SECONDS
-    assert protocol.COMPILE_REPLY_SECONDS >= native.COMPILE_LIMITS.wall_seconds
+    assert protocol.COMPILE_REPLY_SECONDS >= native.COMPILE_LIMITS.wall_seconds + 5
 
 
 def test_the_compile_flags_are_written_down_once():
@@ -95,6 +95,21 @@ def test_cpp_is_judged_per_test_and_a_python_program_beside_it_is_unchanged():
     assert broken.verdicts == [CE, CE] and "error" in broken.compile_error
     assert python.verdicts == ["AC", "AC"] and python.entry_rule == "no_solve"
     assert python_broken.verdicts == [RE, RE]
+
+
+@pytest.mark.docker
+def test_the_expected_output_case_fails_when_the_expected_output_is_readable():
+    """The corpus case "reading the expected output" expects WA ("not found").  Where a copy
+    of the expected output is readable (planted here by the program's own first test,
+    standing in for a leak) it finds it, answers with it and gets AC: the case then fails.
+    Its own binary, which holds the marker only in pieces, is no such copy."""
+    marker = "expected-7f3a\n"
+    with DockerSandbox(concurrency=1) as box:
+        clean = box.run(FIND_EXPECTED, [{"input": "1\n", "output": marker}], Limits.for_cpu(2.0), language=CPP)
+        leaked = box.run(FIND_EXPECTED, [{"input": "plant " + marker, "output": "planted\n"},
+                                         {"input": "1\n", "output": marker}], Limits.for_cpu(2.0), language=CPP)
+    assert clean.verdicts == ["WA"] and clean.tests[0].stdout_head == "not found\n"
+    assert leaked.verdicts == ["AC", "AC"]
 
 
 def test_the_python_corpus_is_the_same_list():

@@ -55,8 +55,11 @@ def test_stopped_at_the_cpu_limit_is_tle():
 
 def test_stopped_by_the_wall_backstop_is_tle_with_little_cpu():
     # a sleeping or blocked program: almost no CPU, killed by the watcher
-    assert classify(exit_code=None, signal_number=signal.SIGKILL, stopped_at="wall",
-                    cpu_seconds=0.02) == ("tle", None)
+    status, detail = classify(exit_code=None, signal_number=signal.SIGKILL, stopped_at="wall",
+                              cpu_seconds=0.02, wall_limit=3.0)
+    assert status == "tle" and detail == "stopped at its wall time limit of 3 s after 0.02 s of CPU time"
+    # stopped at its CPU limit, the detail stays empty: "wall time" says the wall stopped it
+    assert classify(exit_code=None, signal_number=signal.SIGKILL, stopped_at="cpu", cpu_seconds=1.0) == ("tle", None)
 
 
 def test_rlimit_cpu_sigxcpu_is_tle():
@@ -200,8 +203,9 @@ def test_the_runner_reads_the_limits_the_host_sends():
     assert message["op"] == "run" and message["inputs"] == ["1\n", "2\n"] and message["entry"] == "script"
     assert message["spawn"] == "fork" and message["stop_at_first_failure"] is False
     assert runner.cpu_backstop(runner.limits_of(message)) == 3
+    # the 20 s asked for is more than a test's wall may be: 2 x 1.5 + 1 s
     assert runner.limits_of(message) == runner.Limits(
-        cpu_seconds=1.5, wall_seconds=20.0, stdout_bytes=1000, stderr_bytes=200,
+        cpu_seconds=1.5, wall_seconds=4.0, stdout_bytes=1000, stderr_bytes=200,
         stack_bytes=128 * MiB, memory_bytes=128 * MiB, pids=32)
 
 
