@@ -54,20 +54,16 @@ def cut_to(text: str, room: int) -> str:
 def cap_output(result: SubmissionResult, limit: int) -> bool:
     """Cut the tests' stdout so that, in JSON (``json_size``), they take at most ``limit`` bytes in
     all (the first tests keep theirs whole; the one that crosses the limit is cut, later
-    ones are empty).  A test whose stdout was cut, here or by the sandbox (its own
-    ``output_cut``), says ``output_cut``; so does the result.  Returns the result's flag."""
-    left, any_cut = limit, bool(getattr(result, "output_cut", False))
+    ones are empty).  A test whose stdout was cut, here or by the sandbox (the submission's
+    own output cap), says ``output_cut``; the result's ``output_cut`` is then True.  Returns it."""
+    left = limit
     for verdict in result.tests:
-        cut = bool(getattr(verdict, "output_cut", False))
         if verdict.stdout is not None:
             kept = cut_to(verdict.stdout, left)
-            cut = cut or len(kept) < len(verdict.stdout)
+            verdict.output_cut = verdict.output_cut or len(kept) < len(verdict.stdout)
             verdict.stdout = kept
             left = max(0, left - json_size(kept))
-        verdict.output_cut = cut
-        any_cut = any_cut or cut
-    result.output_cut = any_cut
-    return any_cut
+    return result.output_cut
 
 
 class TooLarge(NeocoderError):

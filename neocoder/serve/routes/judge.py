@@ -44,8 +44,8 @@ async def run(body: RunRequest, request: Request, who: str = Depends(caller), s:
     checked = all(t.get("output") is not None for t in tests) and bool(tests)
     return RunResponse(accepted=result.accepted if checked else None, entry=result.entry,
                        compile_error=result.compile_error, seconds=round(result.seconds, 4),
-                       output_cut=bool(getattr(result, "output_cut", False)),
-                       tests=[Verdict(**{**asdict(t), "output_cut": bool(getattr(t, "output_cut", False))})
+                       output_cut=result.output_cut,
+                       tests=[Verdict(**asdict(t))
                               for t in result.tests])
 
 
