@@ -81,7 +81,9 @@ def test_abandoned_worst_case_requests_are_stopped_and_leave_the_judge_to_others
         assert waited < 20, f"print(1) waited {waited:.1f} s behind abandoned work"  # their backstops: hours, 60 s
         assert wait_until(lambda: value(server, "neocoder_abandoned_submissions_total", endpoint="run") == 2, 30)
         assert value(server, "neocoder_abandoned_stop_seconds_count", endpoint="run") == 2
-        within = value(server, "neocoder_abandoned_stop_seconds_bucket", endpoint="run", le="1.0")
+        # the figure (about a second each on an idle machine) is perf/hostile_mix.py's to report; here
+        # the bound only says they were stopped, not waited for: their backstops are hours and 36 s
+        within = value(server, "neocoder_abandoned_stop_seconds_bucket", endpoint="run", le="5.0")
         total = value(server, "neocoder_abandoned_stop_seconds_sum", endpoint="run")
         print(f"abandoned submissions stopped in {total:.3f} s in all after their callers left")
         assert within == 2, [(k[1][1][1], v) for k, v in metrics(server).items() if "stop_seconds_bucket" in k[0]]
