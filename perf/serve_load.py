@@ -119,19 +119,21 @@ class Load:
                 "p99": float(np.percentile(lat, 99)), "cost": wall / max(1, len(self.latencies))}
 
 
-def start_server(data: Path, token: str, workers: int, clients: int, extra: tuple = ()) -> tuple:
-    """``neocoder serve`` on a free loopback port with its data in ``data`` and the options
-    ``extra`` (e.g. the dataset); (process, URL) once /healthz answers 200.  Also used by
-    reward_throughput.py."""
+def start_server(data: Path, token: str | list[str], workers: int, clients: int, extra: tuple = (),
+                 queue: int | None = None) -> tuple:
+    """``neocoder serve`` on a free loopback port with its data in ``data``, the token (or
+    tokens) ``token``, ``clients`` requests per token in flight and ``queue`` (default
+    ``clients``) waiting, and the options ``extra`` (e.g. the dataset); (process, URL) once
+    /healthz answers 200.  Also used by reward_throughput.py and hostile_mix.py."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    (data / "tokens").write_text(token + "\n")
+    (data / "tokens").write_text("".join(t + "\n" for t in ([token] if isinstance(token, str) else token)))
     log = (data / "server.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "neocoder.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--data-dir", str(data / "serve"), "--tokens-file", str(data / "tokens"),
                              "--workers", str(workers), "--per-token-concurrency", str(clients),
-                             "--queue", str(clients), "--log-level", "warning", *extra],
+                             "--queue", str(clients if queue is None else queue), "--log-level", "warning", *extra],
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 240
