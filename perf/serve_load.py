@@ -18,7 +18,7 @@ run has the warm pass's verdicts.  An answer with an INFRA verdict (the sandbox 
 which a run never counts against a program) is counted apart and left out of the
 comparison.  Exits 1 when a check fails.
 
-    .venv/bin/python perf/serve_load.py [--seconds 60] [--clients 16] [--workers N] [--problems N]
+    .venv/bin/python perf/serve_load.py [--seconds 60] [--clients 16] [--workers N] [--problems N] [--smoke]
 """
 
 from __future__ import annotations
@@ -167,7 +167,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="Sandbox workers of both ways.")
     parser.add_argument("--problems", type=int, default=None, help="Only the first N problems' programs.")
     parser.add_argument("--max-requests", type=int, default=100_000, help="Cap on requests of each timed run.")
+    parser.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = parser.parse_args()
+    if args.smoke:
+        parser.set_defaults(seconds=3.0, clients=2, workers=2, problems=4)
+        args = parser.parse_args()
     release_dir = default_release_dir()
 
     work = programs(release_dir, args.problems)
