@@ -33,7 +33,7 @@ lost, duplicated or unanswered; any container left.  ``--smoke`` runs phases of 
 with a tiny mix: the ratios are shown but not checked (seconds measure none), the other
 checks hold.
 
-    .venv/bin/python perf/hostile_mix.py [--seconds 180] [--workers 2] [--trainers 3] [--batch 8]
+    .venv/bin/python perf/hostile_mix.py [--seconds 180] [--workers 2] [--trainers 3] [--batch 8] [--server-log F]
     .venv/bin/python perf/hostile_mix.py --smoke
 """
 
@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -252,6 +253,8 @@ def parse_args() -> argparse.Namespace:
                     help="seconds a well-behaved caller waits for an answer before counting it unanswered "
                          "(default 300; --smoke: 120)")
     ap.add_argument("--stop-timeout", type=float, default=150, help="seconds after SIGTERM before SIGKILL")
+    ap.add_argument("--server-log", type=Path, default=None, help="keep the server's log there (default: dropped "
+                    "with the temporary folder)")
     ap.add_argument("--smoke", action="store_true", help="phases of a few seconds, a tiny mix, no ratio targets")
     args = ap.parse_args()
     args.seconds = args.seconds if args.seconds is not None else 8.0 if args.smoke else 180.0
@@ -290,6 +293,8 @@ def main() -> int:
         finally:
             memory.stop.set()
             stopped = stop_and_count(proc, args.stop_timeout)
+            if args.server_log:
+                shutil.copyfile(Path(tmp) / "server.log", args.server_log)
     return 1 if report(alone, mixed, hostile, peaks, metrics, stopped, args.smoke) else 0
 
 
