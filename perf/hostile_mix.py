@@ -12,9 +12,10 @@ with a temporary data directory and one token per caller, then runs two timed ph
            eval      one token running eval jobs (``replay/gpt-4-1106-preview``, no network)
                      one after the other, each polled until it ends
   mix    the same callers, and at the same time a hostile token and anonymous callers:
-           abandoned  slow programs sent to ``/v1/run`` whose client hangs up after
-                      ``--leave-after`` s: a sleeper (only the wall backstop stops it) and,
-                      not in --smoke, a C++ compile that hangs (``#include "/dev/stdout"``)
+           abandoned  slow work whose client hangs up after ``--leave-after`` s, in turn:
+                      a sleeper on ``/v1/run`` (only the wall backstop stops it), a reward
+                      batch of sleepers on ``/v1/score`` and, not in --smoke, a C++ compile
+                      that hangs (``#include "/dev/stdout"``)
            huge out   programs printing MiBs on tests without expected output
            oversized  bodies past --max-body-bytes
            wrong tok  bearer tokens the server never issued, in a loop
@@ -61,11 +62,11 @@ from serve_load import start_server
 from neocoder.judge.docker_sandbox import LABEL, LABEL_PID
 
 FULL = {"trainers": 3, "batch": 8, "probe_pause": 0.5, "eval_limit": 2, "abandon_every": 8.0, "sleeper_cpu": 1.0,
-        "sleeper_tests": 3, "compile_hang": True, "huge_every": 10.0, "huge_tests": 16, "huge_mib": 4,
-        "oversized_every": 2.0, "oversized_mib": 3, "wrong_every": 0.05}
+        "sleeper_tests": 3, "batch_sleepers": 4, "compile_hang": True, "huge_every": 10.0, "huge_tests": 16,
+        "huge_mib": 4, "oversized_every": 2.0, "oversized_mib": 3, "wrong_every": 0.05}
 SMOKE = {"trainers": 2, "batch": 4, "probe_pause": 0.5, "eval_limit": 1, "abandon_every": 4.0, "sleeper_cpu": 0.5,
-         "sleeper_tests": 1, "compile_hang": False, "huge_every": 4.0, "huge_tests": 2, "huge_mib": 1,
-         "oversized_every": 1.0, "oversized_mib": 3, "wrong_every": 0.1}
+         "sleeper_tests": 1, "batch_sleepers": 2, "compile_hang": False, "huge_every": 4.0, "huge_tests": 2,
+         "huge_mib": 1, "oversized_every": 1.0, "oversized_mib": 3, "wrong_every": 0.1}
 CLASSES = (("trainers", "items"), ("print(1)", "requests"), ("eval", "jobs"))
 RATE_TARGET, P99_TARGET = 0.8, 3.0
 MIN_RESULTS = 20  # a caller with fewer results alone gives no ratio worth checking (shown, not checked)
@@ -137,16 +138,24 @@ def well_behaved(url: str, tokens: dict, mix: dict, work: list[dict], stop: thre
     return tallies, threads
 
 
-def hostile_callers(url: str, token: str, mix: dict, stop: threading.Event, leave_after: float) -> tuple:
-    """Start the hostile callers; (Hostile, threads)."""
+def hostile_callers(url: str, token: str, mix: dict, stop: threading.Event, leave_after: float,
+                    problem: str) -> tuple:
+    """Start the hostile callers (the abandoned batches' sleepers judged on ``problem``);
+    (Hostile, threads)."""
     hostile, turn = calls.Hostile(), iter(range(10 ** 9))
+    batch = {"items": [{"problem_id": problem, "state": 0, "program": calls.SLEEPER}] * mix["batch_sleepers"],
+             "judge_all_tests": False}
+    kinds = ["sleeper", "batch"] + (["hang"] if mix["compile_hang"] else [])
     sleeper = {"program": calls.SLEEPER, "cpu_seconds": mix["sleeper_cpu"],
                "tests": [{"input": ""}] * mix["sleeper_tests"]}
     hang = {"program": calls.COMPILE_HANG, "language": "cpp", "tests": [{"input": ""}]}
 
     def abandoned():
-        if mix["compile_hang"] and next(turn) % 2:
+        kind = kinds[next(turn) % len(kinds)]
+        if kind == "hang":
             calls.abandon(url, token, hang, leave_after, hostile, "abandoned C++ compile hang")
+        elif kind == "batch":
+            calls.abandon(url, token, batch, leave_after, hostile, "abandoned batch", path="/v1/score")
         else:
             calls.abandon(url, token, sleeper, leave_after, hostile, "abandoned sleeper")
 
@@ -166,7 +175,8 @@ def phase(url: str, tokens: dict, mix: dict, work: list[dict], seconds: float, a
     callers end their call in flight; the hostile ones are not waited for long."""
     stop, started = threading.Event(), time.monotonic()
     tallies, threads = well_behaved(url, tokens, mix, work, stop, args.patience)
-    mean = hostile_callers(url, tokens["hostile"], mix, stop, args.leave_after) if hostile else (None, [])
+    mean = (hostile_callers(url, tokens["hostile"], mix, stop, args.leave_after, work[0]["problem_id"]) if hostile
+            else (None, []))
     stop.wait(seconds)
     stop.set()
     for thread in threads:
@@ -277,6 +287,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="hostile-mix-") as tmp:
         proc, url = start_server(Path(tmp), everyone, args.workers, 16, queue=64)
         memory = Memory(proc.pid)
+        print(f"server pid {proc.pid} (its containers' label {LABEL_PID}) at {url}", flush=True)
         try:
             t0 = time.monotonic()
             phase(url, tokens, mix, work, 0, args, hostile=False)  # warm-up: one call per caller

@@ -172,17 +172,17 @@ class Hostile:
             self.counts.setdefault(kind, Counter())[str(outcome)] += 1
 
 
-def abandon(url: str, token: str, body: dict, leave_after: float, hostile: Hostile, kind: str) -> None:
-    """Send ``body`` to ``/v1/run`` and hang up after ``leave_after`` seconds (the
-    connection is closed with the session)."""
+def abandon(url: str, token: str, body: dict, leave_after: float, hostile: Hostile, kind: str,
+            path: str = "/v1/run") -> None:
+    """Send ``body`` to ``path`` and hang up after ``leave_after`` seconds (the connection
+    is closed with the session)."""
     with requests.Session() as session:
         try:
-            answer = session.post(url + "/v1/run", json=body, headers=auth(token), timeout=(10, leave_after))
+            answer = session.post(url + path, json=body, headers=auth(token), timeout=(10, leave_after))
             hostile.count(kind, answer.status_code)  # answered before the client left
-        except requests.Timeout:
-            hostile.count(kind, "left")
-        except requests.RequestException as exc:
-            hostile.count(kind, type(exc).__name__)
+        except requests.RequestException as exc:  # a timeout while the body streams is a ConnectionError
+            left = isinstance(exc, requests.Timeout) or "timed out" in str(exc)
+            hostile.count(kind, "left" if left else type(exc).__name__)
 
 
 def huge_output(url: str, token: str, tests: int, mib: int, hostile: Hostile) -> None:
