@@ -287,7 +287,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="hostile-mix-") as tmp:
         proc, url = start_server(Path(tmp), everyone, args.workers, 16, queue=64)
         memory = Memory(proc.pid)
-        print(f"server pid {proc.pid} (its containers' label {LABEL_PID}) at {url}", flush=True)
+        print(f"server pid {proc.pid} (its containers carry it in a label) at {url}", flush=True)
         try:
             t0 = time.monotonic()
             phase(url, tokens, mix, work, 0, args, hostile=False)  # warm-up: one call per caller
