@@ -11,7 +11,7 @@ The baseline is run up to --baseline-max answers (default 100: at 1000 it would 
 500500 texts, about an hour here); above that its text count is exact and its time is
 extrapolated from its measured rate, and marked so.
 
-    .venv/bin/python perf/aidanbench_novelty.py
+    .venv/bin/python perf/aidanbench_novelty.py [--sizes 10,100,1000] [--baseline-max 100] [--smoke]
 """
 
 from __future__ import annotations
@@ -61,7 +61,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10,100,1000")
     parser.add_argument("--baseline-max", type=int, default=100)
+    parser.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = parser.parse_args()
+    if args.smoke:  # n = 5 measured both ways, 20 extrapolated
+        parser.set_defaults(sizes="5,20", baseline_max=5)
+        args = parser.parse_args()
     embedder = get_embedder("local/all-MiniLM-L6-v2")
     embedder.embed(["warm up"])
     print(f"{'n':>6} {'ours: texts':>12} {'ours: s':>9} {'baseline: texts':>16} {'baseline: s':>13} "

@@ -9,7 +9,7 @@ deltas inside the container, so load from other work shows in wall time only).  
 the mean and the median per program for each way, apart for programs that include
 <bits/stdc++.h> and those that do not, and the share that compiled in both ways alike.
 
-    NEOCODER_RELEASE=/work/shared/neocoder .venv/bin/python perf/cpp_compile.py [--n 100] [--seed 0]
+    NEOCODER_RELEASE=/work/shared/neocoder .venv/bin/python perf/cpp_compile.py [--n 100] [--seed 0] [--smoke]
 """
 
 from __future__ import annotations
@@ -76,7 +76,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        parser.set_defaults(n=3)
+        args = parser.parse_args(argv)
     sources = sample(args.n, args.seed)
     rows = measure(sources)
     bits = [r for r, s in zip(rows, sources) if "bits/stdc++.h" in s]

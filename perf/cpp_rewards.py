@@ -9,7 +9,7 @@
    ``sandbox/runner/native.py`` CXX_FLAGS, no precompiled header; run with ``subprocess``
    on the test's input): the per-test overhead of the sandbox.
 
-    .venv/bin/python perf/cpp_rewards.py [--programs 64] [--workers 2] [--bare 24]
+    .venv/bin/python perf/cpp_rewards.py [--programs 64] [--workers 2] [--bare 24] [--smoke]
 """
 
 from __future__ import annotations
@@ -97,7 +97,11 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2, help="Sandbox workers (default 2).")
     ap.add_argument("--bare", type=int, default=24, help="C++ programs compiled and run bare (default 24).")
     ap.add_argument("--release", type=Path, default=ROOT.parent / "shared" / "neocoder")
+    ap.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = ap.parse_args()
+    if args.smoke:
+        ap.set_defaults(programs=4, bare=2)
+        args = ap.parse_args()
     py, cpp = python_items(args.programs), cpp_items(args.programs, args.release)
     py_rate, _ = throughput(py, "python", args.workers)
     cpp_rate, results = throughput(cpp, "cpp", args.workers)

@@ -3,11 +3,12 @@
 Baseline in the same run: only parsing the same solutions with tree-sitter (no
 queries, no call graph), so the ratio shows what detection adds to parsing.
 
-    .venv/bin/python perf/detect_speed.py
+    .venv/bin/python perf/detect_speed.py [--limit N] [--smoke]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -21,8 +22,15 @@ from neocoder.techniques.detector import _language  # noqa: E402
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None, help="the first N solutions (default: all)")
+    ap.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
+    args = ap.parse_args()
+    if args.smoke:
+        ap.set_defaults(limit=200)
+        args = ap.parse_args()
     solutions = json.loads((default_release_dir() / "human_solutions.json").read_text())
-    items = [(src, guess_language(src)) for sols in solutions.values() for src in sols]
+    items = [(src, guess_language(src)) for sols in solutions.values() for src in sols][: args.limit]
     supported = [(src, lang) for src, lang in items if lang in ("python", "cpp")]
 
     t0 = time.perf_counter()

@@ -36,6 +36,7 @@ one-node throughput and the driver's CPU per job of the scale mode:
 
     .venv/bin/python perf/executor_overhead.py [--limit N] [--rounds 2] [--callers 4] [--slots 2]
     .venv/bin/python perf/executor_overhead.py --scale-only [--scale-nodes 8] [--scale-jobs 20000]
+    .venv/bin/python perf/executor_overhead.py --smoke
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ class InstantBox:
     name, image, enforces, unavailable, fresh = "instant", "none", (), None, False
 
     def run(self, source, tests, limits=Limits(), checker=None, keep_output=False, entry="auto", *,
-            stop_at_first_failure=False):
+            stop_at_first_failure=False, language="python", **options):
+        """The Sandbox protocol's ``run`` (neocoder/judge/sandbox.py), keywords added later
+        (e.g. a cancel event) accepted and ignored: AC on every test."""
         return SubmissionResult(tests=[TestVerdict("AC") for _ in tests], worker="instant")
 
     def close(self):
@@ -223,7 +226,13 @@ def parse_args():
                     help="scale mode: threads submitting jobs (default: 2 x all slots, as docs/scale-out.md advises)")
     ap.add_argument("--scale-jobs", type=int, default=20_000, help="scale mode: jobs per timed round")
     ap.add_argument("--scale-rounds", type=int, default=3, help="scale mode: timed rounds (the median is used)")
-    return ap.parse_args()
+    ap.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
+    args = ap.parse_args()
+    if args.smoke:  # both modes on 2 problems, 2 scale nodes and 400 jobs
+        ap.set_defaults(limit=2, rounds=1, callers=2, slots=2, scale_nodes=2, scale_slots=2, scale_callers=8,
+                        scale_jobs=400, scale_rounds=1)
+        args = ap.parse_args()
+    return args
 
 
 def run_ways(ways, work, reference, args):

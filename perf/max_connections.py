@@ -17,7 +17,7 @@ held at once, the ratio to N=1, whether the metrics equal N=1's, and for the rat
 run the 429s sent and the calls retried more than once.  The issue's bounds (200 states,
 1 s latency): N=32 within 15 s with at most 2 containers.
 
-    .venv/bin/python perf/max_connections.py [--states 200] [--latency 1.0] [--workers 2] [--capacity 4]
+    .venv/bin/python perf/max_connections.py [--states 200] [--latency 1.0] [--workers 2] [--capacity 4] [--smoke]
 """
 
 from __future__ import annotations
@@ -58,7 +58,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--capacity", type=int, default=4, help="calls the rate-limited endpoint takes at once")
+    parser.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = parser.parse_args()
+    if args.smoke:
+        parser.set_defaults(states=6, latency=0.2, connections=4, capacity=2)
+        args = parser.parse_args()
     release = default_release_dir()
     tmp = Path(tempfile.mkdtemp(prefix="neocoder-connections-"))
     states = write_states(release, tmp / "states.jsonl", args.states)

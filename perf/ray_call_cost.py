@@ -14,7 +14,7 @@ process (from /proc, every thread).  ``in-process`` minus ``local`` is what our 
 code costs; the actor's CPU through Ray minus ``in-process`` is Ray's own handling of a
 call.  Ratios are against ``local`` in the same run (docs/scale-out.md).
 
-    .venv/bin/python perf/ray_call_cost.py [--rounds 2]
+    .venv/bin/python perf/ray_call_cost.py [--rounds 2] [--limit N] [--smoke]
 """
 
 from __future__ import annotations
@@ -72,8 +72,13 @@ def main():
     ap.add_argument("--release", default=os.environ.get("NEOCODER_RELEASE"),
                     required="NEOCODER_RELEASE" not in os.environ, help="the NeoCoder release (or $NEOCODER_RELEASE)")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=None, help="first N problems (default: all)")
+    ap.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = ap.parse_args()
-    items = eo.jobs(args.release, None)
+    if args.smoke:
+        ap.set_defaults(rounds=1, limit=2)
+        args = ap.parse_args()
+    items = eo.jobs(args.release, args.limit)
     folder = tempfile.mkdtemp(prefix="nc-cost-", dir="/tmp")
     local = DockerSandbox(concurrency=2)
     cluster = box = None

@@ -23,7 +23,7 @@ together), so the second table is what the judge itself costs.  The line before 
 prints that floor: the CPU limits of the time-limited tests over the cores, the
 least time any judge that enforces the limits can take for all programs.
 
-    .venv/bin/python perf/sandbox_throughput.py [--concurrency N] [--rounds N] [--docker-tests N]
+    .venv/bin/python perf/sandbox_throughput.py [--concurrency N] [--rounds N] [--docker-tests N] [--limit N] [--smoke]
 """
 
 from __future__ import annotations
@@ -126,9 +126,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=2, help="times each way runs (rotated order)")
     ap.add_argument("--docker-tests", type=int, default=24, help="tests per round for the docker-run-per-test way")
     ap.add_argument("--release", default=str(default_release_dir()))
+    ap.add_argument("--limit", type=int, default=None, help="first N programs (default: all)")
+    ap.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = ap.parse_args()
+    if args.smoke:
+        ap.set_defaults(limit=4, rounds=1, docker_tests=2)
+        args = ap.parse_args()
 
-    subs = submissions(args.release)
+    subs = submissions(args.release)[: args.limit]
     print(f"recorded GPT-4 state-0 programs on their example tests, concurrency {args.concurrency}, "
           f"{args.rounds} rounds, bare interpreter {PYTHON}")
 

@@ -18,7 +18,7 @@ run has the warm pass's verdicts.  An answer with an INFRA verdict (the sandbox 
 which a run never counts against a program) is counted apart and left out of the
 comparison.  Exits 1 when a check fails.
 
-    .venv/bin/python perf/serve_load.py [--seconds 60] [--clients 16] [--workers N] [--problems N]
+    .venv/bin/python perf/serve_load.py [--seconds 60] [--clients 16] [--workers N] [--problems N] [--smoke]
 """
 
 from __future__ import annotations
@@ -119,19 +119,21 @@ class Load:
                 "p99": float(np.percentile(lat, 99)), "cost": wall / max(1, len(self.latencies))}
 
 
-def start_server(data: Path, token: str, workers: int, clients: int, extra: tuple = ()) -> tuple:
-    """``neocoder serve`` on a free loopback port with its data in ``data`` and the options
-    ``extra`` (e.g. the dataset); (process, URL) once /healthz answers 200.  Also used by
-    reward_throughput.py."""
+def start_server(data: Path, token: str | list[str], workers: int, clients: int, extra: tuple = (),
+                 queue: int | None = None) -> tuple:
+    """``neocoder serve`` on a free loopback port with its data in ``data``, the token (or
+    tokens) ``token``, ``clients`` requests per token in flight and ``queue`` (default
+    ``clients``) waiting, and the options ``extra`` (e.g. the dataset); (process, URL) once
+    /healthz answers 200.  Also used by reward_throughput.py and hostile_mix.py."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    (data / "tokens").write_text(token + "\n")
+    (data / "tokens").write_text("".join(t + "\n" for t in ([token] if isinstance(token, str) else token)))
     log = (data / "server.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "neocoder.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--data-dir", str(data / "serve"), "--tokens-file", str(data / "tokens"),
                              "--workers", str(workers), "--per-token-concurrency", str(clients),
-                             "--queue", str(clients), "--log-level", "warning", *extra],
+                             "--queue", str(clients if queue is None else queue), "--log-level", "warning", *extra],
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 240
@@ -165,7 +167,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="Sandbox workers of both ways.")
     parser.add_argument("--problems", type=int, default=None, help="Only the first N problems' programs.")
     parser.add_argument("--max-requests", type=int, default=100_000, help="Cap on requests of each timed run.")
+    parser.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = parser.parse_args()
+    if args.smoke:
+        parser.set_defaults(seconds=3.0, clients=2, workers=2, problems=4)
+        args = parser.parse_args()
     release_dir = default_release_dir()
 
     work = programs(release_dir, args.problems)

@@ -4,7 +4,7 @@ Judges the recorded GPT-4 state-0 solutions of the NeoCoder release twice: on an
 idle machine, then with N busy processes spinning on the host (default 6, on 2
 cores).  Prints how many verdicts differ and lists them.
 
-    .venv/bin/python perf/verdicts_under_load.py [--busy 6] [--limit N]
+    .venv/bin/python perf/verdicts_under_load.py [--busy 6] [--limit N] [--smoke]
 """
 
 from __future__ import annotations
@@ -72,7 +72,11 @@ def main():
     ap.add_argument("--busy", type=int, default=6)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--smoke", action="store_true", help="a small run (tests/perf/)")
     args = ap.parse_args()
+    if args.smoke:
+        ap.set_defaults(busy=2, limit=3)
+        args = ap.parse_args()
     subs = state0_submissions(default_release_dir(), args.limit)
     with DockerSandbox(concurrency=args.concurrency) as box:
         if box.unavailable:
