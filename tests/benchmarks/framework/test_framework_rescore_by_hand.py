@@ -36,6 +36,7 @@ METRICS = {"bootstrap": {"resamples": 20, "seed": 3}}
 def steps_of(problem_id: str, text: str = STEP, domain: str = "macgyver", unreadable=()) -> list[FrameworkStep]:
     """A solution's two steps: ``text`` chosen (entropy 0.5), then a majority STOP."""
     def step(n, candidates, chosen, stopped, entropy):
+        """Step ``n`` of two candidates, ``chosen`` appended unless ``stopped``."""
         return FrameworkStep(domain, problem_id, n, candidates, [stopped] * 2, [None, None], [0, 1], entropy,
                              "discrete", chosen, stopped, "llm:judge", unreadable=list(unreadable))
     return [step(1, [text, "twist the lid"], 0, False, 0.5), step(2, ["STOP", "STOP"], None, True, 0.0)]
