@@ -106,7 +106,10 @@ modules_of() {
                     tests/report/test_board_submissions.py tests/report/test_board_rescore.py
                     tests/report/test_board_framework.py
                     tests/report/test_board_intake_by_hand.py tests/benchmarks/ideas/test_ideas_verify_by_hand.py
-                    tests/benchmarks/aidanbench/test_aidan_verify_by_hand.py" ;;
+                    tests/benchmarks/aidanbench/test_aidan_verify_by_hand.py
+                    tests/benchmarks/framework/test_framework_verify_by_hand.py
+                    tests/benchmarks/framework/test_framework_rescore_by_hand.py
+                    tests/report/test_board_build_by_hand.py" ;;
         # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
         # benchmark and the suite count their items and their model's replies; only those
         # functions are mutated (functions_of), the rest of each file is not this set's
