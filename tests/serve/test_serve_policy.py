@@ -13,7 +13,7 @@ import openai
 import pytest
 from click.testing import CliRunner
 from loopback import ScriptedServer
-from servers import OTHER, TOKEN, Served
+from servers import OTHER, TOKEN, Served, served_servers
 
 from neocoder import netpolicy
 from neocoder.cli import main
@@ -27,18 +27,10 @@ PROGRAM = "```python\ndef solve():\n    print(1)\n```"
 
 @pytest.fixture
 def serve(tmp_path, release_dir):
-    """``serve(**ServeConfig options)``: a server started for this test, stopped after it."""
-    started = []
-
-    def start(**options):
-        folder = tmp_path / f"s{len(started)}"
-        folder.mkdir()
-        started.append(Served(folder, release_dir, **options))
-        return started[-1]
-
-    yield start
-    for server in reversed(started):  # the endpoint policy is the process's: the last server installed it
-        server.stop()
+    """``serve(**ServeConfig options)``: a server started for this test, stopped after it (the last
+    first: the endpoint policy is the process's, and the last server installed it)."""
+    with served_servers(tmp_path, release_dir) as start:
+        yield start
     assert netpolicy.current() is None, "a stopped server left its endpoint policy installed"
 
 

@@ -16,7 +16,7 @@ import time
 import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
-from servers import OTHER, TOKEN, Served, ServerProcess
+from servers import OTHER, TOKEN, ServerProcess, served_servers
 
 THIRD = "third-policy-token-0123456789ab"
 SLEEPER = "import time\ntime.sleep(3600)\n"
@@ -117,17 +117,8 @@ def test_an_abandoned_batch_stops_its_items_in_flight_and_starts_no_more(tmp_pat
 @pytest.fixture
 def served(tmp_path, release_dir):
     """``served(**ServeConfig options)``: the app in this process (process sandbox), stopped after."""
-    started = []
-
-    def start(**options):
-        folder = tmp_path / f"s{len(started)}"
-        folder.mkdir()
-        started.append(Served(folder, release_dir, **options))
-        return started[-1]
-
-    yield start
-    for server in reversed(started):
-        server.stop()
+    with served_servers(tmp_path, release_dir) as start:
+        yield start
 
 
 def _in_background(events: list, name: str, server, body: dict, token: str) -> threading.Thread:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import docker
@@ -68,6 +69,25 @@ class Served:
     def stop(self):
         self.server.should_exit = True
         self.thread.join(60)
+
+
+@contextmanager
+def served_servers(tmp_path, release_dir):
+    """For a fixture: yields ``start(**ServeConfig options)``, which starts a ``Served`` in a
+    folder of its own under ``tmp_path``; every one started is stopped at the end, the last first."""
+    started: list[Served] = []
+
+    def start(**options) -> Served:
+        folder = tmp_path / f"s{len(started)}"
+        folder.mkdir()
+        started.append(Served(folder, release_dir, **options))
+        return started[-1]
+
+    try:
+        yield start
+    finally:
+        for server in reversed(started):
+            server.stop()
 
 
 class ServerProcess:
