@@ -103,7 +103,10 @@ def main(argv=None) -> int:
     ap.add_argument("--processes", type=int, default=16)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="one round of 4 processes (the tests' smoke run)")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.processes, args.rounds = 4, 1
     client = docker.from_env()
     with tempfile.TemporaryDirectory(prefix="neocoder-shared-") as tmp:
         folder = Path(tmp)

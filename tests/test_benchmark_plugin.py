@@ -33,6 +33,7 @@ from neocoder.options import Option, option
 from neocoder.records import Record
 from neocoder.report.sections.base import Section
 from neocoder.runner import Task
+from neocoder.serve.config import DEFAULT_TASKS
 from neocoder.store import RunFolder
 
 REPLIES = ["red green blue", "red red blue"]  # distinct shares 1.0 and 2/3
@@ -160,7 +161,7 @@ def test_the_python_api(model, tmp_path):
 
 
 def test_a_server_job(model, tmp_path, release_dir):
-    server = Served(tmp_path, release_dir, allow_endpoint=["127.0.0.1"])
+    server = Served(tmp_path, release_dir, allow_endpoint=["127.0.0.1"], allow_task=(*DEFAULT_TASKS, "words"))
     try:
         client = Client(server.url, TOKEN)
         job = client.submit_run("words", {"model": {"spec": "openai/m", "base_url": model.url}, "prompts": 2})

@@ -23,6 +23,7 @@ from neocoder.config import PROGRESS, Config
 from neocoder.options import option
 from neocoder.records import RECORD_TYPES, Record
 from neocoder.runner import Task
+from neocoder.serve.config import DEFAULT_TASKS
 from neocoder.store import RunFolder
 
 
@@ -101,7 +102,7 @@ def test_toy_task_through_the_cli(tmp_path):
 @pytest.fixture
 def served(tmp_path, release_dir):
     """The real app on uvicorn in this process (servers.Served), with a client of its token."""
-    server = Served(tmp_path, release_dir)
+    server = Served(tmp_path, release_dir, allow_task=(*DEFAULT_TASKS, "toy-words"))  # a plug-in: allowed
     yield Client(server.url, TOKEN), tmp_path / "data"
     server.stop()
 

@@ -116,20 +116,18 @@ class BearerAuth:
         header = dict(scope.get("headers") or []).get(b"authorization")
         guarded = scope.get("path") not in OPEN_PATHS and not is_browser_path(scope.get("path", ""))
         address = (scope.get("client") or ("unknown",))[0]
-        if guarded and header and self.guard is not None and self.tokens and self.guard.wait(address) > 0:
-            _, detail, headers = locked_answer(self.guard.wait(address))  # even the right token waits
-            return await send_error(send, 429, detail, headers=headers)
         caller = self.identify(header)
         if caller is None and guarded:
             if header and self.guard is not None:
-                locked = self.guard.failed(address)
+                # a wrong token from a locked address is refused unchecked; a right one always
+                # passes, so callers behind an address another caller floods (NAT, one proxy,
+                # loopback) keep their service, and never clear that caller's count either
+                locked = self.guard.wait(address) or self.guard.failed(address)
                 if locked:
                     _, detail, headers = locked_answer(locked)
                     return await send_error(send, 429, detail, headers=headers)
             why = "missing bearer token" if not header else "invalid bearer token"
             return await send_error(send, 401, f"{why}: send 'Authorization: Bearer <token>'",
                                     headers=[(b"www-authenticate", b'Bearer realm="neocoder"')])
-        if header and caller is not None and self.guard is not None and self.tokens:
-            self.guard.succeeded(address)
         scope.setdefault("state", {})["caller"] = caller
         return await self.app(scope, receive, send)

@@ -21,7 +21,7 @@ import anyio
 from fastapi.exceptions import RequestValidationError
 
 from neocoder import netpolicy
-from neocoder.benchmarks import get_task
+from neocoder.benchmarks import get_task, task_names
 from neocoder.config import SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.judge import Cancelled
@@ -77,8 +77,9 @@ class Services:
         return self.policy.problems(stored, get_task(task).config_type)
 
     def check_task(self, task: str) -> None:
-        """Forbidden (403 naming ``body.task``) for a task outside the operator's ``allow_task``."""
-        if task not in self.config.allow_task:
+        """Forbidden (403 naming ``body.task``) for a known task outside the operator's
+        ``allow_task``; an unknown one is left to the request's validation (422 naming ``task``)."""
+        if task not in self.config.allow_task and task in task_names():
             raise Forbidden("body.task", f"task {task!r} is not one this server lets callers start (its "
                                          f"--allow-task: {', '.join(self.config.allow_task)})")
 

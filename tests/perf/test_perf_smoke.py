@@ -174,3 +174,10 @@ def test_ray_call_cost(release_dir):
         assert float(row(out, f"{way:12} ")[0]) > 0
     assert float(row(out, f"{'local':12} ")[1]) == 1.0
     assert "our batching code:" in out
+
+
+@pytest.mark.docker
+def test_shared_engine(release_dir):
+    out = smoke("shared_engine.py", release_dir)
+    fields = row(out, "    0")  # round 0: processes, evals, seconds, failures, wrong verdicts, containers left
+    assert fields[0] == "4" and int(fields[1]) >= 1 and fields[3:] == ["0", "0", "0"], out
