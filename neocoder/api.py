@@ -33,16 +33,16 @@ from neocoder.models import get_model
 from neocoder.records import HUMAN
 
 
-def run(task, config=None, stop: threading.Event | None = None):
+def run(task, config=None, stop: threading.Event | None = None, cancel=None):
     """Run ``task`` (a ``runner.Task``, or a registered task's name with its ``config``;
     neocoder/benchmarks/__init__.py) through the one runner and return its result, as
     ``neocoder run NAME`` and ``POST /v1/runs`` do; a named task runs as the class its
-    ``for_config`` chooses for ``config``.  Raises NeocoderError for an unknown name, and
-    whatever ``runner.run`` raises."""
+    ``for_config`` chooses for ``config``.  ``stop`` and ``cancel``: as ``runner.run``'s.
+    Raises NeocoderError for an unknown name, and whatever ``runner.run`` raises."""
     if isinstance(task, str):
         from neocoder.benchmarks import get_task
         task = get_task(task).for_config(config)(config)
-    return runner.run(task, stop)
+    return runner.run(task, stop, cancel=cancel)
 
 
 def run_program(program: Path, tests: Path, limits: ProgramLimits, sandbox: SandboxConfig):

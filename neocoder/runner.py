@@ -24,8 +24,9 @@ resume, ``concurrency`` items in flight on a thread pool (where items wait on th
 sandbox too, enough for the model calls of ``--max-connections`` besides those judged:
 each model's limiter bounds its calls, models/limiter.py, and the sandbox bounds judging
 to ``--workers``), the progress bar (with the calls in flight and retried), the stop
-event (``neocoder serve`` cancelling: items in flight finish, the rest never start,
-``Stopped`` is raised and a rerun resumes), stopping at the first exception that is
+event (``neocoder serve`` stopping: items in flight finish, the rest never start,
+``Stopped`` is raised and a rerun resumes) and the cancel (a job cancelled: its sandbox
+stops the programs being judged too, and their items are left for the rerun), stopping at the first exception that is
 not the item's own (an unreachable endpoint: every item would fail), and writing
 ``metrics.json``.  The CLI, the Python API, the client and the server all go through it.
 
@@ -164,8 +165,9 @@ class Run:
     ``open`` returned (its own typed object)."""
 
     def __init__(self, task: "Task", stop: threading.Event | None = None, folder: RunFolder | None = None,
-                 cache=None):
+                 cache=None, cancel=None):
         self.task, self.config, self.stop = task, task.config, stop
+        self.cancel = cancel  # a judge.cancel.Cancel: once set, the programs being judged are stopped too
         self.stack = ExitStack()
         self.started = time.monotonic()
         self._folder = folder
@@ -223,9 +225,14 @@ class Run:
 
     def open_sandbox(self, config, concurrency: int | None = None):
         """The sandbox ``config`` (a SandboxConfig) names, closed when the run ends.
-        Raises NeocoderError when it cannot run here."""
+        Raises NeocoderError when it cannot run here.  With the run's ``cancel``, every
+        submission of the sandbox returned stops once it is set (judge/cancel.py)."""
         from neocoder.executors import open_sandbox
-        return self.stack.enter_context(open_sandbox(config, concurrency))
+        box = self.stack.enter_context(open_sandbox(config, concurrency))
+        if self.cancel is None:
+            return box
+        from neocoder.judge.cancel import CancelledBy
+        return CancelledBy(box, self.cancel)
 
     @property
     def progress(self) -> bool:
@@ -353,11 +360,13 @@ def prompt_texts(names: Iterable[str]) -> dict:
     return out
 
 
-def run(task: Task, stop: threading.Event | None = None, cache=None):
+def run(task: Task, stop: threading.Event | None = None, cache=None, cancel=None):
     """Run ``task`` into its run folder and return ``task.result``.
 
     ``cache``: a CallCache to use instead of the run folder's own (``neocoder suite``
-    shares one among its benchmarks' runs).
+    shares one among its benchmarks' runs).  ``cancel``: a judge.cancel.Cancel set with
+    ``stop`` when the run is cancelled rather than paused: the programs being judged are
+    stopped as well (their items are not recorded and are done again on a rerun).
 
     Raises NeocoderError for a config value outside its declaration (options.py) or
     settings the task refuses (both before anything is written),
@@ -369,7 +378,7 @@ def run(task: Task, stop: threading.Event | None = None, cache=None):
     """
     task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
-    current = Run(task, stop, cache=cache)
+    current = Run(task, stop, cache=cache, cancel=cancel)
     with current.stack:
         current.inputs = task.open(current)
         items = task.items(current)
@@ -404,11 +413,13 @@ _SKIPPED = object()
 
 def run_items(task: Task, run: Run, items: list) -> None:
     """Do every pending item of ``items``, ``task.concurrency(run)`` at once, appending
-    each record ``solve`` yields.  Raises Stopped (the stop event was set) or the first
+    each record ``solve`` yields.  Raises Stopped (the stop event was set, or the run's
+    ``cancel`` stopped items while they were judged: those are not recorded) or the first
     error an item raised; after either, no further item starts (the items in flight
     finish and keep their records)."""
     from tqdm import tqdm
 
+    from neocoder.judge.cancel import Cancelled
     todo = task.pending(run, items)
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=task.label(run), unit=task.unit,
                disable=not run.progress or len(items) < 2)  # one item or none: its own output says more
@@ -420,6 +431,11 @@ def run_items(task: Task, run: Run, items: list) -> None:
         try:
             for record in task.solve(item, run):
                 run.folder.append(record)
+        except Cancelled:
+            if run.cancel is None or not run.cancel.is_set():
+                failed.set()
+                raise
+            return _SKIPPED  # stopped while judged (the run was cancelled): done again when it resumes
         except BaseException:
             failed.set()
             raise

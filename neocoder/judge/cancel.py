@@ -77,3 +77,30 @@ class Cancel:
             if not already:
                 with self._lock:
                     self._callbacks.pop(key, None)
+
+
+class CancelledBy:
+    """A sandbox whose every submission is stopped once ``cancel`` is set: ``run`` passes
+    ``cancel`` along unless its caller gives its own; everything else (``capacity``,
+    ``image``, ``close``, ...) is the wrapped sandbox's.  The runner wraps a run's sandboxes
+    in it, so a cancelled job stops the programs it is judging, not only the samples not
+    yet started (serve/jobs.py)."""
+
+    def __init__(self, sandbox, cancel: Cancel):
+        self._sandbox, self._cancel = sandbox, cancel
+
+    def run(self, *args, **kwargs):
+        """``sandbox.run(*args, **kwargs)`` with ``cancel`` set to this wrapper's when the
+        caller gave none.  Raises Cancelled once it is set."""
+        if kwargs.get("cancel") is None:
+            kwargs["cancel"] = self._cancel
+        return self._sandbox.run(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._sandbox, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._sandbox.close()

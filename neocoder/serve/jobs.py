@@ -11,9 +11,11 @@ it survive the server:
 - ``runner.run`` resumes a run folder by itself: an item whose record was appended is
   never judged again, so a server killed with ``kill -9`` and started again queues its
   unfinished jobs and they finish with the same records an uninterrupted job writes;
-- a graceful stop (SIGTERM) or a cancel sets the job's stop event: no sample starts
-  after it, the ones in flight finish and are appended (``runner.Stopped``), and the
-  job is queued again for the next start (or marked cancelled).
+- a graceful stop (SIGTERM) sets the job's stop event: no sample starts after it, the
+  ones in flight finish and are appended (``runner.Stopped``), and the job is queued
+  again for the next start; a cancel also sets its ``Cancel`` (judge/cancel.py): the
+  programs being judged are stopped at once, their samples left for a resume, and the
+  job is marked cancelled.
 
 API keys are held in this process's memory only, from the request to the job's end; a
 restarted server pauses a job that needs one until it is given again (``resume``).
@@ -34,6 +36,7 @@ from typing import Callable
 
 from neocoder.benchmarks import benchmarks, get_task
 from neocoder.errors import NeocoderError
+from neocoder.judge.cancel import Cancel
 from neocoder.runner import Stopped
 from neocoder.serve.store import (
     CANCELLED,
@@ -77,15 +80,17 @@ def new_job_id() -> str:
 class JobRunner:
     """Runs the store's queued jobs, ``slots`` at once.
 
-    ``execute(job, api_key, run_dir, stop)`` runs a stored request into ``run_dir``
-    (raising Stopped when ``stop`` was set first).  A failed job's error is stored without
-    its API key and with each path of ``hidden`` (the server's folders) replaced.
+    ``execute(job, api_key, run_dir, stop, cancel)`` runs a stored request into ``run_dir``
+    (raising Stopped when ``stop`` was set first).  A graceful stop sets ``stop`` alone (the
+    samples in flight finish); a cancel sets ``cancel`` too (a judge.cancel.Cancel: the
+    programs being judged are stopped and their samples done again if the job is resumed).
+    A failed job's error is stored without its API key and with each path of ``hidden`` (the server's folders) replaced.
     ``start()`` queues the unfinished jobs of an earlier server (oldest first) and starts
     the threads; ``shutdown(timeout)`` stops them gracefully.
     """
 
     def __init__(self, store: JobStore, runs_dir: Path,
-                 execute: Callable[[Job, str | None, Path, threading.Event], None], slots: int = 1,
+                 execute: Callable[[Job, str | None, Path, threading.Event, Cancel], None], slots: int = 1,
                  hidden: dict[str, str] | None = None):
         self.store, self.runs_dir, self.execute, self.slots = store, Path(runs_dir), execute, slots
         self.hidden = dict(hidden or {})  # the server's paths, kept out of the errors callers see
@@ -93,6 +98,7 @@ class JobRunner:
         self._queue: queue.Queue = queue.Queue()
         self._keys: dict[str, str] = {}  # job id -> API key, in memory only
         self._stops: dict[str, threading.Event] = {}  # running jobs
+        self._cancels: dict[str, Cancel] = {}  # running jobs: set when one is cancelled
         self._cancelled: set[str] = set()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -143,7 +149,8 @@ class JobRunner:
         return job
 
     def cancel(self, job_id: str) -> None:
-        """Cancel a queued, paused or running job (a running one after its samples in flight).
+        """Cancel a queued, paused or running job (a running one at once: the programs it is
+        judging are stopped, and its samples waiting on the model end when their call does).
         Raises JobConflict for a job that has ended."""
         with self._lock:
             if self.store.update(job_id, only_if=(QUEUED, PAUSED), status=CANCELLED, finished=time.time(),
@@ -155,6 +162,7 @@ class JobRunner:
             if stop is not None:
                 self._cancelled.add(job_id)
                 stop.set()
+                self._cancels[job_id].set()
                 log.info("job %s cancelling", job_id)
                 return
         job = self.store.get(job_id)
@@ -222,11 +230,12 @@ class JobRunner:
                     job_id, only_if=(QUEUED,), count_attempt=True, status=RUNNING, started=time.time(), error=None):
                 return  # cancelled while it waited, or queued twice
             stop = self._stops[job_id] = threading.Event()
+            cancel = self._cancels[job_id] = Cancel()
         job = self.store.get(job_id)
         key = self._keys.get(job_id)
         log.info("job %s running (attempt %d)", job_id, job.attempts)
         try:
-            self.execute(job, key, self.run_dir(job_id), stop)
+            self.execute(job, key, self.run_dir(job_id), stop, cancel)
             status, error = SUCCEEDED, None
         except Stopped:
             status, error = (CANCELLED, "cancelled") if job_id in self._cancelled else (QUEUED, None)
@@ -237,6 +246,7 @@ class JobRunner:
             log.error("job %s: %s", job_id, scrub(traceback.format_exc(), key))
         with self._lock:
             self._stops.pop(job_id, None)
+            self._cancels.pop(job_id, None)
             self._cancelled.discard(job_id)
             if status != QUEUED:
                 self._keys.pop(job_id, None)

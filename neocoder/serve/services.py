@@ -116,10 +116,11 @@ class Services:
         """The sandbox every job of this server judges in (the server's own, never a caller's)."""
         return self.config.sandbox
 
-    def execute(self, job: Job, api_key: str | None, run_dir: Path, stop: threading.Event) -> None:
+    def execute(self, job: Job, api_key: str | None, run_dir: Path, stop: threading.Event, cancel=None) -> None:
         """Run a stored job into ``run_dir`` through the one runner: the task it names (as
         its ``for_config`` chooses: an eval of ``--model human`` runs the human baselines).
-        Raises Stopped when ``stop`` is set first, NeocoderError for what the library
+        ``cancel`` (a judge.cancel.Cancel): set when the job is cancelled, it stops the programs
+        being judged too.  Raises Stopped when ``stop`` is set first, NeocoderError for what the library
         refuses, or for a model this server's policy refuses (it may have changed since the
         job was queued)."""
         refused = self.refused_models(job.request)
@@ -128,7 +129,7 @@ class Services:
                 f"{'.'.join(map(str, loc))}: {message}" for loc, message in refused))
         from neocoder import api
         task, config = job_task(job.request)
-        api.run(self.task_of(task, config, api_key, run_dir), stop=stop)
+        api.run(self.task_of(task, config, api_key, run_dir), stop=stop, cancel=cancel)
 
     def task_of(self, name: str, stored: dict, api_key: str | None, run_dir: Path):
         """The Task ``name`` (as its ``for_config`` chooses) with the config of a stored

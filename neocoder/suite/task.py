@@ -74,7 +74,7 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
         if skipped is None:
             sub = make_config(bench, self.config, model, Path(run.folder.path) / bench.name)
             try:
-                run_task(get_task(bench.main_task)(sub), stop=run.stop, cache=run.cache)
+                run_task(get_task(bench.main_task)(sub), stop=run.stop, cache=run.cache, cancel=run.cancel)
             except LostItems as exc:  # its records and metrics are written; the other benchmarks still run
                 lost = str(exc)
         yield SuiteStep(bench.name, bench.name, model.spec, stand_in, skipped, lost)
