@@ -46,8 +46,7 @@ def admit_batch(s: Services, who: str, body: BatchScoreRequest) -> None:
     limit = min(s.config.max_batch, s.config.programs_per_minute)  # a bigger batch would never fit the quota
     if len(body.items) > limit:
         raise TooLarge("items", len(body.items), limit, unit="items")
-    if s.draining:
-        raise Unavailable("the server is shutting down")
+    s.refuse_when_draining()
     if s.judge.box.unavailable:
         raise Unavailable(s.judge.box.unavailable)
     with s.admission.ticket(who, programs=len(body.items)):

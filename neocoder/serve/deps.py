@@ -14,7 +14,7 @@ from __future__ import annotations
 from fastapi import Depends, Request
 from fastapi import Path as PathParam
 
-from neocoder.serve.judging import NotFound, Unavailable
+from neocoder.serve.judging import NotFound
 from neocoder.serve.limits import Busy
 from neocoder.serve.schemas import JOB_ID
 from neocoder.serve.services import Services
@@ -43,8 +43,7 @@ def owned_job(job_id: str = PathParam(pattern=JOB_ID), who: str = Depends(caller
 def job_slot(who: str = Depends(caller), s: Services = Depends(services)) -> str:
     """Admit one more job of ``who`` (returned): Unavailable while the server drains, Busy
     (429) when ``max_jobs`` jobs, or ``jobs_per_token`` of this caller's, are queued or running."""
-    if s.draining:
-        raise Unavailable("the server is shutting down")
+    s.refuse_when_draining()
     counts, mine = s.store.counts(), s.store.counts(who)
     if counts[QUEUED] + counts[RUNNING] >= s.config.max_jobs:
         raise Busy("max-jobs", f"limit --max-jobs reached: {s.config.max_jobs} jobs are queued or running", 60)

@@ -150,8 +150,7 @@ class Services:
         """Run ``work(cancel)``, which judges ``programs`` programs, on a judge thread once
         ``caller`` is admitted (Busy otherwise: concurrency, queue, programs and judge
         seconds a minute); ``receive``: the request's, watched for the client leaving."""
-        if self.draining:
-            raise Unavailable("the server is shutting down")
+        self.refuse_when_draining()  # before a ticket is taken
         with self.admission.ticket(caller, programs):
             return await self.judge_admitted(caller, endpoint, work, receive)
 
@@ -174,9 +173,13 @@ class Services:
                     self.telemetry.stopped(endpoint, leaving.seconds())
                     raise
 
+        self.refuse_when_draining()  # a batch's lane took its ticket before the drain began
+        return await leaving.run(timed, receive, self.share(caller), self.limiter)
+
+    def refuse_when_draining(self) -> None:
+        """Raise Unavailable (503) once the server has begun shutting down."""
         if self.draining:
             raise Unavailable("the server is shutting down")
-        return await leaving.run(timed, receive, self.share(caller), self.limiter)
 
     def share(self, caller: str) -> anyio.CapacityLimiter:
         """The caller's share of the judge workers: ``token_workers`` of its submissions at once."""
