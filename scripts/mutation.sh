@@ -233,6 +233,10 @@ for set in "${sets[@]}"; do
         echo "    no:cacheprovider"
         echo "    -m"
         echo "    $(markers_of "$set")"
+        # the watch set's tests start processes: under mutmut's default fork isolation the
+        # parent's os.wait() may take one of them for a worker and crash (KeyError); its fork
+        # server ignores a pid it did not start
+        [ "$set" != watch ] || echo "process_isolation=forkserver"
     } > "$work/setup.cfg"
     echo "== mutation: $set: $modules"
     echo "   tests: $tests"

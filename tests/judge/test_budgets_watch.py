@@ -115,6 +115,13 @@ def run(code, lim, keep=None, cpu=True, stop_after=None):
         return watch(ExecTest(proc), (out_r, err_r), lim, before, start, runner, "job", keep)
     finally:
         runner.kill_program()
+        # reaped here whatever ``watch`` did: under mutmut these tests first run in its main
+        # process, whose os.wait() takes any child left behind for one of its workers
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         for fd in (out_r, err_r, host_r, host_w):
             os.close(fd)
 
