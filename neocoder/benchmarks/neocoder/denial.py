@@ -22,12 +22,13 @@ from __future__ import annotations
 import hashlib
 import random
 
+from neocoder.benchmarks.neocoder.pipeline import state_limits
 from neocoder.benchmarks.neocoder.program import program_from_reply
 from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.config import CPP, PYTHON
 from neocoder.dataset.statement import with_constraints
-from neocoder.judge import Limits
 from neocoder.models import Model, Prompt
+from neocoder.records import ProblemState
 from neocoder.resources import prompt_text as load_prompt
 from neocoder.techniques import TAXONOMY
 
@@ -62,8 +63,9 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
 
     ``detect(code) -> set[str]`` is the technique detector; ``sandbox`` judges each
     solution.  ``language`` ("python" or "cpp"): the prompt asks for it, the sandbox
-    judges in it (C++ with the problem's own Codeforces time limit where the record keeps
-    one), and a C++ chain's augmentation says ``"language": "cpp"``.  Model errors
+    judges in it (with the eval's limits, ``pipeline.state_limits``: C++ gets the problem's
+    own Codeforces time limit where the record keeps one), and a C++ chain's augmentation
+    says ``"language": "cpp"``.  Model errors
     propagate (ModelError): the caller records the problem as failed and, with the call
     cache, a rerun resumes it without repeating calls.
     """
@@ -73,10 +75,7 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
     first = solve_prompt(statement, None, language)
     messages = list(first.messages)
     records, seen = [], set()
-    seconds = float(problem["time_limit_s"])
-    if language != PYTHON:
-        seconds = float(problem.get("codeforces_time_limit_s") or seconds)
-    limits = Limits.for_cpu(seconds, int(problem["memory_limit_mb"]))
+    limits = state_limits(ProblemState.from_dict(problem), 1.0, language)  # the eval's rule, owned there
     for round_index in range(rounds + 1):
         prompt = _thread_prompt(messages, statement, language)
         reply = model.generate(prompt)

@@ -32,10 +32,15 @@ def tier(result: SubmissionResult) -> TierResult:
 
 
 def state_limits(state: ProblemState, cpu_scale: float = 1.0, language: str = PYTHON) -> Limits:
-    """The sandbox limits of one test of ``state``: its time limit times ``cpu_scale`` as
-    CPU seconds, its memory limit in MiB.  For C++ the time limit is the problem's own
-    Codeforces limit (``extra["codeforces_time_limit_s"]`` where the oracle raised the
-    state's for slow Python humans), not the raised one."""
+    """The sandbox limits of one test of ``state`` for a program in ``language``: its time
+    limit times ``cpu_scale`` as CPU seconds, its memory limit in MiB.
+
+    The one owner of the rule of which time limit a language gets (the chain builder,
+    denial.py, calls it too): Python gets ``state.time_limit_s``, which the oracle
+    (neocoder/oracle.py ``time_limit``) may have raised above the Codeforces limit for
+    slow accepted Python humans; C++ gets the problem's own Codeforces limit,
+    ``extra["codeforces_time_limit_s"]`` where the record keeps one (else
+    ``time_limit_s``, which is then the Codeforces limit)."""
     seconds = float(state.time_limit_s)
     if language == CPP:
         seconds = float(state.extra.get("codeforces_time_limit_s") or seconds)
