@@ -5,7 +5,7 @@ solutions in ``--language`` (the release's ``human_solutions.json``, the languag
 ``neocoder.techniques.detector.guess_language``), every such solution runs in the sandbox
 on the problem's validated examples with the problem's checker, as written
 (``entry="script"``), with the problem's own Codeforces time limit for C++
-(``codeforces_time_limit_s``; Python keeps the state's, possibly raised, limit) and its
+(``codeforces_time_limit_s``; Python keeps the state's, possibly raised, limit: pipeline.state_limits) and its
 memory limit.  One JSON line per solution goes to ``--out`` as soon as it is judged; a
 solution already there is skipped (judged again if a test was INFRA), so a killed run
 resumes where it stopped.  At the end (or with ``--summary`` alone) it prints the AC
@@ -29,21 +29,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from neocoder.benchmarks.neocoder.pipeline import state_limits
 from neocoder.config import SandboxConfig
 from neocoder.dataset.release import default_release_dir
 from neocoder.dataset.shipped import load_states
-from neocoder.judge import Limits
 from neocoder.judge.verdicts import AC, CPP, INFRA, LANGUAGES
 from neocoder.techniques.human import solutions_by_language
-
-
-def time_limit(state, language: str) -> float:
-    """The CPU limit (s) a human solution of ``language`` gets on ``state``: the problem's own
-    Codeforces limit for C++ (``extra["codeforces_time_limit_s"]``, else the state's), the
-    state's limit for Python (raised for slow accepted Python solutions by the oracle)."""
-    if language == CPP:
-        return float(state.extra.get("codeforces_time_limit_s") or state.time_limit_s)
-    return float(state.time_limit_s)
 
 
 def solution_key(problem_id: str, index: int, source: str) -> str:
@@ -55,7 +46,7 @@ def solution_key(problem_id: str, index: int, source: str) -> str:
 def judge_line(box, state, index: int, source: str, language: str) -> dict:
     """The JSON line of one solution: its key, problem, index among the problem's solutions
     of ``language``, limits, each test's verdict, detail and CPU seconds, the compile error."""
-    limits = Limits.for_cpu(time_limit(state, language), int(state.memory_limit_mb))
+    limits = state_limits(state, 1.0, language)  # the eval's own rule: C++ at the Codeforces limit
     result = box.run(source, state.tests, limits, checker=state.checker, entry="script", language=language)
     return {"key": solution_key(state.problem_id, index, source), "problem_id": state.problem_id, "index": index,
             "language": language, "cpu_limit_s": limits.cpu_seconds, "memory_limit_mb": limits.memory_mb,
