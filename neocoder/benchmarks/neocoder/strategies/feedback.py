@@ -45,21 +45,24 @@ def compiler_errors(text: str) -> str:
 
     Up to ERRORS_SHOWN ``error:`` lines (each with the last "required from here" line of
     the program above it, for an error inside a library header), then how many more there
-    were; a text with no ``error:`` line (not g++'s diagnostics) is quoted clipped to
-    MAX_CHARS.  Each quoted line is at most ERROR_CHARS long, so the whole stays under
-    2 kB however long g++'s output."""
+    were; a text with no ``error:`` line (the judge's own reason, or g++'s tail cut inside
+    a long line) is quoted whole up to MAX_CHARS, else its last MAX_CHARS.  Each quoted
+    line is at most ERROR_CHARS long, so the whole stays under 2 kB however long g++'s
+    output.  ``text`` is printable already (the judge's SubmissionResult cleans it)."""
     lines = text.splitlines()
     errors, context = [], None
     for line in lines:
-        if _OWN.match(line) and not _ERROR.search(line):
-            context = line  # "<stdin>:4:84:   required from here" and the like
+        if _OWN.match(line) and "required from" in line and not _ERROR.search(line):
+            context = line  # "<stdin>:4:84:   required from here": the program's line that led into a header
         elif _ERROR.search(line):
             from_program = _OWN.match(line) is not None
             errors.append([_compiler_line(line)] + ([] if from_program or context is None
                                                     else ["  (" + _compiler_line(context) + ")"]))
             context = None
-    if not errors:
-        return f"The program does not compile: {_clip(text)}"
+    if not errors:  # the judge's own reason, or a tail of g++'s output cut inside one long line: show its end
+        text = text.strip()
+        shown = text if len(text) <= MAX_CHARS else f"...{text[-MAX_CHARS:]} (the end of a longer message)"
+        return f"The program does not compile: {shown}"
     shown = [part for error in errors[:ERRORS_SHOWN] for part in error]
     more = len(errors) - ERRORS_SHOWN
     return "\n".join(["The program does not compile. g++ (C++17) reported:", *shown]
