@@ -38,7 +38,7 @@ VALUES = {
     "rounds": "1", "rollouts": "5", "top_k": "2", "best_of": "2", "logprobs": None, "paper": "exact,gpt4_labels",
     "reasoning": None, "reasoning_effort": "high", "problems": "1899A",
     "max_errors": "2",
-    "language": "python",  # the default, unlike the rest: cpp runs only the direct strategy (test_eval_cpp.py)
+    "language": "python",  # the default, unlike the rest: cpp runs without --paper (test_eval_cpp.py)
 }
 SERVER_OWNED = {"out", "sandbox"}  # where and how the server runs a job is its own
 

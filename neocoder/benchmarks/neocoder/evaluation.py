@@ -271,10 +271,9 @@ class EvalTask(Task, name=EVAL, config_type=EvalConfig, unit="sample", record_ty
                                 f"`neocoder run {HUMAN}` or `neocoder eval --model human`")
         if config.logprobs and config.model.spec.startswith("replay/"):
             raise NeocoderError("--logprobs asks the endpoint for token log-probabilities; a replayed model has none")
-        if config.language != PYTHON and (config.strategy != "direct" or config.paper or config.execution_classes):
-            raise NeocoderError(f"--language {config.language} runs the direct strategy on this project's judging "
-                                "only (no --strategy, --paper or --execution-classes yet: their prompts and "
-                                "harnesses are Python's)")
+        if config.language != PYTHON and (config.paper or config.execution_classes):
+            raise NeocoderError(f"--language {config.language} runs on this project's judging only (no --paper or "
+                                "--execution-classes yet: their harnesses are Python's)")
         if config.language != PYTHON and config.model.spec.startswith("replay/"):
             raise NeocoderError(f"--language {config.language}: {config.model.spec} replays recorded Python programs")
         if (config.samples >= 2 or config.strategy == "sample") and config.model.temperature == 0:

@@ -98,8 +98,8 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
 def test_cpp_refuses_what_only_python_has(tmp_path, release_dir):
     args = ["eval", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k",
             "--language", "cpp", "--limit", "1", "--out", str(tmp_path / "r"), "--release", str(release_dir)]
-    refused = CliRunner().invoke(main, args + ["--strategy", "self-correct"])
-    assert refused.exit_code != 0 and "--language cpp runs the direct strategy" in refused.output
+    refused = CliRunner().invoke(main, args + ["--paper", "all"])  # the strategies run in C++ (test_strategies_cpp.py)
+    assert refused.exit_code != 0 and "--language cpp runs on this project's judging only" in refused.output
     replay = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--language", "cpp",
                                        "--limit", "1", "--out", str(tmp_path / "p"), "--release", str(release_dir)])
     assert replay.exit_code != 0 and "replays recorded Python programs" in replay.output

@@ -15,13 +15,16 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from neocoder.benchmarks.neocoder.program import program_from_reply, prompt_text, read_program
+from neocoder.benchmarks.neocoder.program import holds_program, program_from_reply, prompt_text, read_program
 from neocoder.benchmarks.neocoder.solve import solve_prompt
 from neocoder.benchmarks.neocoder.strategies.options import BEST_OF, LOGPROBS, ROLLOUTS, ROUNDS, TOP_K
+from neocoder.config import PYTHON
 from neocoder.judge import Limits, Sandbox
 from neocoder.metrics.rates import divergent_ratio
 from neocoder.models import Model, Prompt, ReplayKey, Reply
+from neocoder.models.base import strip_thinking
 from neocoder.records import ProblemState
+from neocoder.replies import NO_PROGRAM
 from neocoder.techniques import detect, judge_constraints
 
 
@@ -56,6 +59,8 @@ class Trial:
     divergent: float | None = None
     result: Any = field(default=None, repr=False, compare=False)  # the sandbox's SubmissionResult on the examples
     no_program: str | None = None  # why the reply held no program (program.read_program): nothing was judged
+    # a reply in a run of another language that holds a Python program instead (Context.attempt)
+    wrote_python: bool = False
 
     @property
     def passed(self) -> int:
@@ -86,6 +91,8 @@ class Trial:
                "divergent": self.divergent, "compile_error": self.compile_error}
         if self.no_program:
             out["no_program"] = self.no_program
+        if self.wrote_python:
+            out["wrote_python"] = True
         return out
 
 
@@ -173,10 +180,16 @@ class Context:
         """Read ``reply`` (``program.read_program``, against the text of ``prompt`` for
         echoes) and judge its program on the examples (``try_examples``); a reply holding no
         program is never judged: its Trial has no verdict and its ``no_program`` reason, so
-        it is not correct, rewards 0 and converges to nothing (an empty program never counts)."""
+        it is not correct, rewards 0 and converges to nothing (an empty program never counts).
+        In a run of another language than Python, a reply with no program of it (reason
+        "no program") that holds a Python program instead is marked ``wrote_python``
+        (self-correct's feedback says so)."""
         reading = read_program(reply, prompt_text(prompt), self.language)
         if not reading.readable:
-            return Trial(code="", verdicts=[], techniques=set(), violated=[], tests=[], no_program=reading.reason)
+            python = self.language != PYTHON and reading.reason == NO_PROGRAM and holds_program(
+                strip_thinking(reply.text or ""), PYTHON)
+            return Trial(code="", verdicts=[], techniques=set(), violated=[], tests=[], no_program=reading.reason,
+                         wrote_python=python)
         return self.try_examples(reading.value)
 
     def tried(self, code: str) -> Trial | None:

@@ -1,8 +1,8 @@
 """``mcts``: Monte-Carlo tree search over program continuations, as in Planning-Guided
 Transformer Decoding (Zhang et al., ICLR 2023).
 
-The tree's nodes are code prefixes (the completion prompt's ``def solve():`` plus the
-tokens chosen so far).  One rollout:
+The tree's nodes are code prefixes (the completion prompt's code prefix, ``def solve():``
+in Python or ``int main() {`` in C++, plus the tokens chosen so far).  One rollout:
 
 1. *Selection*: from the root, follow the child with the highest P-UCB (Zhang et al.,
    Sec. 3, after AlphaZero):
