@@ -382,7 +382,7 @@ def render(result: dict, fmt: str = "table") -> str:
         if fmt == "table5":
             return "\n".join(paper + _sources(result) + notes)
         return (render(result, fmt + "-only") + "\n\nTable 5 layout (delta in points, base -> new):\n"
-                + "\n".join(paper + _sources(result) + notes))
+                + "\n".join(paper + _sources(result) + _labels(result) + notes))
     only = fmt.endswith("-only")
     fmt = fmt.removesuffix("-only")
     header, body = _table_rows(result)
@@ -390,9 +390,8 @@ def render(result: dict, fmt: str = "table") -> str:
         out = io.StringIO()
         csv.writer(out).writerows([header] + body)
         return out.getvalue()
-    tail = [] if only else (_sources(result) + small_run_lines(result) + run_lines(result) + shared_lines(result)
-                            + bases_lines(result) + _outcomes(result) + diversity_lines(result.get("diversity", []))
-                            + notes)
+    tail = [] if only else (_sources(result) + _labels(result) + _outcomes(result)
+                            + diversity_lines(result.get("diversity", [])) + notes)
     note = (f"values: ± half the 95% interval; differences: paired bootstrap over shared problems "
             f"({result['bootstrap']['resamples']} resamples, seed {result['bootstrap']['seed']}), * excludes 0")
     if fmt == "markdown":
@@ -400,6 +399,13 @@ def render(result: dict, fmt: str = "table") -> str:
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines + ["", note] + tail)
     return "\n".join(_aligned([header] + body) + [note] + tail)
+
+
+def _labels(result: dict) -> list[str]:
+    """What the table's labels stand for (``labels.py``, issue 58): Table 4 beside a small
+    run, each run's folder and language, the shared problems of its differences, and the
+    rates over fewer samples than n."""
+    return small_run_lines(result) + run_lines(result) + shared_lines(result) + bases_lines(result)
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:

@@ -97,7 +97,9 @@ def shared_lines(result: dict) -> list[str]:
         cells = []
         for t, units in sorted(per_state.items()):
             most = max(units.values())
-            fewer = ", ".join(f"{m} {n}" for m, n in units.items() if n < most)
+            fewer = _grouped({m: n for m, n in units.items() if n < most}, "{names} {n}")
+            if set(units) == {"cumulative_neogauge"}:  # a state only the first run has: its running sum
+                fewer = "cumulative_neogauge only"
             cells.append(f"t={t}: {most}" + (f" ({fewer})" if fewer else ""))
         lines.append(f"{r['label']} - {runs[0]['label']}: paired over the shared problems, " + "; ".join(cells))
     return lines
@@ -124,15 +126,26 @@ def bases_lines(result: dict) -> list[str]:
     lines = []
     for r in result["runs"]:
         for t, b in (r.get("bases") or {}).items():
-            parts = [f"{rate} over {b[rate]}" + (f" (pass@1 on those: {percent(b['pass@1_same'])})"
-                                                 if rate == "pass@1_plus" and "pass@1_same" in b else "")
-                     for rate, _, _ in BASES if rate in b]
-            lines.append(f"{r['label']}: t={t}: of its n={b['n']} samples, " + ", ".join(parts))
+            text = _grouped({rate: b[rate] for rate, _, _ in BASES if rate in b}, "{names} over {n}")
+            if "pass@1_same" in b:
+                text = text.replace(f"pass@1_plus over {b['pass@1_plus']}", f"pass@1_plus over {b['pass@1_plus']} "
+                                    f"(pass@1 on those: {percent(b['pass@1_same'])})")
+            lines.append(f"  {r['label']}: t={t}: of its n={b['n']} samples, {text}")
     if lines:
         lines.insert(0, "rates over fewer samples than the state's n (pass@1_plus: those with extended tests; "
                         "constraint_following: replies holding a program; divergent, neogauge: problems with a "
                         "human technique set):")
     return lines
+
+
+def _grouped(counts: dict[str, int], form: str) -> str:
+    """Metrics with one count as one part, joined by "/": ``{"divergent": 2, "neogauge":
+    2, "pass@1_plus": 1}`` -> "divergent/neogauge 2, pass@1_plus 1" (``form`` with
+    ``{names}`` and ``{n}``)."""
+    by_count: dict[int, list[str]] = {}
+    for metric, n in counts.items():
+        by_count.setdefault(n, []).append(metric)
+    return ", ".join(form.format(names="/".join(names), n=n) for n, names in by_count.items())
 
 
 def small_run_lines(result: dict) -> list[str]:

@@ -114,7 +114,9 @@ def test_compare_tells_two_runs_of_one_model_apart_and_counts_the_shared_problem
     assert first in header and second in header and f"{second} - {first}" in header
     shared = next(line for line in got.output.splitlines() if line.startswith(f"{second} - {first}: "))
     assert shared.startswith(f"{second} - {first}: paired over the shared problems, t=0: 3 (pass@1_plus 1, "), shared
-    assert "divergent 2" in shared and "; t=1: 3" in shared
+    assert "divergent/neogauge/cumulative_neogauge 2" in shared and "; t=1: 3" in shared
+    assert "t=0: of its n=3 samples, pass@1_plus over 1 (pass@1 on those: " in got.output
+    assert "divergent/neogauge over 2" in got.output
     assert f"  {first}: folder {runs['one']}; language python; dataset codeforces-1.0; problems t=0: 3, t=1: 3" \
         in got.output
     # two different runs keep their labels: nothing added
