@@ -32,7 +32,16 @@ from neocoder.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Ratio, p
 from neocoder.metrics.rates import human_ratios, sample_ratios
 from neocoder.records import HUMAN, HumanBaseline, Sample
 from neocoder.report.diversity import diversity_lines, diversity_rows
-from neocoder.report.text import percent
+from neocoder.report.labels import (
+    bases_lines,
+    best_metric_label,
+    distinct_labels,
+    run_lines,
+    shared_lines,
+    small_run_lines,
+    state_bases,
+)
+from neocoder.report.text import best_of_ks, percent
 from neocoder.store import RunFolder
 
 METRICS = ("pass@1", "pass@1_plus", "constraint_following", "convergent", "divergent", "neogauge",
@@ -56,6 +65,15 @@ class RunScores:
     table5: dict | None = None  # the paper's Table 5 row of this run's strategy (published.table5_for)
     samples: list = field(default_factory=list, repr=False)  # an eval run's Sample records (diversity overlap)
     language: str = "python"  # the language its programs were written in (manifest config; issue 49)
+    problems: dict[str, int] | None = None  # published rows: problems per state the figures are over, if known
+
+    def problems_at(self) -> dict[str, int]:
+        """Problems per state "t": a published row's ``problems``, a measured run's problems
+        with a per-problem ratio at t (any rate)."""
+        if self.published:
+            return dict(self.problems or {})
+        return {str(t): len(set().union(*(r.num for r in rates.values()))) for t, rates in sorted(self.ratios.items())
+                if rates}
 
     def value(self, t: int, metric: str) -> tuple[float | None, dict | None]:
         """(value, interval) of ``metric`` at state t from the run's metrics."""
@@ -175,6 +193,7 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
     different languages unless ``allow_language_mismatch`` (``check_languages``)."""
     if not runs:
         raise NeocoderError("give at least one run folder")
+    runs = distinct_labels(runs)  # two runs of one model get their folders in their labels
     notes = check_datasets(runs, allow_dataset_mismatch) + check_languages(runs, allow_language_mismatch)
     measured = [r for r in runs if not r.published] or runs  # published figures only beside measured states
     states = sorted({int(t) for r in measured for t in r.metrics.get("states", {})})
@@ -194,7 +213,9 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
     return {"runs": [{"label": r.label, "path": r.path, "published": r.published,
                       "strategy": r.metrics.get("strategy", "direct"), "cost": _mean_cost(r.metrics),
                       "dataset_version": r.dataset_version, "table5": r.table5, "language": r.language,
-                      "outcome": r.metrics.get("outcome")} for r in runs],
+                      "outcome": r.metrics.get("outcome"), "problems": r.problems_at(),
+                      "bases": {} if r.published else state_bases(r.metrics),
+                      "best_of": {t: list(k) for t, k in best_of_ks(r.samples).items()}} for r in runs],
             "rows": rows, "notes": notes, "diversity": diversity_rows(runs, resamples, seed),
             "bootstrap": {"resamples": resamples, "seed": seed, "unit": "problem", "level": 0.95}}
 
@@ -245,7 +266,8 @@ def _table_rows(result: dict) -> tuple[list[str], list[list[str]]]:
     labels = [_shown(r) for r in runs]
     header = (["state", "metric"] + [labels[i] for i in measured]
               + [f"{labels[i]} - {labels[0]}" for i in measured if i > 0] + [labels[i] for i in published])
-    body = [[str(row["state"]), row["metric"]] + [_cell(row["values"][i], row["metric"]) for i in measured]
+    body = [[str(row["state"]), best_metric_label(row["metric"], row["state"], runs)]
+            + [_cell(row["values"][i], row["metric"]) for i in measured]
             + [_diff(row["diffs"][i - 1], row["metric"]) for i in measured if i > 0]
             + [_cell(row["values"][i], row["metric"]) for i in published] for row in result["rows"]]
     return header, body
@@ -360,7 +382,7 @@ def render(result: dict, fmt: str = "table") -> str:
         if fmt == "table5":
             return "\n".join(paper + _sources(result) + notes)
         return (render(result, fmt + "-only") + "\n\nTable 5 layout (delta in points, base -> new):\n"
-                + "\n".join(paper + _sources(result) + notes))
+                + "\n".join(paper + _sources(result) + _labels(result) + notes))
     only = fmt.endswith("-only")
     fmt = fmt.removesuffix("-only")
     header, body = _table_rows(result)
@@ -368,7 +390,8 @@ def render(result: dict, fmt: str = "table") -> str:
         out = io.StringIO()
         csv.writer(out).writerows([header] + body)
         return out.getvalue()
-    tail = [] if only else _sources(result) + _outcomes(result) + diversity_lines(result.get("diversity", [])) + notes
+    tail = [] if only else (_sources(result) + _labels(result) + _outcomes(result)
+                            + diversity_lines(result.get("diversity", [])) + notes)
     note = (f"values: ± half the 95% interval; differences: paired bootstrap over shared problems "
             f"({result['bootstrap']['resamples']} resamples, seed {result['bootstrap']['seed']}), * excludes 0")
     if fmt == "markdown":
@@ -376,6 +399,13 @@ def render(result: dict, fmt: str = "table") -> str:
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines + ["", note] + tail)
     return "\n".join(_aligned([header] + body) + [note] + tail)
+
+
+def _labels(result: dict) -> list[str]:
+    """What the table's labels stand for (``labels.py``, issue 58): Table 4 beside a small
+    run, each run's folder and language, the shared problems of its differences, and the
+    rates over fewer samples than n."""
+    return small_run_lines(result) + run_lines(result) + shared_lines(result) + bases_lines(result)
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:

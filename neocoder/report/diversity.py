@@ -10,12 +10,12 @@ share of its correct programs' classes that the first run also produced).
 from __future__ import annotations
 
 from neocoder.metrics.diversity.run import cross_overlap
-from neocoder.report.text import mean_text, percent
+from neocoder.report.text import default_status, mean_text, percent
 
 
 def diversity_rows(runs: list, resamples: int = 2000, seed: int = 0) -> list[dict]:
     """Per run (``compare.RunScores``) with a diversity block: ``{"label", "chain",
-    "states", "humans", "overlap_with", "overlap_with_first"}`` (compare's
+    "states", "humans", "default", "validated", "overlap_with", "overlap_with_first"}`` (compare's
     result["diversity"]); the overlap is with the first eval run that has samples, named
     in ``overlap_with``, with intervals from ``resamples`` replicates seeded ``seed``."""
     rows, first, first_label = [], None, None
@@ -24,7 +24,7 @@ def diversity_rows(runs: list, resamples: int = 2000, seed: int = 0) -> list[dic
         if run.published or not block:
             continue
         row = {"label": run.label, "chain": block.get("chain", {}), "states": block.get("states", {}),
-               "humans": block.get("humans")}
+               "humans": block.get("humans"), "default": block.get("default"), "validated": block.get("validated")}
         samples = run.samples
         if not first:
             first, first_label = samples, run.label
@@ -44,6 +44,8 @@ def diversity_lines(rows: list[dict]) -> list[str]:
                       | {m for row in rows for by in row["states"].values() for m in by})
     lines = ["", "diversity (algorithm classes; means over problems, ± half the 95% interval):",
              "  what a class is worth: " + "; ".join(f"{m}: {validity_note(m)}" for m in measures)]
+    statuses = {default_status(row) for row in rows if row.get("default")}
+    lines += [f"  {status}" for status in sorted(statuses)]
     for row in rows:
         for m, g in row["chain"].items():
             human = f" (humans at the same k: {mean_text(g.get('human_classes'))}" if g.get("human_classes") else " ("

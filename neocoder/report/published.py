@@ -34,6 +34,9 @@ PACKAGE = "neocoder.codeforces"
 TABLE4_FILE = "neocoder_table4_gpt4.json"
 TABLE5_FILE = "neocoder_table5_strategies.json"
 TABLE5_RATES = ("convergent", "divergent", "neogauge")
+# the problems per state t that Table 4 is over: the paper's Table 1 (199, 199, 198, 194, 176, 97;
+# the release's states, docs/paper.md), shown beside a run of fewer (labels.small_run_lines)
+TABLE4_PROBLEMS = {"0": 199, "1": 199, "2": 198, "3": 194, "4": 176, "5": 97}
 # our strategy names (neocoder/strategies/options.py NAMES) -> the paper's Table 5 rows
 PAPER_STRATEGIES = {"mcts": "MCTS", "self-correct": "Self-Correction", "self-plan": "Planning",
                     "sample": "Sampling"}
@@ -59,11 +62,26 @@ def source_path(name: str) -> str:
 def table4() -> RunScores:
     """Table 4 (GPT-4 per state t, rates as fractions) as a published ``RunScores``:
     ``metrics["states"][t]`` holds pass@1, constraint_following, convergent, divergent
-    and neogauge; ``published`` is the source (the paper's table).  No intervals, no
-    per-problem ratios: published rows are never re-measured or paired."""
+    and neogauge; ``published`` is the source (the paper's table); ``problems`` the
+    problems per state it is over (``TABLE4_PROBLEMS``).  No intervals, no per-problem
+    ratios: published rows are never re-measured or paired."""
     data = _read(TABLE4_FILE)
     return RunScores(label=data["label"], path=source_path(TABLE4_FILE), metrics={"states": data["states"]},
-                     published=data["source"], model=data.get("model", "gpt-4-1106-preview"))
+                     published=data["source"], model=data.get("model", "gpt-4-1106-preview"),
+                     problems=dict(TABLE4_PROBLEMS))
+
+
+def small_run_note(problems: dict[str, int]) -> str | None:
+    """What the report says beside Table 4 when the run scored fewer problems than the
+    paper at some state (``problems``: "t" -> problems the run scored): "over 199, 199
+    problems at t=0, 1 (the paper's Table 1); this run scored 3, 3: ..."; None when the run
+    has as many at every state Table 4 has (or none of them)."""
+    states = sorted((t for t in problems if t in TABLE4_PROBLEMS), key=int)
+    if not any(problems[t] < TABLE4_PROBLEMS[t] for t in states):
+        return None
+    return (f"Table 4 is over {', '.join(str(TABLE4_PROBLEMS[t]) for t in states)} problems at t={', '.join(states)} "
+            f"(the paper's Table 1); this run scored {', '.join(str(problems[t]) for t in states)}: at that size "
+            "its rates can differ from the published ones by chance alone (see its intervals)")
 
 
 def table4_states() -> dict[str, dict[str, float]]:

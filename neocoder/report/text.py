@@ -21,23 +21,79 @@ def percent(value: float | None, interval: dict | None = None) -> str:
     return f"{100 * value:.1f}%{half}"
 
 
-def eval_table(metrics: dict) -> str:
+# a rate whose base is not the row's n: (rate key, the metrics.json count of its base, what that base is)
+BASES = (("pass@1_plus", "n_extended", "those whose state has extended tests"),
+         ("constraint_following", "n_program", "those whose reply held a program"),
+         ("divergent", "n_divergent", "those whose problem has a human technique set"),
+         ("neogauge", "n_divergent", "those whose problem has a human technique set"))
+
+
+def base_of(state: dict, key: str) -> int | None:
+    """How many samples rate ``key`` of one metrics.json state is over, when that is not
+    the state's ``n`` (``BASES``: n_extended, n_program, n_divergent); None when it is n
+    (or the state does not record it: runs from before, human baselines)."""
+    field_ = next((count for rate, count, _ in BASES if rate == key), None)
+    base = state.get(field_) if field_ else None
+    return base if base is not None and base != state.get("n") else None
+
+
+def _rate_cell(state: dict, key: str) -> str:
+    """One rate of one state as printed: "12.0% ±4.9", with " of 168" where its base is not n."""
+    text = percent(state.get(key), state.get("intervals", {}).get(key))
+    base = base_of(state, key)
+    return text + (f" of {base}" if base is not None and state.get(key) is not None else "")
+
+
+def bases_line(metrics: dict) -> str | None:
+    """The legend of the "of N" cells of ``eval_table``: which samples each such rate is
+    over, and pass@1 on the same samples as pass@1+ext (``pass@1_examples_tiered``), so
+    a pass@1+ext above pass@1 reads as a smaller base, not as more passing; None when
+    every rate is over n."""
+    states = metrics["states"]
+    shown = [(rate, what) for rate, _, what in BASES
+             if any(m.get("n") and m.get(rate) is not None and base_of(m, rate) is not None for m in states.values())]
+    if not shown:
+        return None
+    names = {"pass@1_plus": "pass@1+ext", "constraint_following": "follow", "neogauge": "NeoGauge"}
+    parts: dict[str, list[str]] = {}
+    for rate, what in shown:
+        parts.setdefault(what, []).append(names.get(rate, rate))
+    same = [f"t={t}: {percent(m['pass@1_examples_tiered'])}" for t, m in states.items()
+            if base_of(m, "pass@1_plus") is not None and m.get("pass@1_examples_tiered") is not None]
+    clauses = []
+    for what, rates in parts.items():
+        clause = f"{' and '.join(rates)} over {what}"
+        if "pass@1+ext" in rates and same:
+            clause += " (pass@1 on those same samples: " + ", ".join(same) + ")"
+        clauses.append(clause)
+    text = "; ".join(clauses)
+    return f"of N: the rate is over N of the row's n samples, not all of them: {text}"
+
+
+def eval_table(metrics: dict, samples: list | None = None) -> str:
     """The NeoCoder metrics (``{"model", "states": {t: {...}}}``) as a table; rates as
-    percentages with ± half the 95% bootstrap interval where the metrics have intervals."""
+    percentages with ± half the 95% bootstrap interval where the metrics have intervals,
+    and " of N" where a rate is over N of the row's n samples (``BASES``, explained by
+    ``bases_line``).  ``samples`` (the run's Sample records, optional) names the k of the
+    best-of-k NeoGauge (``best_of_ks``); without them the column says best@k."""
     cols = [("state", None), ("n", "n"), ("pass@1", "pass@1"), ("follow", "constraint_following"),
             ("convergent", "convergent"), ("divergent", "divergent"), ("NeoGauge", "neogauge"),
             ("cum.NeoGauge", "cumulative_neogauge")]
     if any(m.get("n_extended") for m in metrics["states"].values()):
         cols.insert(3, ("pass@1+ext", "pass@1_plus"))
-    lines = [f"model: {metrics['model']}", "  ".join(f"{c:>13}" for c, _ in cols)]
+    rows = [[c for c, _ in cols]]
     for t, m in metrics["states"].items():
-        cells = [f"{t:>13}", f"{m['n']:>13}"]
+        cells = [t, str(m["n"])]
         if not m["n"]:  # every sample excluded: no rate is known, none is 0
-            lines.append("  ".join(cells + [f"{NO_SAMPLES:>13}"]))
+            rows.append(cells + [NO_SAMPLES])
             continue
-        cells += [f"{percent(m.get(key), m.get('intervals', {}).get(key)):>13}" for _, key in cols[2:]]
-        lines.append("  ".join(cells))
-    lines += sampling_lines(metrics)
+        rows.append(cells + [_rate_cell(m, key) for _, key in cols[2:]])
+    widths = [max([13] + [len(r[i]) for r in rows if i < len(r)]) for i in range(len(cols))]
+    lines = [f"model: {metrics['model']}"] + ["  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in rows]
+    bases = bases_line(metrics)
+    if bases:
+        lines.append(bases)
+    lines += sampling_lines(metrics, samples)
     lines += diversity_lines(metrics.get("diversity"))
     excluded = sum(m["excluded"] for m in metrics["states"].values())
     if excluded:
@@ -114,7 +170,8 @@ def diversity_lines(diversity: dict | None) -> list[str]:
                          f"{mean_text(got.get('solutions'), 1)} solutions per problem; among 6 drawn: "
                          f"{mean_text(got.get('classes@6'))} "
                          f"({_worth(m, diversity)})")
-        return lines
+        status = default_status(diversity)
+        return lines + [status] if lines and status else lines
     for t, by_measure in diversity.get("states", {}).items():
         cells = [f"{m}: distinct_k {mean_text(g.get('distinct_k'))}, utility_k {mean_text(g.get('utility_k'))}, "
                  f"effective {mean_text(g.get('effective'))}" if "distinct_k" in g else
@@ -130,7 +187,8 @@ def diversity_lines(diversity: dict | None) -> list[str]:
         lines.append(f"chain diversity by {m}: {mean_text(g.get('classes'))} classes among "
                      f"{mean_text(g.get('correct'))} correct programs per problem{human}{shared} "
                      f"({_worth(m, diversity)})")
-    return lines
+    status = default_status(diversity)
+    return lines + [status] if lines and status else lines
 
 
 def _worth(measure: str, diversity: dict) -> str:
@@ -142,6 +200,22 @@ def _worth(measure: str, diversity: dict) -> str:
         # issue 48: a default that failed its held-out check is printed as such, never as a settled figure
         lead = "default measure, " if diversity.get("validated") is True else "UNVALIDATED default measure, "
     return lead + validity_note(measure)
+
+
+def default_status(diversity: dict) -> str | None:
+    """One line saying what the default diversity measure's status means where it is
+    printed (issue 48's rule, ``validity.choose_default``: the measure of highest held-out
+    kappa against the hand-labelled pairs, validated when its 95% interval starts at 0.4
+    or above); None when the block names no default."""
+    measure = diversity.get("default")
+    if not measure:
+        return None
+    if diversity.get("validated") is True:
+        return (f"default measure: {measure}, the measure of highest held-out kappa against hand-labelled pairs "
+                "of programs whose 95% interval starts at 0.4 or above (docs/metrics.md, \"The default rule\")")
+    return (f"UNVALIDATED default measure: {measure} agrees best with hand-labelled pairs of programs (held-out "
+            "kappa) but its 95% interval starts below 0.4, the bar for a validated default: read its class counts "
+            "as rough (docs/metrics.md, \"The default rule\")")
 
 
 def correctness(dataset: str | None) -> str:
@@ -159,14 +233,51 @@ SAMPLING_COLUMNS = (("pass@5", "pass@5", True), ("pass@10", "pass@10", True),
                     ("SE (RB)", "semantic_entropy_rb", False), ("tech.entropy", "technique_entropy", False))
 
 
-def sampling_lines(metrics: dict) -> list[str]:
-    """The multi-sample metrics (pass@k, best-of-5 NeoGauge, semantic entropies in nats)
-    as a second table where the run has them, and the strategy's spend per sample."""
+def best_of_ks(samples: list) -> dict[str, tuple[int, int]]:
+    """Per state "t", the smallest and largest k of the best-of-k NeoGauge that
+    ``neocoder.metrics.rates.problem_values`` used over ``samples`` (Sample records): per
+    problem k = min(BEST_OF_K, its kept samples with a divergent score), for problems with
+    at least 2 such samples.  States where no problem has a best-of-k are left out."""
+    from neocoder.metrics.rates import BEST_OF_K
+    scored: dict[tuple[str, str], int] = {}
+    for s in samples:
+        if not s.excluded and s.divergent is not None:
+            key = (str(s.state), s.problem_id)
+            scored[key] = scored.get(key, 0) + 1
+    out: dict[str, tuple[int, int]] = {}
+    for (t, _), n in scored.items():
+        if n >= 2:
+            k = min(BEST_OF_K, n)
+            low, high = out.get(t, (k, k))
+            out[t] = (min(low, k), max(high, k))
+    return out
+
+
+def best_label(ks: dict[str, tuple[int, int]] | None, states=None) -> str:
+    """The best-of-k column's name: "best@3" when every problem of ``states`` (all of
+    ``ks`` when None) had k = 3, "best@2-5" when k varied, "best@k" when ``ks`` is None
+    (the records were not read) or holds none of them."""
+    if ks is None:
+        return "best@k"
+    got = [ks[t] for t in (ks if states is None else [str(t) for t in states]) if t in ks]
+    if not got:
+        return "best@k"
+    low, high = min(k[0] for k in got), max(k[1] for k in got)
+    return f"best@{low}" if low == high else f"best@{low}-{high}"
+
+
+def sampling_lines(metrics: dict, samples: list | None = None) -> list[str]:
+    """The multi-sample metrics (pass@k, best-of-k NeoGauge, semantic entropies in nats)
+    as a second table where the run has them, and the strategy's spend per sample.  The
+    best-of-k column is named with its k from ``samples`` (``best_label``; "best@k" and a
+    line saying what k is without them)."""
     states = metrics["states"]
     cols = [c for c in SAMPLING_COLUMNS if any(m.get(c[1]) is not None for m in states.values())]
+    ks = best_of_ks(samples) if samples is not None else None
     lines = []
     if cols:
-        lines.append("  ".join(f"{c:>13}" for c in ["state"] + [c[0] for c in cols]))
+        names = [f"{best_label(ks)} NeoG" if key == "neogauge_best@5" else c for c, key, _ in cols]
+        lines.append("  ".join(f"{c:>13}" for c in ["state"] + names))
         for t, m in states.items():
             cells = [f"{t:>13}"]
             for _, key, rate in cols:
@@ -180,6 +291,10 @@ def sampling_lines(metrics: dict) -> list[str]:
         rb = ", SE (RB) from log-probabilities" if any(c[1] == "semantic_entropy_rb" for c in cols) else ""
         lines.append("entropies in nats over each problem's samples: behaviour classes (identical outputs on every "
                      f"test){rb}, technique sets")
+        if any(key == "neogauge_best@5" for _, key, _ in cols):
+            lines.append(f"{best_label(ks)} NeoG: the expected best convergent x divergent among k = min(5, n) of a "
+                         "problem's n scored samples, over the problems with 2 or more"
+                         + ("" if ks is not None else "; k not named: the run's records were not read"))
     costs = [m["cost"] for m in states.values() if m.get("cost")]
     if costs:
         calls = sum(c["calls"] for c in costs) / len(costs)
@@ -211,7 +326,8 @@ def aidan_table(results: list[QuestionResult], totals: dict) -> str:
         iv = ci.get(key)
         return fmt.format(totals[key]) + (f" [{fmt.format(iv['low'])}, {fmt.format(iv['high'])}]" if iv else "")
 
-    lines.append(f"total: {total('answers', '{:.0f}')} answers over {totals['questions']} questions, novelty sum "
+    lines.append(f"total: {total('answers', '{:.0f}')} answers over {totals['questions']} judged questions (one in "
+                 "error or never ended is left out: the run's outcome counts it), novelty sum "
                  f"{total('novelty_sum', '{:.3f}')} (95% bootstrap intervals over questions); stops: "
                  f"{totals['stop_reasons']}")
     more = []

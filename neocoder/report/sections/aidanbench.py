@@ -84,14 +84,41 @@ def group_view(questions: list[str], runs: list[Run]) -> dict:
                                                               for m, per in per_q.items()}, colors),
                "curves": plots.aidan_curves_svg(questions, curves, colors, config.get("novelty_stop"),
                                                 stop * 100 / scale)}
-    return {"questions": questions, "models": list(totals), "totals": [totals_row(m, t) for m, t in totals.items()],
+    left = {names[key]: got for r in runs for key, got in left_out(r).items() if key in names}
+    return {"questions": questions, "models": list(totals),
+            "totals": [totals_row(m, t, left.get(m)) for m, t in totals.items()],
             "figures": {k: Markup(v) for k, v in figures.items()}, "scale": scale, "per_q": per_q}
 
 
-def totals_row(model: str, t: dict) -> dict:
+def left_out(run: Run) -> dict[tuple, dict[str, int]]:
+    """Per (run folder, model) of an AidanBench run, its questions left out of its totals,
+    as the run's ``outcome`` counts them (aidanbench/task.py): ``{"error": ended in an
+    error, "not ended": never ended (the run stopped first), "unreadable": its judge's
+    replies could not be read}``, the last record of each question counting.  Models with
+    none left out are absent."""
+    asked = run.manifest.extra.get("questions")
+    last = {(q.model, q.question_index): q for q in run.parts.get("questions", [])
+            if asked is None or q.question_index < asked}
+    out: dict[tuple, dict[str, int]] = {}
+    for model in run.metrics.get("models", {}):
+        mine = [q for (m, _), q in last.items() if m == model]
+        got = {"error": sum(q.stop_reason == "error" for q in mine),
+               "not ended": max(0, (asked or 0) - len(mine)),
+               "unreadable": sum(q.stop_reason == "unreadable" for q in mine)}
+        got = {why: n for why, n in got.items() if n}
+        if got:
+            out[(run.path, model)] = got
+    return out
+
+
+def totals_row(model: str, t: dict, left: dict[str, int] | None = None) -> dict:
     """One model's totals as the table shows them: each column's value and interval as
     text (None: the run has no such column), the stop reasons (a "no answer" stop with
-    the reasons of the replies that held none), questions and errors."""
+    the reasons of the replies that held none), its judged questions and, in ``errors``,
+    the questions left out of its totals (``left_out``: "1 left out: 1 error"; "0" when
+    none), the per-model count the run's outcome sums.  (metrics.json's per-model
+    ``errors`` counts errors among the judged questions, always 0: a question that ended
+    in an error is not judged.)"""
     ivs = t.get("intervals") or {}
     cells = []
     for key, form in TOTALS:
@@ -101,7 +128,9 @@ def totals_row(model: str, t: dict) -> dict:
         iv = ivs.get(key)
         interval = f"[{form.format(iv['low'])}, {form.format(iv['high'])}]" if iv else ""
         cells.append((form.format(t.get(key, 0)), interval))
-    return {"model": model, "questions": t.get("questions", ""), "cells": cells, "errors": t.get("errors", 0),
+    errors = (f"{sum(left.values())} left out: " + ", ".join(f"{n} {why}" for why, n in left.items())
+              if left else "0")
+    return {"model": model, "questions": t.get("questions", ""), "cells": cells, "errors": errors,
             "stops": ", ".join(f"{k}: {v}" + (_no_answer(t) if k == "no answer" else "")
                               for k, v in (t.get("stop_reasons") or {}).items())}
 

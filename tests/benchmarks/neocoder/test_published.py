@@ -34,7 +34,7 @@ pytestmark = pytest.mark.docker
 def runs(tmp_path_factory, release_dir, sandbox) -> dict[str, Path]:
     """Real eval runs of replayed GPT-4 on 3 release problems at states 0-2: ``gpt4``
     (direct) and ``sc`` (self-correct)."""
-    root = tmp_path_factory.mktemp("published-runs")
+    root = tmp_path_factory.mktemp("paper-runs")  # compare prints run folders: no "published" in their names
     out = {}
     for name, strategy in (("gpt4", "direct"), ("sc", "self-correct")):
         done = evaluate(EvalConfig(model=ModelConfig("replay/gpt-4-1106-preview"), out=root / name,
