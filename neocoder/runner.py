@@ -50,111 +50,19 @@ import time
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
 from neocoder.errors import NeocoderError
+from neocoder.outcome import LostItems, Outcome, check_outcome, settled, tally, tolerating, widen, with_lost
 from neocoder.records import Manifest, Record
 from neocoder.store import RunFolder
+
+__all__ = ["LostItems", "Outcome", "Run", "Stopped", "Task", "check_outcome", "prompt_texts", "run", "run_items"]
 
 
 class Stopped(NeocoderError):
     """The run was asked to stop before every item was done: the items in flight were
     finished and kept, the others never started; running again resumes."""
-
-
-class LostItems(NeocoderError):
-    """A run ended with items in error beyond what its ``--max-errors`` tolerates, or with
-    no item judged.  The records and ``metrics.json`` are written first: nothing is lost,
-    and a rerun resumes (retrying the items in error).  ``outcome`` is ``Outcome``."""
-
-    def __init__(self, message: str, outcome: "Outcome"):
-        super().__init__(message)
-        self.outcome = outcome
-
-
-@dataclass
-class Outcome:
-    """How a run's items ended, the ``"outcome"`` block of every ``metrics.json``:
-    ``items`` in the run, ``judged`` (they got a number), ``unreadable`` (every judge
-    reply about them was unreadable: kept and counted, not an error), ``errors`` (a model,
-    sandbox or protocol failure ended them: kept with the error) and ``reasons``
-    (``{error: count}``).  The unit is the task's (a sample, a question, an idea, a
-    solution).
-
-    The replies of the *model under test* are counted apart (``answered``): ``replies``
-    read, ``no_answer`` of them holding no ``answer`` (a program, an answer, an idea: what
-    the benchmark needs; ``replies.read_answer``) and ``no_answer_reasons`` (``{reason:
-    count}``).  A run in which more than half of them hold none fails (``failure``)."""
-
-    unit: str
-    items: int = 0
-    judged: int = 0
-    unreadable: int = 0
-    errors: int = 0
-    reasons: dict = field(default_factory=dict)
-    answer: str = "answer"
-    replies: int = 0
-    no_answer: int = 0
-    no_answer_reasons: dict = field(default_factory=dict)
-
-    def add(self, judged: bool = False, unreadable: bool = False, error: str | None = None) -> None:
-        """Count one item: in error (``error``, its message), unreadable, judged, or none of
-        them (an item that asks no judge, e.g. a refused idea)."""
-        self.items += 1
-        if error:
-            self.errors += 1
-            key = " ".join(str(error).split())[:160]
-            self.reasons[key] = self.reasons.get(key, 0) + 1
-        elif unreadable:
-            self.unreadable += 1
-        elif judged:
-            self.judged += 1
-
-    def answered(self, reason: str | None) -> None:
-        """Count one reply of the model under test: ``reason`` None when it held an answer,
-        else why not (one of ``replies.ANSWER_REASONS``)."""
-        self.replies += 1
-        if reason:
-            self.no_answer += 1
-            self.no_answer_reasons[reason] = self.no_answer_reasons.get(reason, 0) + 1
-
-    def to_dict(self) -> dict:
-        """The ``metrics.json`` form (reasons most frequent first); the model's replies
-        (``answer``, ``replies``, ``no_answer``, ``no_answer_reasons``) only where the task
-        counted them."""
-        reasons = dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-        out = {"unit": self.unit, "items": self.items, "judged": self.judged, "unreadable": self.unreadable,
-               "errors": self.errors, "reasons": reasons}
-        if self.replies:
-            out.update(answer=self.answer, replies=self.replies, no_answer=self.no_answer,
-                       no_answer_reasons=dict(sorted(self.no_answer_reasons.items(), key=lambda kv: (-kv[1], kv[0]))))
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Outcome":
-        """The block as written by ``to_dict``."""
-        return cls(**{k: data[k] for k in ("unit", "items", "judged", "unreadable", "errors", "reasons", "answer",
-                                           "replies", "no_answer", "no_answer_reasons") if k in data})
-
-    def failure(self, max_errors: int = 0) -> str | None:
-        """One line saying why the run fails (more than ``max_errors`` items in error, more
-        than half the model's replies holding no answer, or none of its items judged; the
-        first that holds, in that order), None when it does not."""
-        unit = self.unit
-        if self.errors > max_errors:
-            top = "; ".join(f"{n} x {why}" for why, n in list(self.to_dict()["reasons"].items())[:3])
-            return (f"{self.errors} of {self.items} {unit}s ended in error ({top}); they are kept in the run and "
-                    f"counted in metrics.json (rerun to retry them, or --max-errors {self.errors} to accept them)")
-        if self.replies and 2 * self.no_answer > self.replies:
-            top = ", ".join(f"{n} x {why}" for why, n in list(self.to_dict()["no_answer_reasons"].items())[:3])
-            return (f"{self.no_answer} of {self.replies} replies of the model under test held no {self.answer} "
-                    f"({top}); they are recorded with their reason and counted in metrics.json")
-        if self.items and not self.judged:
-            why = f"{self.unreadable} unreadable, " if self.unreadable else ""
-            return (f"no {unit} of {self.items} was judged ({why}{self.errors} in error): "
-                    "metrics.json counts them; there is no number to report")
-        return None
 
 
 class Run:
@@ -174,6 +82,7 @@ class Run:
         self._cache = cache  # a CallCache shared with other runs (the suite's), else the folder's own
         self.models: list = []  # the models open_model opened, in order
         self.inputs: Any = None  # what task.open returned: the task's own inputs type
+        self.lost: dict[tuple, str] = {}  # item key -> the ModelError its solve raised (runner-counted, retried)
 
     @property
     def folder(self) -> RunFolder:
@@ -265,12 +174,15 @@ class Task(ABC):
             raise TypeError(f"{cls.__name__}: unknown task declaration(s) {sorted(unknown)}")
         for key, value in declared.items():
             setattr(cls, key, value)
+        if "config_type" in cls.__dict__:  # every task takes --max-errors (outcome.tolerating)
+            cls.config_type = tolerating(cls.config_type)
 
     def __init__(self, config):
         """Keep ``config`` with the benchmark's defaults filled in (``Config.resolved``:
         each model role's temperature and token budget, ...), so every surface runs the
         same values and the manifest records them.  Raises NeocoderError for a config
         of another type."""
+        config = widen(config, self.config_type)  # a config written without max_errors: the runner's own
         if not isinstance(config, self.config_type):
             raise NeocoderError(f"task {self.name!r} takes a {self.config_type.__name__}, got "
                                 f"{type(config).__name__}")
@@ -296,10 +208,10 @@ class Task(ABC):
 
     def pending(self, run: Run, items: list) -> list:
         """The items not finished in the run folder yet (default: those whose key has no
-        finished ``record_type`` record)."""
+        finished ``record_type`` record holding no ``error``: ``outcome.settled``)."""
         if self.record_type is None:
             return list(items)
-        done = run.folder.done(self.record_type)
+        done = {r.key for r in run.folder.read(self.record_type) if settled(r)}
         return [item for item in items if self.key(item) not in done]
 
     @abstractmethod
@@ -372,9 +284,10 @@ def run(task: Task, stop: threading.Event | None = None, cache=None, cancel=None
     settings the task refuses (both before anything is written),
     Stopped when ``stop`` is set before the last item, whatever ``solve`` raises
     (the first such error stops the run; the records appended so far are kept and a
-    rerun resumes after them), and LostItems, after ``metrics.json`` is written, when its
-    ``"outcome"`` (``Outcome``) has more items in error than the config's ``max_errors``
-    or none judged.
+    rerun resumes after them) but the item's own ModelError in a task with a
+    ``record_type`` (counted as that item's error: ``scored``), and LostItems, after
+    ``metrics.json`` is written, when its ``"outcome"`` (``Outcome``) has more items in
+    error than the config's ``max_errors`` or none judged.
     """
     task.config.check()  # each declared option's value within its declaration (config.py, options.py)
     task.check()
@@ -388,24 +301,37 @@ def run(task: Task, stop: threading.Event | None = None, cache=None, cancel=None
         kind, public = task.manifest_head(current)
         current.folder.write_manifest(Manifest.capture(kind, public, **extra))
         run_items(task, current, items)
-        metrics = task.score(current)
+        metrics = scored(task, current, items)
     if metrics is not None:
         current.folder.write_metrics(metrics)
         check_outcome(metrics, task.tolerated())
     return task.result(current, metrics)
 
 
-def check_outcome(metrics: dict, max_errors: int = 0) -> None:
-    """Raise LostItems when ``metrics["outcome"]`` (``Outcome``'s form) says the run lost
-    items: more than ``max_errors`` in error, or none judged.  Metrics without the block
-    (a task that judges nothing) pass."""
-    block = metrics.get("outcome") if isinstance(metrics, dict) else None
-    if not block:
-        return
-    outcome = Outcome.from_dict(block)
-    message = outcome.failure(max_errors)
-    if message:
-        raise LostItems(message, outcome)
+def scored(task: Task, run: Run, items: list) -> dict | None:
+    """The content of ``metrics.json``: ``task.score``'s, with its ``"outcome"`` block.
+
+    A task without a ``record_type`` gives its own (or none).  For one with a
+    ``record_type``: a block the task counted itself gets the items whose ``solve``
+    raised a ModelError and left no record (``run.lost``) added in error; a task that
+    counted none gets the runner's (``outcome.tally``: from each item's latest record
+    and ``run.lost``).  When items were lost and none has a finished record, ``score`` is
+    not called (there is nothing to score): the metrics are the block alone."""
+    if task.record_type is None:
+        return task.score(run)
+    keys = [task.key(item) for item in items]
+    latest = {r.key: r for r in run.folder.read(task.record_type)}
+    lost = {k: why for k, why in run.lost.items() if k not in latest or not settled(latest[k])}
+    finished = any(k in latest and settled(latest[k]) for k in keys)
+    metrics = task.score(run) if finished or not lost else {}
+    if metrics is None and not lost:
+        return None
+    metrics = dict(metrics or {})
+    if "outcome" in metrics:
+        metrics["outcome"] = with_lost(metrics["outcome"], [lost[k] for k in keys if k in lost and k not in latest])
+    else:
+        metrics["outcome"] = tally(task.unit, keys, latest, lost).to_dict()
+    return metrics
 
 
 _SKIPPED = object()
@@ -416,10 +342,15 @@ def run_items(task: Task, run: Run, items: list) -> None:
     each record ``solve`` yields.  Raises Stopped (the stop event was set, or the run's
     ``cancel`` stopped items while they were judged: those are not recorded) or the first
     error an item raised; after either, no further item starts (the items in flight
-    finish and keep their records)."""
+    finish and keep their records).  An item's own failure, a ModelError that is no
+    EndpointError (a model call that failed after its retries: 429s, 5xx, a timeout, an
+    unusable reply), is kept in ``run.lost`` instead when the task has a ``record_type``
+    (it is counted in error and done again on resume), and the other items go on."""
     from tqdm import tqdm
 
     from neocoder.judge.cancel import Cancelled
+    from neocoder.models.base import EndpointError, ModelError
+    own = (ModelError,) if task.record_type is not None else ()
     todo = task.pending(run, items)
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=task.label(run), unit=task.unit,
                disable=not run.progress or len(items) < 2)  # one item or none: its own output says more
@@ -436,6 +367,11 @@ def run_items(task: Task, run: Run, items: list) -> None:
                 failed.set()
                 raise
             return _SKIPPED  # stopped while judged (the run was cancelled): done again when it resumes
+        except own as exc:
+            if isinstance(exc, EndpointError):  # every call would fail alike: the run stops
+                failed.set()
+                raise
+            run.lost[tuple(task.key(item))] = " ".join(str(exc).split()) or type(exc).__name__
         except BaseException:
             failed.set()
             raise

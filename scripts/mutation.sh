@@ -113,11 +113,11 @@ modules_of() {
         # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
         # benchmark and the suite count their items and their model's replies; only those
         # functions are mutated (functions_of), the rest of each file is not this set's
-        lostitems) echo "neocoder/runner.py neocoder/benchmarks/neocoder/evaluation.py
+        lostitems) echo "neocoder/outcome.py neocoder/runner.py neocoder/benchmarks/neocoder/evaluation.py
                         neocoder/benchmarks/aidanbench/task.py neocoder/benchmarks/ideas/task.py
                         neocoder/benchmarks/framework/scores.py neocoder/suite/task.py --
                         tests/test_lost_items.py tests/test_outcomes_by_hand.py tests/suite/test_suite.py
-                        tests/suite/test_suite_lost.py
+                        tests/suite/test_suite_lost.py tests/test_benchmark_plugin.py tests/test_runner.py
                         tests/benchmarks/neocoder/test_eval_replies.py::test_a_run_whose_every_sample_the_sandbox_failed_exits_non_zero
                         tests/benchmarks/aidanbench/test_aidan_answers.py tests/benchmarks/ideas/test_ideas_answers.py
                         tests/benchmarks/framework/test_framework_unreadable.py
@@ -139,7 +139,9 @@ modules_of() {
 # (fnmatch; "xǁClassǁmethod*" for a method, "x_function*" for a function); empty: all of them.
 functions_of() {
     case "$1" in
-        lostitems) echo "neocoder.runner.xǁOutcomeǁ* neocoder.runner.x_check_outcome__*
+        lostitems) echo "neocoder.outcome.xǁOutcomeǁ* neocoder.outcome.x_check_outcome__*
+                        neocoder.outcome.x_in_error__* neocoder.outcome.x_tally__* neocoder.outcome.x_with_lost__*
+                        neocoder.runner.x_scored__*
                         neocoder.benchmarks.neocoder.evaluation.x_sample_outcome__*
                         neocoder.benchmarks.aidanbench.task.xǁAidanTaskǁoutcome__*
                         neocoder.benchmarks.ideas.task.xǁIdeasTaskǁoutcome__*

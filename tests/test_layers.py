@@ -22,6 +22,7 @@ LAYERS = {
     "errors": 0.5,
     "options": 1, "records": 1, "paths": 1, "resources": 1, "netpolicy": 1,
     "config": 2, "store": 2,
+    "outcome": 2.5,  # how a run's items ended and the lost-items rule (the runner applies it)
     "dataset": 3,
     "models": 4, "judge": 4,
     "executors": 5, "techniques": 5, "replies": 4.5,

@@ -57,6 +57,13 @@ class CountTask(Task):
         return {"answers": len(run.folder.read(Answer))}
 
 
+def counted(n: int) -> dict:
+    """The task's metrics: its own count, and the outcome block the runner adds for a task
+    with a record type that counts none (runner.scored)."""
+    return {"answers": n, "outcome": {"unit": "item", "items": n, "judged": n, "unreadable": 0, "errors": 0,
+                                      "reasons": {}}}
+
+
 @pytest.fixture(autouse=True)
 def fresh():
     CountTask.solved = []
@@ -64,7 +71,7 @@ def fresh():
 
 def test_a_task_writes_manifest_records_and_metrics(tmp_path):
     result = run(CountTask(CountConfig(out=tmp_path / "r")))
-    assert result == {"answers": 4}
+    assert result == counted(4)
     folder = RunFolder(tmp_path / "r", create=False)
     manifest = folder.read_manifest()
     assert manifest.kind == "count-test" and manifest.config["words"] == 4
@@ -81,7 +88,7 @@ def test_a_rerun_resumes_and_redoes_nothing(tmp_path):
     assert CountTask.solved == [0, 1]  # one at a time: item 3 never started after 2 failed
     assert not (tmp_path / "r" / "metrics.json").exists()
     CountTask.solved = []
-    assert run(CountTask(CountConfig(out=tmp_path / "r"))) == {"answers": 4}
+    assert run(CountTask(CountConfig(out=tmp_path / "r"))) == counted(4)
     assert CountTask.solved == [2, 3]  # 0 and 1 were kept
 
 
@@ -91,11 +98,11 @@ def test_a_stop_event_finishes_nothing_new_and_raises_stopped(tmp_path):
     with pytest.raises(Stopped, match="4 of 4"):
         run(CountTask(CountConfig(out=tmp_path / "r")), stop=stop)
     assert CountTask.solved == [] and not (tmp_path / "r" / "metrics.json").exists()
-    assert run(CountTask(CountConfig(out=tmp_path / "r"))) == {"answers": 4}
+    assert run(CountTask(CountConfig(out=tmp_path / "r"))) == counted(4)
 
 
 def test_several_items_in_flight(tmp_path):
-    assert run(CountTask(CountConfig(out=tmp_path / "r", words=12, concurrency=4))) == {"answers": 12}
+    assert run(CountTask(CountConfig(out=tmp_path / "r", words=12, concurrency=4))) == counted(12)
     assert sorted(CountTask.solved) == list(range(12))
 
 
@@ -106,7 +113,7 @@ def test_the_registry_by_name(tmp_path):
     with pytest.raises(NeocoderError, match="is taken"):
         register_task(type("Again", (CountTask,), {"name": EVAL}))
     register_task(CountTask)
-    assert neocoder.run("count-test", CountConfig(out=tmp_path / "r", words=2)) == {"answers": 2}  # api.run
+    assert neocoder.run("count-test", CountConfig(out=tmp_path / "r", words=2)) == counted(2)  # api.run
     with pytest.raises(NeocoderError, match="takes a CountConfig"):
         neocoder.run("count-test", object())
 
@@ -114,6 +121,7 @@ def test_the_registry_by_name(tmp_path):
 def test_declarations_as_class_keywords():
     class Words(CountTask, name="count-keywords", unit="word"):
         pass
-    assert (Words.name, Words.unit, Words.config_type) == ("count-keywords", "word", CountConfig)
+    assert (Words.name, Words.unit, Words.config_type.widened) == ("count-keywords", "word", CountConfig)
+    assert issubclass(Words.config_type, CountConfig)  # the runner's: CountConfig with max_errors (--max-errors)
     with pytest.raises(TypeError, match="unknown task declaration"):
         type("Bad", (CountTask,), {}, colour="red")

@@ -80,12 +80,13 @@ def _words(folder: Path) -> list[str]:
 def test_toy_task_through_the_python_api(tmp_path):
     assert "toy-words" in neocoder.task_names()
     metrics = neocoder.run("toy-words", ToyConfig(out=tmp_path / "api", words=4, progress=False))
-    assert metrics == {"words": 4}
+    assert metrics["words"] == 4  # and the outcome block the runner counted from its records (runner.scored)
+    assert metrics["outcome"] == {"unit": "word", "items": 4, "judged": 4, "unreadable": 0, "errors": 0, "reasons": {}}
     assert _words(tmp_path / "api") == ["word-0", "word-1", "word-2", "word-3"]
     manifest = json.loads((tmp_path / "api" / "manifest.json").read_text())
     assert manifest["kind"] == "toy-words" and manifest["config"] == {"out": str(tmp_path / "api"), "words": 4}
     again = neocoder.run("toy-words", ToyConfig(out=tmp_path / "api", words=5, progress=False))
-    assert again == {"words": 5}  # resumed: four kept, one added
+    assert again["words"] == 5 and again["outcome"]["judged"] == 5  # resumed: four kept, one added
 
 
 def test_toy_task_through_the_cli(tmp_path):
@@ -110,7 +111,8 @@ def served(tmp_path, release_dir):
 def test_toy_task_through_the_server(served):
     client, data = served
     job = client.submit_run("toy-words", ToyConfig(out=Path("ignored"), words=3))
-    assert job["request"] == {"task": "toy-words", "config": {"words": 3}}
+    # max_errors: every task's request takes it, declared or not (the runner's lost-items rule)
+    assert job["request"] == {"task": "toy-words", "config": {"words": 3, "max_errors": 0}}
     ended = client.wait(job["id"], poll=0.2, run=True)
     assert ended["status"] == "succeeded", ended
     assert ended["metrics"]["words"] == 3 and ended["progress"]["done"] == 3

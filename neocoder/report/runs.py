@@ -58,6 +58,9 @@ def open_run(path: Path, kinds: tuple[str, ...]) -> tuple[Run, RunFolder]:
     try:
         manifest = folder.read_manifest()
         if manifest.kind not in kinds:
+            from neocoder.benchmarks import benchmark_of_kind, task_names, unknown_kind
+            if benchmark_of_kind(manifest.kind) is None and manifest.kind not in task_names():
+                raise NeocoderError(f"{path}: {unknown_kind(manifest.kind)}")  # a plug-in not installed here
             raise NeocoderError(f"{path}: a {manifest.kind!r} run folder; the report covers "
                                 f"{', '.join(kinds)} runs")
         metrics = folder.read_metrics()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocoder.benchmarks import SUITE
+from neocoder.benchmarks import SUITE, UnknownBenchmark
 from neocoder.errors import NeocoderError
 from neocoder.runner import LostItems, Outcome, Run, Task
 from neocoder.suite.config import SuiteConfig
@@ -30,12 +30,16 @@ class SuiteTask(Task, name=SUITE, config_type=SuiteConfig, unit="benchmark", rec
     """Every benchmark for one model, one folder, one creativity profile (see the module)."""
 
     def check(self) -> None:
-        """Refuse an unknown benchmark name (NeocoderError naming it)."""
+        """Refuse an unknown benchmark name (NeocoderError naming it: not registered here,
+        or registered without suite presets)."""
         for name in self.config.benchmarks:
             try:
                 benchmark(name)
+            except UnknownBenchmark as exc:
+                raise NeocoderError(f"SuiteConfig.benchmarks: no benchmark {name!r} ({exc})") from None
             except KeyError:
-                raise NeocoderError(f"SuiteConfig.benchmarks: no benchmark {name!r}") from None
+                raise NeocoderError(f"SuiteConfig.benchmarks: no benchmark {name!r} in the suite (it declares no "
+                                    "presets)") from None
 
     def items(self, run: Run) -> list:
         """One item per benchmark asked for, in the registry's order."""

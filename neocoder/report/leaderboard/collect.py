@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neocoder.benchmarks import SUITE, benchmark, benchmark_of_kind, benchmarks
+from neocoder.benchmarks import SUITE, benchmark, benchmark_of_kind, benchmarks, task_names, unknown_kind
 from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
 from neocoder.replies import mostly_unreadable
@@ -138,9 +138,15 @@ def sources_of(folder: Path) -> list[Source]:
             if step.skipped is None:
                 from neocoder.report.leaderboard.intake import inside
                 sub = inside(folder, step.folder)  # never a folder outside the suite's (``..``, absolute)
-                out.append(_source(benchmark(step.benchmark), sub, step.model, model, folder, manifest.config))
+                try:
+                    bench = benchmark(step.benchmark)
+                except KeyError as exc:  # UnknownBenchmark: a plug-in not installed here
+                    raise NeocoderError(f"{folder}: the suite ran {exc}") from None
+                out.append(_source(bench, sub, step.model, model, folder, manifest.config))
         return out
     bench = benchmark_of_kind(manifest.kind)
+    if bench is None and manifest.kind not in task_names():
+        raise NeocoderError(f"{folder}: {unknown_kind(manifest.kind)}")  # never "no finished runs"
     if bench is None or manifest.kind not in bench.kinds or not bench.measures:
         return []  # a build or validation run: no headline measures
     metrics = read_metrics(folder)
