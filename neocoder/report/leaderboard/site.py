@@ -106,6 +106,7 @@ def board_html(rows: list[Row], base: str = "", pages: dict | None = None) -> Ma
     marks = ties(rows, [c["id"] for b in columns() for c in b["columns"]])
     shown = [{"id": r.id, "model": r.model, "published": r.published, "origin": r.origin,
               "page": (pages or {}).get(r.id), "cells": cells(r, marks), "settings": r.settings_text(),
+              "language": None if r.published else r.language,
               "date": min((s.started for s in r.sources.values()), default="")[:10]}
              for r in rows if not (r.published and not r.values)]
     # published figures without a column here (another domain's criteria): listed apart, never in a column
