@@ -60,12 +60,12 @@ def takes_language(kind: str) -> bool:
 
 
 def run_language(kind: str, config: dict) -> str | None:
-    """The language of a run's programs from its manifest ``kind`` and ``config``: the
-    config's ``language``; "python" for a kind that takes one when the config names none
-    (runs from before C++, issue 49, were all Python); None for a kind that takes none."""
-    if config.get("language"):
-        return str(config["language"])
-    return PYTHON if takes_language(kind) else None
+    """The language of a run's programs from its manifest ``kind`` and ``config``: None for a
+    kind that takes none (``takes_language``), else the config's ``language``, "python"
+    when it names none (runs from before C++, issue 49, were all Python)."""
+    if not takes_language(kind):
+        return None
+    return str(config.get("language") or PYTHON)
 
 
 def open_run(path: Path, kinds: tuple[str, ...]) -> tuple[Run, RunFolder]:
