@@ -283,3 +283,17 @@ def test_every_verdict_the_judge_gives_has_a_style_and_a_filter_entry(tmp_path, 
         assert background != "rgba(0, 0, 0, 0)", verdict  # a background of its own (unstyled: transparent)
         assert background != color, (verdict, background, color)  # never white on white
         assert background != white or border == "dashed", (verdict, border)  # white only for "not run", outlined
+
+
+@pytest.mark.docker
+def test_a_suite_runs_language_is_the_suites_for_every_benchmark_of_it(runs):
+    from neocoder.benchmarks import benchmark
+    from neocoder.report.leaderboard.collect import _source
+    suite = {"model": {"spec": "openai/strong"}, "preset": "quick"}
+    step = runs[("strong", "python")]
+    in_cpp = _source(benchmark("eval"), step, "openai/strong", "openai/strong", step.parent,
+                     {**suite, "language": "cpp"})
+    assert in_cpp.settings["language"] == "cpp" and in_cpp.language == "cpp"
+    in_python = _source(benchmark("eval"), runs[("strong", "cpp")], "openai/strong", "openai/strong", step.parent,
+                        {**suite, "language": "python"})
+    assert "language" not in in_python.settings and in_python.language == "python"
