@@ -41,11 +41,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from neocoder.records import HUMAN
+from neocoder.report.verdicts import VERDICT_COLORS  # verdict order and colours, AC at the bottom (verdicts.SHOWN)
 
-# Verdict order and colours, bottom of the stack first (AC at the bottom).
-VERDICT_COLORS = {"AC": "#4c9a2a", "WA": "#d1495b", "TLE": "#edae49", "MLE": "#8e6c8a", "RE": "#00798c",
-                  "OLE": "#b5651d", "INFRA": "#9e9e9e", "no reply": "#444444",
-                  "no program": "#c7b8a1"}
 HUMAN_COLOR = "#222222"
 _CYCLE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 _RC = {"svg.fonttype": "none", "font.size": 9, "axes.titlesize": 10, "axes.spines.top": False,

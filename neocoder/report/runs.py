@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from neocoder.config import PYTHON
 from neocoder.dataset import build_from_release, load_states, shipped
 from neocoder.errors import NeocoderError
 from neocoder.records import Manifest, ProblemState, Sample
@@ -37,6 +38,34 @@ class Run:
     def model_label(self) -> str:
         """The model the manifest's config names, else the folder's name."""
         return self.manifest.config.get("model", {}).get("spec", self.path.name)
+
+    @property
+    def language(self) -> str | None:
+        """The language of the run's programs (``run_language``): "python", "cpp", or None
+        for a benchmark whose runs have no language (AidanBench, LiveIdeaBench, ...)."""
+        return run_language(self.kind, self.manifest.config)
+
+
+def takes_language(kind: str) -> bool:
+    """Whether runs of the task ``kind`` (a manifest kind) are written in a language: its
+    config has a ``language`` field (NeoCoder's eval and human runs).  False for a kind no
+    task has."""
+    from dataclasses import fields
+
+    from neocoder.benchmarks import get_task
+    try:
+        return any(f.name == "language" for f in fields(get_task(kind).config_type))
+    except (NeocoderError, TypeError):
+        return False
+
+
+def run_language(kind: str, config: dict) -> str | None:
+    """The language of a run's programs from its manifest ``kind`` and ``config``: None for a
+    kind that takes none (``takes_language``), else the config's ``language``, "python"
+    when it names none (runs from before C++, issue 49, were all Python)."""
+    if not takes_language(kind):
+        return None
+    return str(config.get("language") or PYTHON)
 
 
 def open_run(path: Path, kinds: tuple[str, ...]) -> tuple[Run, RunFolder]:
@@ -81,14 +110,27 @@ def display_name(model: str) -> str:
 
 
 def disambiguate(runs: list[Run], group_of) -> None:
-    """Set the labels shown for ``runs``: ``display_name`` of each, with the folder's name
-    added where two runs of one group (``group_of(run)``: runs drawn together) share it."""
+    """Set the labels shown for ``runs``: ``display_name`` of each, with its language in
+    brackets (``language_tag``), then the folder's name added where two runs of one group
+    (``group_of(run)``: runs drawn together) still share it."""
+    mixed = len({r.language for r in runs if r.language is not None}) > 1
     for r in runs:
-        r.label = display_name(r.label)
+        r.label = display_name(r.label) + language_tag(r.language, mixed)
     seen = Counter((group_of(r), r.label) for r in runs)
     for r in runs:
         if seen[(group_of(r), r.label)] > 1:
             r.label = f"{r.label} ({r.path.resolve().name})"
+
+
+def language_tag(language: str | None, mixed: bool) -> str:
+    """What a run's label gets for its language: " [cpp]" for a run in another language than
+    Python, as ``neocoder compare`` names it; " [python]" too when ``mixed`` (the runs shown
+    together are of more than one language), so no two runs of different languages ever
+    share a label; "" for a Python run among Python runs (its pages stay as they were) and
+    for a run without a language."""
+    if language is None or (language == PYTHON and not mixed):
+        return ""
+    return f" [{language}]"
 
 
 def model_names(runs: list[Run]) -> dict[tuple[Path, str], str]:

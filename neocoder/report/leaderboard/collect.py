@@ -28,7 +28,7 @@ from neocoder.benchmarks import SUITE, benchmark, benchmark_of_kind, benchmarks,
 from neocoder.benchmarks.descriptor import resolve
 from neocoder.errors import NeocoderError
 from neocoder.replies import mostly_unreadable
-from neocoder.report.runs import display_name
+from neocoder.report.runs import display_name, run_language
 from neocoder.store import RunFolder
 from neocoder.suite.profile import measures_of, read_metrics, unreadable_total
 
@@ -66,6 +66,24 @@ class Source:
         """Measured on fewer items than the benchmark's default set."""
         return self.items is not None and self.default is not None and len(self.items) < self.default
 
+    @property
+    def language(self) -> str | None:
+        """The language of the programs behind its measures: the settings' ``language``
+        (kept only when it is not Python), "python" for a benchmark whose runs take one
+        (NeoCoder), None for a benchmark without programs (AidanBench, LiveIdeaBench, ...),
+        whose measures do not depend on a language."""
+        return source_language(self.bench, self.settings)
+
+
+def source_language(bench: str, settings: dict) -> str | None:
+    """The language of a Source of benchmark ``bench`` run with ``settings`` (see
+    ``Source.language``); None for a benchmark that is not registered here."""
+    try:
+        main = benchmark(bench).main_task
+    except KeyError:
+        return None
+    return run_language(main, {"language": settings.get("language")})
+
 
 @dataclass
 class Row:
@@ -85,9 +103,19 @@ class Row:
     settings: dict = field(default_factory=dict)  # how the model was run (SETTINGS, TASK_SETTINGS): the row's key
     other: dict = field(default_factory=dict)  # a published row's figures that have no column here: {label: value}
 
+    @property
+    def language(self) -> str | None:
+        """The language of the row's programs ("python", "cpp"): part of its identity, since
+        its settings hold a language other than Python; None for a row none of whose
+        benchmarks has programs (and for published rows)."""
+        found = [s.language for s in self.sources.values() if s.language is not None]
+        return found[0] if found else None
+
     def settings_text(self) -> str:
-        """The settings as one short line ("temperature 0, max_tokens 1024, strategy direct")."""
-        return ", ".join(f"{k} {_text(v)}" for k, v in self.settings.items() if v not in (None, False, [], ""))
+        """The settings as one short line ("temperature 0, max_tokens 1024, strategy direct");
+        the language is left out (the row shows it as a label of its own, ``language``)."""
+        return ", ".join(f"{k} {_text(v)}" for k, v in self.settings.items()
+                         if v not in (None, False, [], "") and k != "language")
 
 
 def _text(value) -> str:
@@ -170,8 +198,10 @@ def _source(bench, folder: Path, model: str, row_model: str, suite: Path | None 
         settings["suite"] = suite_config.get("preset")
     else:
         settings.update({k: config[k] for k in TASK_SETTINGS if config.get(k) not in (None, False, [], "")})
-    if config.get("language") not in (None, "python"):  # issue 49: a C++ run is its own row, told apart by it
-        settings["language"] = config["language"]
+    # issue 49: a C++ run is its own row, told apart by it; a suite's is the suite's (one row for all its benchmarks)
+    language = (suite_config if suite_config is not None else config).get("language")
+    if language not in (None, "python"):
+        settings["language"] = language
     calls = metrics.get("calls") or {}
     facts = {"started": manifest.started, "provider": model.split("/", 1)[0] if "/" in model else model,
              "dataset": manifest.extra.get("dataset_version") or manifest.extra.get("dataset") or config.get("domain"),

@@ -67,7 +67,8 @@ def cells(row: Row, marks: dict) -> dict:
             out[c["id"]] = {"value": got.get("value"), "text": fmt_value(got.get("value"), c["scale"]),
                             "ci": f"[{fmt_value(low, c['scale'])}, {fmt_value(high, c['scale'])}]"
                             if low is not None and high is not None else "",
-                            "mark": how, "how": "" if how in (None, "best") else f"tied with the best: {how}",
+                            "mark": how,
+                            "how": "" if how in (None, "best") else f"tied with the best{_of(row, bench)}: {how}",
                             "n": "" if n is None or got.get("value") is None else str(n),
                             "subset": f"measured on {n} of the {of} {unit}s of the benchmark's default set: "
                                       "not ranked against runs on other items"
@@ -81,6 +82,13 @@ def cells(row: Row, marks: dict) -> dict:
                 out[c["id"]].update(text="unreadable", how=f"{u.get('unreadable')} of {u.get('replies')} judge "
                                     "replies unreadable: no number is shown")
     return out
+
+
+def _of(row: Row, bench: dict) -> str:
+    """Whose best a tie of ``row`` on ``bench`` is with: " python run" where its run of the
+    benchmark has a language (each language has its own best, ties.py), else ""."""
+    language = getattr(row.sources.get(bench["name"]), "language", None)
+    return f" {language} run" if language else ""
 
 
 def lost_text(outcome) -> str:
@@ -106,6 +114,7 @@ def board_html(rows: list[Row], base: str = "", pages: dict | None = None) -> Ma
     marks = ties(rows, [c["id"] for b in columns() for c in b["columns"]])
     shown = [{"id": r.id, "model": r.model, "published": r.published, "origin": r.origin,
               "page": (pages or {}).get(r.id), "cells": cells(r, marks), "settings": r.settings_text(),
+              "language": None if r.published else r.language,
               "date": min((s.started for s in r.sources.values()), default="")[:10]}
              for r in rows if not (r.published and not r.values)]
     # published figures without a column here (another domain's criteria): listed apart, never in a column

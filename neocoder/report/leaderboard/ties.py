@@ -21,6 +21,12 @@ Among the rows that are compared, each is compared with the best:
 
 A row tied with the best gets the best's mark; ``ties`` returns, per measure, the ids of
 the rows tied with its best (the best included) and how each tie was decided.
+
+Rows of different languages are never compared (issue 58): on a benchmark whose programs
+have a language (NeoCoder), the rows are first split by the language of their run of it
+(``Source.language``: a C++ run of a model is a row of its own), and each language has its
+own best and its own ties, chosen as above among its rows alone.  A benchmark without
+programs (AidanBench, LiveIdeaBench) has no language, so all its rows are compared.
 """
 
 from __future__ import annotations
@@ -101,24 +107,54 @@ def comparable(rows: list[Row], column: str) -> list[Row]:
     return max(shared, key=lambda g: (len(next(iter(g)).sources[bench].items), len(g))) if shared else []
 
 
+def by_language(rows: list[Row], column: str) -> dict[str | None, list[Row]]:
+    """``rows`` split by the language of their run of ``column``'s benchmark
+    (``Source.language``; None: a row without a run of it, a published row, or a benchmark
+    without programs), in the order given."""
+    bench = column.split(".", 1)[0]
+    groups: dict[str | None, list[Row]] = {}
+    for row in rows:
+        source = row.sources.get(bench)
+        groups.setdefault(getattr(source, "language", None), []).append(row)
+    return groups
+
+
 def ties(rows: list[Row], columns: list[str]) -> dict[str, dict]:
     """Per column: ``{"best": row id, "tied": {row id: how}}`` over the rows ``comparable``
-    gives (ours on the same items; published ones left out); a column without two such
-    rows has no entry."""
+    gives (ours on the same items; published ones left out), within one language (see the
+    module); a column without two such rows has no entry.  Where rows of several languages
+    each have a best, ``"tied"`` holds every language's marks (each language's best marked
+    "best"), ``"best"`` is None and ``"languages"`` maps each language to its best's id."""
     out = {}
     for column in columns:
-        ours = comparable(rows, column)
-        if len(ours) < 2:
+        found = {}
+        for language, group in by_language(rows, column).items():
+            got = _best_and_ties(comparable(group, column), column)
+            if got is not None:
+                found[language] = got
+        if not found:
             continue
-        measure = measure_of(column)
-        sign = 1 if measure is None or measure.higher_is_better else -1
-        best = max(ours, key=lambda r: sign * r.values[column]["value"])
-        marks = {best.id: "best"}
-        for row in ours:
-            if row is best:
-                continue
-            got = tied(best, row, column)
-            if got is not None and got[0]:
-                marks[row.id] = got[1]
-        out[column] = {"best": best.id, "tied": marks}
+        if len(found) == 1:
+            out[column] = next(iter(found.values()))
+        else:
+            out[column] = {"best": None, "tied": {k: v for got in found.values() for k, v in got["tied"].items()},
+                           "languages": {language: got["best"] for language, got in found.items()}}
     return out
+
+
+def _best_and_ties(ours: list[Row], column: str) -> dict | None:
+    """``{"best": row id, "tied": {row id: how}}`` among ``ours`` (rows ``comparable`` gave);
+    None for fewer than two."""
+    if len(ours) < 2:
+        return None
+    measure = measure_of(column)
+    sign = 1 if measure is None or measure.higher_is_better else -1
+    best = max(ours, key=lambda r: sign * r.values[column]["value"])
+    marks = {best.id: "best"}
+    for row in ours:
+        if row is best:
+            continue
+        got = tied(best, row, column)
+        if got is not None and got[0]:
+            marks[row.id] = got[1]
+    return {"best": best.id, "tied": marks}
