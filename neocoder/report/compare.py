@@ -195,6 +195,10 @@ def compare(runs: list[RunScores], resamples: int = DEFAULT_RESAMPLES, seed: int
         raise NeocoderError("give at least one run folder")
     runs = distinct_labels(runs)  # two runs of one model get their folders in their labels
     notes = check_datasets(runs, allow_dataset_mismatch) + check_languages(runs, allow_language_mismatch)
+    if len({r.language for r in runs if not r.published}) > 1:  # mixed (allowed): every run names its language
+        for run in runs:
+            if not run.published and run.language == "python":
+                run.label += " [python]"
     measured = [r for r in runs if not r.published] or runs  # published figures only beside measured states
     states = sorted({int(t) for r in measured for t in r.metrics.get("states", {})})
     base = runs[0]

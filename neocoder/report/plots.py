@@ -50,10 +50,11 @@ _RC = {"svg.fonttype": "none", "font.size": 9, "axes.titlesize": 10, "axes.spine
 
 
 def palette(labels: list[str]) -> dict[str, str]:
-    """A colour per run label, stable in the order given; ``human`` is always near-black."""
+    """A colour per run label, stable in the order given; ``human`` (also tagged with its
+    language, "human [python]") is always near-black."""
     colors, i = {}, 0
     for label in labels:
-        if label == HUMAN:
+        if label == HUMAN or label.startswith(HUMAN + " ["):
             colors[label] = HUMAN_COLOR
         else:
             colors[label] = _CYCLE[i % len(_CYCLE)]

@@ -141,10 +141,14 @@ def is_gpt4(model: str | None) -> bool:
     return name == "gpt-4" or name.startswith("gpt-4-")
 
 
-def for_run(model: str | None, strategy: str | None) -> dict:
+def for_run(model: str | None, strategy: str | None, language: str | None = "python") -> dict:
     """The published figures that belong beside one run: ``{"table4": bool, "table5":
     table5_for(strategy) or None}``; Table 4 only for a GPT-4 run without a strategy
-    (the paper measured Table 4 without one)."""
+    (the paper measured Table 4 without one); neither beside a run whose programs are not
+    Python (``language``; None counts as Python, as runs from before C++ are): the paper's
+    figures are of Python programs."""
+    if (language or "python") != "python":
+        return {"table4": False, "table5": None}
     direct = (strategy or "direct") == "direct"
     return {"table4": direct and is_gpt4(model), "table5": table5_for(strategy)}
 
@@ -155,6 +159,6 @@ def beside(runs: list[RunScores]) -> list[RunScores]:
     Table 5's row of its strategy to each strategy run (``RunScores.table5``)."""
     for run in runs:
         if not run.published:
-            run.table5 = table5_for(run.metrics.get("strategy"))
-    wanted = any(not r.published and for_run(r.model, r.metrics.get("strategy"))["table4"] for r in runs)
+            run.table5 = for_run(run.model, run.metrics.get("strategy"), run.language)["table5"]
+    wanted = any(not r.published and for_run(r.model, r.metrics.get("strategy"), r.language)["table4"] for r in runs)
     return [table4()] if wanted else []

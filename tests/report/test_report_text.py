@@ -39,3 +39,10 @@ def test_the_headline_of_a_validated_run_keeps_the_validated_examples(tmp_path):
                "dataset": "validated (shipped codeforces-1.0)"}
     assert VALIDATED in headline(eval_table(metrics))
     assert VALIDATED in headline(eval_table({"model": "m", "states": states}))  # a run from before the field
+
+
+def test_the_human_baseline_keeps_its_colour_when_labelled_with_its_language():
+    from neocoder.report.plots import HUMAN_COLOR, palette
+    colors = palette(["gpt-4 [cpp]", "human [python]", "human", "humane [python]"])
+    assert colors["human [python]"] == colors["human"] == HUMAN_COLOR
+    assert HUMAN_COLOR not in (colors["gpt-4 [cpp]"], colors["humane [python]"])  # only the baseline is near-black

@@ -69,10 +69,11 @@ def published_view(run: Run) -> dict | None:
     (``published.small_run_note``: the paper's problems per state against the run's, when
     the run scored fewer; None otherwise), appended to its ``source``.  None when no
     published figure belongs beside it (a run of another model without a strategy, the
-    human baseline)."""
+    human baseline, a C++ run: the paper's figures are of Python programs)."""
     from neocoder.report import published
 
-    which = published.for_run(run.metrics.get("model") or run.model_label(), run.metrics.get("strategy"))
+    which = published.for_run(run.metrics.get("model") or run.model_label(), run.metrics.get("strategy"),
+                              run.language)
     states = run.metrics.get("states", {})
     if which["table5"]:
         paper = which["table5"]

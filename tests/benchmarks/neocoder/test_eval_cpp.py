@@ -85,12 +85,15 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
     assert [r["language"] for r in result["runs"]] == ["cpp", "python"]
     assert result["runs"][0]["label"].endswith("[cpp]") and any("--allow-language-mismatch" in n
                                                                  for n in result["notes"])
+    assert result["runs"][1]["label"].endswith("[python]")  # mixed: both name their language
+    alone = CliRunner().invoke(main, ["compare", str(python), "--no-published", "--format", "json"])
+    assert not json.loads(alone.output)["runs"][0]["label"].endswith("]")  # a Python run alone keeps its label
     # on a leaderboard the C++ run is a row of its own, its settings naming the language
     from neocoder.report.leaderboard.collect import collect
     rows = collect([out, python])
     assert len(rows) == 2
-    cpp_row = next(r for r in rows if "language cpp" in r.settings_text())
-    assert "language" not in next(r for r in rows if r is not cpp_row).settings
+    assert sorted(r.language for r in rows) == ["cpp", "python"]  # shown as a label of its own
+    assert all("language" not in r.settings_text() for r in rows)
     assert "language" not in json.loads((python / "metrics.json").read_text())  # Python's metrics are unchanged
     assert {row["language"] for row in state_rows(python)} == {"python"}
 

@@ -100,6 +100,10 @@ def test_for_run_puts_table4_beside_gpt4_without_a_strategy_and_table5_beside_a_
     mcts = published.for_run("replay/gpt-4-1106-preview", "mcts")
     assert mcts["table4"] is False and mcts["table5"]["strategy"] == "MCTS"
     assert published.for_run("openai/other", "self-plan")["table5"]["strategy"] == "Planning"
+    # the paper's figures are of Python programs: none beside a C++ run (a run with no language is Python)
+    assert published.for_run("replay/gpt-4-1106-preview", "direct", None) == {"table4": True, "table5": None}
+    assert published.for_run("replay/gpt-4-1106-preview", "direct", "cpp") == {"table4": False, "table5": None}
+    assert published.for_run("openai/other", "self-plan", "cpp") == {"table4": False, "table5": None}
 
 
 def test_compare_shows_table4_beside_a_gpt4_run_unless_told_not_to(runs, tmp_path):
