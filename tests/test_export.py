@@ -46,7 +46,7 @@ def test_parquet_loads_with_datasets_and_pandas(run, tmp_path):
     records = sorted(RunFolder(run, create=False).read(Sample), key=lambda s: s.key)
     assert len(frame) == len(loaded["samples"]) == len(records) == 6
     for row, record in zip(frame.to_dict("records"), records):
-        assert (row["problem_id"], row["state"], row["sample"]) == record.key
+        assert (row["problem_id"], row["state"], row["sample"]) == record.key and row["language"] == "python"
         assert row["pass"] == record.correct and row["follows"] == record.follows
         assert list(row["techniques"]) == record.techniques and row["code"] == record.code
         assert row["divergent"] == pytest.approx(record.divergent)

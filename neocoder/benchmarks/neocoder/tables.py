@@ -18,7 +18,9 @@ from neocoder.store import RunFolder
 
 # column -> (type, how it is read from a Sample record)
 SAMPLE_COLUMNS = {
-    **attributes(model="string", problem_id="string"),
+    **attributes(model="string"),
+    "language": ("string", None),  # the run's, not the record's (sample_rows)
+    **attributes(problem_id="string"),
     "state": ("int64", lambda s: int(s.state)),
     "sample": ("int64", lambda s: int(s.sample)),
     **attributes(seed="int64", strategy="string", excluded="bool", error="string"),
@@ -48,9 +50,20 @@ STATE_COLUMNS = {"model": "string", "dataset": "string", "language": "string", "
 
 def sample_rows(folder: Path) -> list[dict]:
     """One row per ``Sample`` record of the run at ``folder``, in key order (problem, state,
-    sample), with the ``SAMPLE_COLUMNS``.  Raises RecordError for a malformed record."""
-    samples = sorted(RunFolder(folder, create=False).read(Sample), key=lambda s: s.key)
-    return [{name: read(s) for name, (_, read) in SAMPLE_COLUMNS.items()} for s in samples]
+    sample), with the ``SAMPLE_COLUMNS``; ``language`` is the run's (its manifest's config;
+    "python" for runs from before C++).  Raises RecordError for a malformed record."""
+    run = RunFolder(folder, create=False)
+    samples = sorted(run.read(Sample), key=lambda s: s.key)
+    language = _language(run)
+    return [{name: language if name == "language" else read(s) for name, (_, read) in SAMPLE_COLUMNS.items()}
+            for s in samples]
+
+
+def _language(run: RunFolder) -> str:
+    """The language of the run's programs, from its manifest ("python" without one)."""
+    if not (run.path / run.MANIFEST).is_file():
+        return "python"
+    return run.read_manifest().config.get("language") or "python"
 
 
 def state_rows(folder: Path) -> list[dict]:

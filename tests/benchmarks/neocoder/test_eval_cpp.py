@@ -69,6 +69,8 @@ def test_eval_in_cpp_compiles_judges_detects_and_scores(tmp_path, release_dir, s
     assert metrics["language"] == "cpp" and "; language: cpp" in ran.output
     from neocoder.benchmarks.neocoder.tables import state_rows
     assert {row["language"] for row in state_rows(out)} == {"cpp"}
+    from neocoder.benchmarks.neocoder.tables import sample_rows
+    assert {row["language"] for row in sample_rows(out)} == {"cpp"}
 
     # compare refuses to pair it with a Python run of the same problems unless asked, and labels it
     python = tmp_path / "python"
