@@ -61,10 +61,12 @@ EXAMPLES = {
                      "int main(){ go(0); }",
     "dived & conquer": "int s(int lo, int hi){ if (hi - lo < 2) return 0; int m = (lo + hi) / 2;"
                        " return s(lo, m) + s(m, hi); }\nint main(){ s(0, 8); }",
-    "Kadanes algorithm": "int a[9];\nint main(){ int cur = 0; for (int i = 0; i < 9; i++) cur = max(cur + a[i], a[i]); }",
+    "Kadanes algorithm": "int a[9];\nint main(){ int cur = 0;"
+                         " for (int i = 0; i < 9; i++) cur = max(cur + a[i], a[i]); }",
     "binary search": "int main(){ vector<int> a; auto it = equal_range(a.begin(), a.end(), 3); }",
     "heap": "int main(){ vector<int> h; make_heap(h.begin(), h.end()); }",
-    "dynamic programming": "long long dp[50];\nint main(){ for (int i = 2; i < 50; i++) dp[i] = dp[i - 1] + dp[i - 2]; }",
+    "dynamic programming": "long long dp[50];\nint main(){"
+                           " for (int i = 2; i < 50; i++) dp[i] = dp[i - 1] + dp[i - 2]; }",
     "greedy algorithm": "int main(){ vector<int> a; sort(a.begin(), a.end()); int s = 0;"
                         " for (int i = 0; i < (int)a.size(); i++) if (a[i] > 0) s += a[i]; }",
     "misc": "int main(){ int g = __gcd(4, 6); }",
@@ -108,7 +110,8 @@ GOOD = "Heading\n" + "\n".join(f"- {t}: meaning of {t}" for t in TAXONOMY) + "\n
 
 @pytest.mark.parametrize("text,fault", [
     ("- for loop: a for\n" + GOOD, r"line 1: expected a heading"),
-    (GOOD.replace("- tuple: meaning of tuple", "- tuple meaning"), r"line 12: expected '- <technique>: <C\+\+ meaning>'"),
+    (GOOD.replace("- tuple: meaning of tuple", "- tuple meaning"),
+     r"line 12: expected '- <technique>: <C\+\+ meaning>'"),
     (GOOD.replace("- tuple:", "- tuples:"), r"line 12: 'tuples' is not a technique of the taxonomy"),
     (GOOD.replace("- tuple:", "- Tuple:"), r"line 12: 'Tuple' is not a technique"),
     (GOOD + "- tuple: again\n", r"line 36: 'tuple' is given twice"),
