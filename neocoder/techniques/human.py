@@ -81,8 +81,9 @@ def detector_fingerprint() -> str:
 
 
 # Not the detector that makes the sets: the LLM detector (--detector llm) reads a model's
-# reply, so its reply grammar may change without making the shipped sets stale.
-_NOT_THE_DETECTOR = ("llm.py",)
+# reply, so its reply grammar may change without making the shipped sets stale; the C++
+# glossary (glossary.py) only puts the rules in words for the C++ prompts.
+_NOT_THE_DETECTOR = ("llm.py", "glossary.py")
 
 
 def _detector_files() -> list:

@@ -21,8 +21,6 @@ LOOPS = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 CALLS = {"call", "call_expression"}
 SUBSCRIPTS = {"subscript", "subscript_expression"}
 COMPARE_OPS = {"<", "<=", ">", ">=", "!="}
-# The receiver of a call that stays inside the program's own functions: f(), self.f(), this->f()
-OWN_RECEIVERS = {"python": ("", "self"), "cpp": ("", "this")}
 _NAME_TYPES = ("identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name")
 
 
@@ -154,8 +152,9 @@ class ParsedProgram:
 
     ``tree`` is the tree-sitter tree and ``root`` its root node; ``language`` is the
     grammar it was parsed with ("python" or "cpp"); ``recursive`` maps each function
-    defined on a cycle of the call graph (f calls f, or f -> g -> f) to its definition
-    nodes, and ``recursive_definitions`` lists those nodes.  The methods that look
+    (a named function or a lambda, ``callgraph.py``) that calls itself, directly, through
+    other functions (f -> g -> f) or through a parameter (``self(self, n - 1)``), to its
+    definition nodes, and ``recursive_definitions`` lists those nodes.  The methods that look
     under a node read the preorder index built here.
     """
 
@@ -180,7 +179,8 @@ class ParsedProgram:
         self._facts: dict[Callable, object] = {}
         self._self_reads: dict[tuple[int, int], list] = {}
         self.recursive: dict[str, list] = self._recursive_functions()
-        self.recursive_definitions: list = [fn for defs in self.recursive.values() for fn in defs]
+        unique = {fn.id: fn for defs in self.recursive.values() for fn in defs}  # a lambda may have two names
+        self.recursive_definitions: list = list(unique.values())
 
     # ------------------------------------------------------------- looking under a node
 
@@ -339,32 +339,6 @@ class ParsedProgram:
         return reads
 
     def _recursive_functions(self) -> dict[str, list]:
-        """Functions defined here that lie on a cycle of the call graph: ``{name: [definitions]}``.
-        An edge f -> g is a call of g inside f with no receiver or self/this (not obj.g())."""
-        own = OWN_RECEIVERS.get(self.language, ("",))
-        calls: dict[str, set[str]] = {}
-        defs: dict[str, list] = {}
-        for node in self._nodes:
-            if node.type != "function_definition":
-                continue
-            name = function_name(node)
-            if name is None:
-                continue
-            defs.setdefault(name, []).append(node)
-            called = calls.setdefault(name, set())
-            body = node.child_by_field_name("body")
-            if body is not None:
-                called.update(c for c in (callee(n) for n in self.calls(body) if receiver(n) in own) if c)
-        recursive = {}
-        for start in calls:  # start is recursive iff it reaches itself
-            seen, todo = set(), list(calls[start] & calls.keys())
-            while todo:
-                f = todo.pop()
-                if f == start:
-                    recursive[start] = defs[start]
-                    break
-                if f not in seen:
-                    seen.add(f)
-                    todo.extend(calls.get(f, set()) & calls.keys())
-        return recursive
-
+        """The recursive callables, however written (``callgraph.recursive_functions``)."""
+        from neocoder.techniques.callgraph import recursive_functions  # it reads this module's helpers
+        return recursive_functions(self)

@@ -24,7 +24,7 @@ import random
 
 from neocoder.benchmarks.neocoder.pipeline import state_limits
 from neocoder.benchmarks.neocoder.program import program_from_reply
-from neocoder.benchmarks.neocoder.solve import solve_prompt
+from neocoder.benchmarks.neocoder.solve import constraint_glossary, solve_prompt
 from neocoder.config import CPP, PYTHON
 from neocoder.dataset.statement import with_constraints
 from neocoder.models import Model, Prompt
@@ -54,6 +54,13 @@ def _thread_prompt(messages: list[dict], statement: str, language: str = PYTHON)
     statement in the code-prefix prompt (a base model has no conversation)."""
     completion = solve_prompt(statement, None, language)
     return Prompt(messages=tuple(messages), completion=completion.completion, code_prefix=completion.code_prefix)
+
+
+def _followup(statement: str, language: str) -> str:
+    """The next round's request: the language's follow-up text with the new statement and,
+    for C++, the C++ meaning of the techniques it denies (``solve.constraint_glossary``)."""
+    return load_prompt(FOLLOWUP[language]).replace("{glossary}", constraint_glossary(statement, language)).replace(
+        "{statement}", statement)
 
 
 def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, seed: int = 0,
@@ -101,5 +108,5 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
             constraints = [new] + constraints
             statement = with_constraints(problem["statement"], constraints)
         messages += [{"role": "assistant", "content": reply.text},
-                     {"role": "user", "content": load_prompt(FOLLOWUP[language]).replace("{statement}", statement)}]
+                     {"role": "user", "content": _followup(statement, language)}]
     return records

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from neocoder.config import CPP, PYTHON
 from neocoder.models.base import Prompt, ReplayKey
 from neocoder.resources import prompt_text
+from neocoder.techniques.glossary import cpp_glossary_block
 
 PROGRAM_START = "import sys"  # where the Python completion prompt's code prefix begins
 
@@ -47,10 +48,21 @@ SOLVE_PROMPTS = {
 }
 
 
+def constraint_glossary(statement: str, language: str = PYTHON, prefix: str = "") -> str:
+    """What fills a prompt's ``{glossary}``: for C++, the C++ meaning of each technique the
+    statement's constraints deny (``techniques.glossary.cpp_glossary_block``, lines starting
+    with ``prefix``), "" for a statement without constraints; for Python always "" (the
+    names are Python's own)."""
+    return cpp_glossary_block(statement, prefix) if language == CPP else ""
+
+
 def solve_prompt(statement: str, replay_key: ReplayKey | None = None, language: str = PYTHON) -> Prompt:
     """The prompt asking for a program in ``language`` ("python" or "cpp") that solves
     ``statement`` (surrounding whitespace stripped; inside the completion prompt's quote,
     a ``\"\"\"`` of the statement becomes ``'''`` for Python and a ``*/`` becomes ``* /`` for C++).
+    A C++ prompt for a statement with constraints also gives, after its sentence about the
+    constraints, the C++ meaning of each denied technique (``constraint_glossary``;
+    docs/techniques.md, "The C++ glossary"); other prompts are the same as without it.
 
     ``replay_key`` says which recorded reply a replay model answers with (for a problem
     state: ``ReplayKey(problem_id, state, sample, source_index)``); it is never sent to a
@@ -59,8 +71,10 @@ def solve_prompt(statement: str, replay_key: ReplayKey | None = None, language: 
     """
     files = SOLVE_PROMPTS[language]
     system = prompt_text(files.system).strip()
-    user = prompt_text(files.user).replace("{statement}", statement.strip())
+    user = prompt_text(files.user).replace("{glossary}", constraint_glossary(statement, language)).replace(
+        "{statement}", statement.strip())
     completion = prompt_text(files.completion).replace(
+        "{glossary}", constraint_glossary(statement, language, "// ")).replace(
         "{statement}", statement.strip().replace(files.close, files.escaped))
     return Prompt(
         messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
