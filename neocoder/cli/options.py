@@ -51,12 +51,17 @@ def model_options(config_type=None, required: bool = True,
     command as ``model: ModelConfig`` (None when ``--model`` is optional and not given).
     The temperature and token budget left unset take the benchmark's defaults for its
     ``model`` role (``config_type.roles``, filled in by the runner), which the help shows."""
-    spec = click.option("--model", "model_spec", required=required, default=None, help=model_help)
+    # no ``default=None`` beside ``required``: click 8.3 takes an explicit None for a default given, so a
+    # required --model left out went through as None (an AttributeError later in eval and ideas)
+    spec = click.option("--model", "model_spec", required=required, help=model_help)
     how = declared_options(ModelConfig, "model_fields", shown=_shown(config_type, "model"))
 
     def decorate(f):
         @functools.wraps(f)
-        def wrapper(*args, model_spec, model_fields, **kw):
+        def wrapper(*args, model_spec=None, model_fields, **kw):
+            if required and not model_spec:  # whatever click does, never a command without its model
+                raise click.MissingParameter(ctx=click.get_current_context(), param_hint="'--model'",
+                                             param_type="option")
             return f(*args, model=ModelConfig(model_spec, **model_fields) if model_spec else None, **kw)
         return spec(how(wrapper))
     return decorate
