@@ -16,7 +16,7 @@ import click
 
 # ``x``; :role:`x` (a Sphinx role); `text <target>`_ and `x`_ (links); `x` (interpreted text)
 _LITERAL = re.compile(r"``(.+?)``", re.S)
-_ROLE = re.compile(r":[a-z][a-z:+-]*:`(?:[^`<]*?<)?([^`<>]+?)>?`")
+_ROLE = re.compile(r":[a-z][a-z:+-]*:`([^`<]*?)\s*(?:<([^`>]*)>)?`")
 _LINK = re.compile(r"`([^`<]+?)\s*(?:<[^`>]*>)?`__?")
 _DEVELOPER_NOTE = re.compile(r"\s*\(see the module\)")
 # a sentence ends at . ! or ? followed by white space and a capital letter, a quote or an opening bracket
@@ -31,7 +31,7 @@ def plain(text: str | None) -> str:
     if not text or not text.strip():
         return ""
     text = inspect.cleandoc(text)
-    text = _ROLE.sub(r"\1", text)
+    text = _ROLE.sub(lambda m: m.group(1) or m.group(2) or "", text)  # :role:`title <target>`: the title
     text = _LITERAL.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
     text = _DEVELOPER_NOTE.sub("", text)
