@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 
+import click
 import docker
 import pytest
 from checkout import CHECKOUT
@@ -173,3 +174,15 @@ def test_selftest_refuses_cpp_cases_on_a_backend_without_the_image():
     assert out.exit_code == 2 and "--language cpp" in out.output and "--sandbox docker" in out.output
     out = CliRunner().invoke(main, ["sandbox", "selftest", "--language", "java"])
     assert out.exit_code == 2 and "'java' is not one of" in out.output
+
+
+def test_selftest_runs_the_cases_of_the_language_asked_for():
+    from neocoder.cli.sandbox import selftest_cases
+    from neocoder.judge.selftest import CASES
+    assert selftest_cases(None, "docker") == (CASES + CPP_CASES, [])
+    assert selftest_cases("python", "docker") == (CASES, [])
+    assert selftest_cases("cpp", "docker") == (CPP_CASES, [])
+    assert selftest_cases(None, "process") == (CASES, CPP_CASES)  # said so on stderr
+    assert selftest_cases("python", "process") == (CASES, [])
+    with pytest.raises(click.UsageError, match="use --sandbox docker"):
+        selftest_cases("cpp", "process")

@@ -13,7 +13,7 @@ from neocoder import api
 from neocoder.cli import main
 from neocoder.cli.declared import declared_options
 from neocoder.cli.options import extensions_help, language_option, sandbox_options
-from neocoder.config import CPP, PYTHON, ProgramLimits
+from neocoder.config import CPP, DOCKER, PYTHON, ProgramLimits
 from neocoder.errors import NeocoderError
 
 
@@ -35,23 +35,33 @@ def sandbox_build(rebuild_base):
 @sandbox_options
 def sandbox_selftest(language, sandbox):
     """Run the sandbox regression corpus (attacks and known-good programs, Python and C++); print a table."""
-    from neocoder.judge.selftest import CASES, format_outcomes, run_selftest
-    from neocoder.judge.selftest_cpp import CPP_CASES
+    from neocoder.judge.selftest import format_outcomes, run_selftest
     os.environ["NEOCODER_SELFTEST_SECRET"] = "must-not-leak"  # the corpus checks it stays outside
     with api.open_sandbox(sandbox, concurrency=1) as box:
-        # the C++ cases need the image's g++ and precompiled header: the Docker backend's
-        cases = {None: CASES + CPP_CASES, PYTHON: CASES, CPP: CPP_CASES}[language]
-        if box.name != "docker" and language == CPP:
-            raise click.UsageError(f"--language cpp: the C++ cases need the Docker backend's sandbox image (its g++ "
-                                   f"and precompiled header); the {box.name} backend has none: use --sandbox docker")
-        if box.name != "docker" and language is None:
-            cases = CASES
-            click.echo(f"  ({len(CPP_CASES)} C++ cases left out: the {box.name} backend has no sandbox image's g++)",
+        cases, left_out = selftest_cases(language, box.name)
+        if left_out:
+            click.echo(f"  ({len(left_out)} C++ cases left out: the {box.name} backend has no sandbox image's g++)",
                        err=True)
         outcomes = run_selftest(box, cases, progress=lambda o: click.echo(f"  {o.case.name}: {o.verdict}", err=True))
     click.echo(format_outcomes(outcomes))
     if not all(o.passed for o in outcomes):
         sys.exit(1)
+
+
+def selftest_cases(language: str | None, backend: str) -> tuple[list, list]:
+    """The corpus cases ``sandbox selftest`` runs on ``backend`` for ``language`` (None:
+    both), and the C++ cases it leaves out: those need the Docker backend's image (its g++
+    and precompiled header), so another backend runs the Python cases only.  Raises
+    click.UsageError for ``language`` "cpp" on a backend other than docker."""
+    from neocoder.judge.selftest import CASES
+    from neocoder.judge.selftest_cpp import CPP_CASES
+    wanted = {None: CASES + CPP_CASES, PYTHON: CASES, CPP: CPP_CASES}[language]
+    if backend == DOCKER:
+        return wanted, []
+    if language == CPP:
+        raise click.UsageError(f"--language cpp: the C++ cases need the Docker backend's sandbox image (its g++ and "
+                               f"precompiled header); the {backend} backend has none: use --sandbox docker")
+    return CASES, CPP_CASES if language is None else []
 
 
 @sandbox.command("run")
