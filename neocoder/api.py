@@ -26,7 +26,7 @@ from neocoder.benchmarks.neocoder.building import DatasetResult  # noqa: F401  (
 from neocoder.benchmarks.neocoder.config import ChainConfig, DatasetConfig, EvalConfig
 from neocoder.benchmarks.neocoder.descriptor import CHAINS, DATASET, EVAL
 from neocoder.benchmarks.neocoder.evaluation import EvalResult, describe_dataset, select_states  # noqa: F401  (the API's names)
-from neocoder.config import GenerateDefaults, ModelConfig, ProgramLimits, SandboxConfig
+from neocoder.config import CPP, LANGUAGES, PYTHON, GenerateDefaults, ModelConfig, ProgramLimits, SandboxConfig
 from neocoder.errors import NeocoderError
 from neocoder.executors import open_sandbox  # noqa: F401  (the API's name for the executor seam)
 from neocoder.models import get_model
@@ -45,17 +45,51 @@ def run(task, config=None, stop: threading.Event | None = None, cancel=None):
     return runner.run(task, stop, cancel=cancel)
 
 
-def run_program(program: Path, tests: Path, limits: ProgramLimits, sandbox: SandboxConfig):
+# A program file's language by its extension (lower case): what ``run_program`` and ``neocoder
+# sandbox run``/``detect`` take when no language is given.  The languages are config.LANGUAGES.
+LANGUAGE_BY_EXTENSION = {".py": PYTHON, ".cpp": CPP, ".cc": CPP, ".cxx": CPP, ".c++": CPP}
+
+
+def language_of(path: Path) -> str | None:
+    """The language of the program file ``path`` by its extension (``LANGUAGE_BY_EXTENSION``,
+    case-insensitive: ``a.CPP`` is C++); None for any other extension or none."""
+    return LANGUAGE_BY_EXTENSION.get(Path(path).suffix.lower())
+
+
+def program_language(path: Path, language: str | None = None, ask: str = "the language") -> str:
+    """The language ``path`` is judged in: ``language`` where given (it wins over the
+    extension; it must be one of config.LANGUAGES), else ``language_of(path)``.  Raises
+    NeocoderError naming the file when neither decides (telling the caller to give ``ask``,
+    e.g. "--language"), or for an unknown ``language``."""
+    if language is not None:
+        if language not in LANGUAGES:
+            raise NeocoderError(f"{path}: unknown language {language!r} (use one of {', '.join(LANGUAGES)})")
+        return language
+    found = language_of(path)
+    if found is None:
+        known = ", ".join(f"{ext} {lang}" for ext, lang in LANGUAGE_BY_EXTENSION.items())
+        raise NeocoderError(f"{path}: cannot tell the program's language from its extension "
+                            f"{Path(path).suffix or '(none)'!r} ({known}); give {ask} "
+                            f"({' or '.join(LANGUAGES)})")
+    return found
+
+
+def run_program(program: Path, tests: Path, limits: ProgramLimits, sandbox: SandboxConfig,
+                language: str | None = None):
     """Judge the program in file ``program`` on the tests JSONL ``tests`` (``{"input",
-    "output"}`` lines) with ``limits`` (CPU seconds and MiB per test); returns the judge's
-    SubmissionResult.  Raises NeocoderError (bad tests file, a limit out of bounds, no sandbox)."""
+    "output"}`` lines) with ``limits`` (CPU seconds and MiB per test), in ``language``
+    ("python" or "cpp"; None: from the file's extension, ``program_language``); returns the
+    judge's SubmissionResult (a C++ program that does not compile is CE on every test, with
+    ``compile_error`` set).  Raises NeocoderError (bad tests file, a limit out of bounds, a
+    language neither given nor known by the extension, no sandbox)."""
     from neocoder.dataset import load_tests
     from neocoder.judge import Limits
+    language = program_language(program, language)
     limits.check()
     cases = load_tests(tests)
     with open_sandbox(sandbox, concurrency=1) as box:
         return box.run(Path(program).read_text(encoding="utf-8", errors="replace"), cases,
-                       Limits.for_cpu(limits.cpu_seconds, limits.memory_mb))
+                       Limits.for_cpu(limits.cpu_seconds, limits.memory_mb), language=language)
 
 
 class TreeSitterDetector:

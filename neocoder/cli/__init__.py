@@ -17,14 +17,18 @@ from importlib import import_module
 
 import click
 
+from neocoder.cli.helptext import Commands
 from neocoder.errors import NeocoderError
 from neocoder.redaction import install as install_redaction
 from neocoder.redaction import redact_text
 
 
-class Main(click.Group):
+class Main(Commands):
     """The command group; the one place a NeocoderError becomes a message, and where every
-    registered benchmark's commands are found."""
+    registered benchmark's commands are found.  Its list of commands, and its subgroups'
+    (``Commands``), shows each command's first sentence whole (cli/helptext.py)."""
+
+    group_class = Commands  # ``@main.group()``: a Commands, not a second Main
 
     def main(self, *args, **kwargs):
         """The program: with ``redaction.install`` first, so no traceback, log line or

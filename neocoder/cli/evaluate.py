@@ -11,7 +11,15 @@ from neocoder import api
 from neocoder.benchmarks.neocoder.config import EvalConfig
 from neocoder.cli import main
 from neocoder.cli.declared import declared_options, secret_option
-from neocoder.cli.options import model_options, quiet_option, release_option, run_dir, sandbox_options
+from neocoder.cli.options import (
+    extensions_help,
+    language_option,
+    model_options,
+    quiet_option,
+    release_option,
+    run_dir,
+    sandbox_options,
+)
 from neocoder.report import text as report
 
 
@@ -60,7 +68,8 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
 
 @main.command("detect")
 @click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--language", type=click.Choice(["python", "cpp", "auto"]), default="auto", show_default=True)
+@language_option(f"Default: by FILE's extension ({extensions_help()}), else guessed from its text, as auto always is.",
+                 extra=("auto",))
 @click.option("--agreement", "labels", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Compare with reference labels shaped like the release's human_solution_techniques.json.")
 @release_option()
@@ -79,7 +88,7 @@ def detect_command(file, language, labels, release, min_support, as_json, detect
             result = agreement(labels, release, min_support=min_support, detector=find.detect)
             click.echo(json.dumps(result, indent=2) if as_json else report.agreement_table(result, min_support))
         else:
-            found = api.detect_file(file, language, find.detect)
+            found = api.detect_file(file, language or api.language_of(file) or "auto", find.detect)
             click.echo(json.dumps(found) if as_json else
                        f"{file} ({found['language']}): {', '.join(found['techniques']) or 'no techniques'}")
     if find.dropped:

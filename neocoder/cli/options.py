@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from neocoder.cli.declared import declared_options
-from neocoder.config import ModelConfig, SandboxConfig
+from neocoder.config import LANGUAGE, ModelConfig, SandboxConfig
 from neocoder.dataset import default_release_dir
 from neocoder.options import parse_states as _parse_states
 
@@ -51,12 +51,17 @@ def model_options(config_type=None, required: bool = True,
     command as ``model: ModelConfig`` (None when ``--model`` is optional and not given).
     The temperature and token budget left unset take the benchmark's defaults for its
     ``model`` role (``config_type.roles``, filled in by the runner), which the help shows."""
-    spec = click.option("--model", "model_spec", required=required, default=None, help=model_help)
+    # no ``default=None`` beside ``required``: click 8.3 takes an explicit None for a default given, so a
+    # required --model left out went through as None (an AttributeError later in eval and ideas)
+    spec = click.option("--model", "model_spec", required=required, help=model_help)
     how = declared_options(ModelConfig, "model_fields", shown=_shown(config_type, "model"))
 
     def decorate(f):
         @functools.wraps(f)
-        def wrapper(*args, model_spec, model_fields, **kw):
+        def wrapper(*args, model_spec=None, model_fields, **kw):
+            if required and not model_spec:  # whatever click does, never a command without its model
+                raise click.MissingParameter(ctx=click.get_current_context(), param_hint="'--model'",
+                                             param_type="option")
             return f(*args, model=ModelConfig(model_spec, **model_fields) if model_spec else None, **kw)
         return spec(how(wrapper))
     return decorate
@@ -89,6 +94,24 @@ def sandbox_options(f):
     def wrapper(*args, sandbox_fields, **kw):
         return f(*args, sandbox=SandboxConfig(**sandbox_fields), **kw)
     return declared_options(SandboxConfig, "sandbox_fields", only=[x.name for x in fields(SandboxConfig)])(wrapper)
+
+
+def language_option(more_help: str, extra: tuple[str, ...] = ()):
+    """``--language``: one of config.LANGUAGE's choices (python, cpp; ``extra`` adds a
+    command's own, e.g. detect's "auto"), handed to the command as ``language`` (None when
+    not given: the command decides from the file; ``more_help`` says how)."""
+    choices = [*LANGUAGE.choices, *extra]
+    return click.option("--language", type=click.Choice(choices), default=None,
+                        help=f"The program's language: {', '.join(choices[:-1])} or {choices[-1]}. {more_help}")
+
+
+def extensions_help() -> str:
+    """The extensions the language is told by, as help text: ".py python; .cpp .cc ... cpp"."""
+    from neocoder.api import LANGUAGE_BY_EXTENSION
+    by = {}
+    for ext, lang in LANGUAGE_BY_EXTENSION.items():
+        by.setdefault(lang, []).append(ext)
+    return "; ".join(f"{' '.join(exts)} {lang}" for lang, exts in by.items())
 
 
 def release_option(name: str = "--release"):

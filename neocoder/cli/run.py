@@ -20,12 +20,13 @@ import click
 from neocoder.benchmarks import get_task, task_names
 from neocoder.cli import main
 from neocoder.cli.declared import declared_options
+from neocoder.cli.helptext import Commands, first_sentence, plain
 from neocoder.cli.options import model_options, quiet_option, release_option, sandbox_options
 from neocoder.config import ModelConfig, SandboxConfig
 from neocoder.errors import NeocoderError
 
 
-class TaskCommands(click.Group):
+class TaskCommands(Commands):
     """One subcommand per registered task, made when it is asked for."""
 
     def list_commands(self, ctx) -> list[str]:
@@ -77,9 +78,9 @@ def task_command(task) -> click.Command:
     callback = declared_options(config_type, "declared")(command)
     for option in reversed(shared):
         callback = option(callback)
-    doc = (task.__doc__ or config_type.__doc__ or f"Run the {task.name} task.").strip()
+    doc = plain(task.__doc__ or config_type.__doc__) or f"Run the {task.name} task."  # a docstring read as help
     return click.Command(task.name, callback=callback, params=list(reversed(getattr(callback, "__click_params__", []))),
-                         help=doc, short_help=doc.splitlines()[0])
+                         help=doc, short_help=first_sentence(doc))
 
 
 def _holds(field, kind) -> bool:

@@ -28,7 +28,8 @@ from neocoder.suite.config import SuiteConfig
 @release_option()
 @sandbox_options
 @quiet_option
-def suite_command(model, judge_specs, stand_in_spec, declared, out, release, sandbox, quiet):
+@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON (profile.json's content).")
+def suite_command(model, judge_specs, stand_in_spec, declared, out, release, sandbox, quiet, as_json):
     """Every benchmark for one model, in one resumable run folder with one manifest and
     one call cache; prints the creativity profile (profile.json, profile.svg)."""
     from neocoder.runner import run
@@ -38,6 +39,9 @@ def suite_command(model, judge_specs, stand_in_spec, declared, out, release, san
     config = SuiteConfig(model=model, out=out or run_dir(model.spec, "suite"), release_dir=release, judges=judges,
                          stand_in=stand_in, sandbox=sandbox, progress=not quiet, **declared)
     profile = run(SuiteTask(config))
+    if as_json:
+        click.echo(json.dumps(profile, indent=1))
+        return
     click.echo(profile_text(profile))
     click.echo(f"run folder {config.out}; profile {Path(config.out) / 'profile.json'}; "
                f"figure {Path(config.out) / 'profile.svg'}")
@@ -57,7 +61,20 @@ def profile_text(profile: dict) -> str:
         lines += [f"    {line}" for line in outcome_lines(bench)]
         for m in bench["measures"]:
             lines.append(f"    {m['label']:<34} {m['kind']:<10} {fmt(m)}")
-    return "\n".join(lines) + "\n" + json.dumps(profile.get("calls", {}))
+    return "\n".join(lines + [calls_line(profile.get("calls") or {})])
+
+
+def calls_line(calls: dict) -> str:
+    """The run's model calls (models/cache.py ``CallCache.stats``) as one sentence: calls
+    made and answered from the cache, tokens of the calls made (prompt, completion, and the
+    reasoning part of the completion where a model reported any)."""
+    made, hits = calls.get("calls_made", 0), calls.get("cache_hits", 0)
+    line = f"model calls: {made} made, {hits} answered from the call cache"
+    if made:
+        line += f"; tokens: {calls.get('prompt_tokens', 0)} prompt, {calls.get('completion_tokens', 0)} completion"
+        if calls.get("reasoning_tokens"):
+            line += f" ({calls['reasoning_tokens']} of them reasoning)"
+    return line
 
 
 def outcome_lines(bench: dict) -> list[str]:
