@@ -61,7 +61,10 @@ def eval_command(model, declared, local_declared, out, release, server, token, q
                    "done, the same command without --shard writes the metrics of the whole run (nothing is judged "
                    "again)")
         return
-    click.echo(report.eval_table(result.metrics))
+    from neocoder.records import Sample
+    from neocoder.store import RunFolder
+    samples = RunFolder(result.run, create=False).read(Sample)  # the k of best@k is the run's own
+    click.echo(report.eval_table(result.metrics, samples))
     click.echo(f"wall time {result.seconds:.1f}s; run folder {result.run}; look at it with "
                f"`neocoder report {result.run}` or `neocoder compare {result.run} OTHER_RUN`")
 

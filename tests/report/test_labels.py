@@ -235,3 +235,12 @@ def test_compare_of_the_same_numbers_renders_them_unchanged(runs):
             if v is not None and row["metric"] not in ("semantic_entropy", "technique_entropy"):
                 assert f"{100 * v['value']:.1f}%" in text
     assert json.loads(render(result, "json"))["runs"][0]["problems"] == {"0": 3, "1": 3}
+
+
+def test_the_eval_command_prints_best_of_k_with_the_runs_k(runs, release_dir):
+    """``neocoder eval`` on the 2-sample run's folder (resumed: nothing judged again) names best@2."""
+    ran = CliRunner().invoke(main, ["eval", "--model", "replay/gpt-4-1106-preview", "--temperature", "0.8",
+                                    "--problems", "1901A", "--states", "0", "--samples", "2", "--bootstrap", "100",
+                                    "--out", str(runs["two"]), "--release", str(release_dir), "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    assert "best@2 NeoG" in ran.output and "best@k" not in ran.output
