@@ -216,6 +216,15 @@ def test_a_completion_seat_s_grade_is_read_with_grade_put_back():
         check_grades(two_kept(), [grade(0, replies=(" B",))], OURS, {"j1": False})
 
 
+
+def test_an_official_run_s_grade_is_read_as_sent_whatever_the_seat():
+    # the authors' fluency critic answers with its first word; its prompt ends with no prefix to put back
+    for completion in (True, False, None):
+        assert check_grades(two_kept(), [grade(0, replies=("B. The two differ in method.",))], OFFICIAL,
+                            {"j1": completion}) == 1
+    with pytest.raises(RecordsDisagree, match=r"^keyword 'bees' fluency judge j1: 'B' in records.jsonl, None read"):
+        check_grades(two_kept(), [grade(0, replies=("grade: B",))], OFFICIAL, {"j1": True})
+
 # ---- rescore and recompute on a run folder made here
 
 
