@@ -11,8 +11,17 @@ import pytest
 from neocoder.benchmarks.descriptor import RecordsDisagree
 from neocoder.benchmarks.ideas.protocol import reply_reader
 from neocoder.benchmarks.ideas.records import FluencyGrade, Idea, IdeaJudgement
-from neocoder.benchmarks.ideas.verify import (check_grades, check_ideas, check_judgements, check_replies,
-                                              eligible_seats, readings, recompute, rescore, settings_of)
+from neocoder.benchmarks.ideas.verify import (
+    check_grades,
+    check_ideas,
+    check_judgements,
+    check_replies,
+    eligible_seats,
+    readings,
+    recompute,
+    rescore,
+    settings_of,
+)
 from neocoder.errors import NeocoderError
 
 WRITER = "openai/writer"
