@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # importlib.resources.abc exists from Python 3.11 on; only an
     from importlib.resources.abc import Traversable
 
 CACHE_ENV = "NEOCODER_CACHE"
-SHARED_ENV = "NEOCODER_SHARED"  # the folder holding the shared inputs (neocoder/, liveideabench/, ...)
+SHARED_ENV = "NEOCODER_SHARED"  # the folder holding the shared inputs (the release, LiveIdeaBench, ...)
 
 FileLike = Union[Path, "Traversable"]
 
