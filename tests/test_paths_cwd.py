@@ -42,7 +42,8 @@ def elsewhere(tmp_path, monkeypatch):
 def test_without_a_variable_the_inputs_are_beside_the_checkout_from_any_folder(tmp_path, elsewhere):
     assert (SHARED / "neocoder").is_dir() and (SHARED / "liveideabench").is_dir(), "put shared/ beside the checkout"
     found = (default_release_dir(), liveideabench_dir())
-    assert found == (SHARED.resolve() / "neocoder", SHARED.resolve() / "liveideabench")
+    assert all(p.is_absolute() for p in found)
+    assert tuple(p.resolve() for p in found) == ((SHARED / "neocoder").resolve(), (SHARED / "liveideabench").resolve())
     (tmp_path / "deeper").mkdir()
     elsewhere.chdir(tmp_path / "deeper")
     assert (default_release_dir(), liveideabench_dir()) == found
