@@ -12,6 +12,13 @@ point it elsewhere for its own process:
 ``$XDG_CACHE_HOME`` is not read: one variable decides, and the default stays where
 neocoder's caches have always been, so existing caches stay valid.
 
+The inputs kept beside a checkout rather than shipped (the NeoCoder release,
+LiveIdeaBench's files: ``SharedInput``) are found by ``shared_dir``, never from the
+current folder: the input's own variable (``$NEOCODER_RELEASE``, ``$LIVEIDEABENCH_DIR``),
+else ``$NEOCODER_SHARED/<name>``, else ``shared/<name>`` beside the checkout neocoder is
+imported from (``checkout_root``), else, for an installed package, ``~/.local/share/neocoder/<name>``.
+``missing`` says which input is missing, where it was looked for and how to point at it.
+
 A cache entry is named after the files it was made from (a release, the sources of the
 code that built it), so a changed file makes a new entry instead of a stale hit.
 ``fingerprint`` is the one hasher of such files; ``package_files`` lists the shipped
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Union
@@ -31,6 +39,7 @@ if TYPE_CHECKING:  # importlib.resources.abc exists from Python 3.11 on; only an
     from importlib.resources.abc import Traversable
 
 CACHE_ENV = "NEOCODER_CACHE"
+SHARED_ENV = "NEOCODER_SHARED"  # the folder holding the shared inputs (the release, LiveIdeaBench, ...)
 
 FileLike = Union[Path, "Traversable"]
 
@@ -80,3 +89,64 @@ def package_files(package: str, *names: str, suffixes: tuple[str, ...] = (".py",
             elif entry.name.endswith(suffixes):
                 found.append((parts + (entry.name,), entry))
     return [entry for _, entry in sorted(found, key=lambda pair: pair[0])]
+
+
+@dataclass(frozen=True)
+class SharedInput:
+    """An input read from its own folder at run time, never shipped: ``what`` it is (for
+    messages), ``env`` the variable naming its folder, ``name`` the folder's name in the
+    shared folder (``$NEOCODER_SHARED``, or ``shared/`` beside the checkout)."""
+
+    what: str
+    env: str
+    name: str
+
+
+RELEASE = SharedInput("the NeoCoder release folder", "NEOCODER_RELEASE", "neocoder")
+LIVEIDEABENCH = SharedInput("LiveIdeaBench's folder (keywords.csv, leaderboard-202412.csv)", "LIVEIDEABENCH_DIR",
+                            "liveideabench")
+
+
+def checkout_root(package_dir: Path | None = None) -> Path | None:
+    """The checkout neocoder is imported from (an editable install, or ``PYTHONPATH``): the
+    folder above the package folder ``package_dir`` (default: this package's) when it holds
+    a ``pyproject.toml``; None for an installed package, which has no checkout around it."""
+    package = Path(package_dir) if package_dir is not None else Path(__file__).resolve().parent
+    root = package.resolve().parent
+    return root if (root / "pyproject.toml").is_file() else None
+
+
+def shared_place(item: SharedInput, package_dir: Path | None = None) -> tuple[Path, str]:
+    """Where ``item`` is read from, as ``(absolute folder, how it was found)``: ``$<env>``
+    when set (even to a missing folder: a variable given is never passed over), else
+    ``$NEOCODER_SHARED/<name>`` when set, else ``<checkout>/../shared/<name>`` in a checkout
+    (``checkout_root(package_dir)``), else ``~/.local/share/neocoder/<name>``.  Never the
+    current folder; the folder need not exist (``missing`` says so)."""
+    if os.environ.get(item.env):
+        return Path(os.environ[item.env]).expanduser().absolute(), f"${item.env}"
+    if os.environ.get(SHARED_ENV):
+        return (Path(os.environ[SHARED_ENV]).expanduser() / item.name).absolute(), f"${SHARED_ENV}/{item.name}"
+    root = checkout_root(package_dir)
+    if root is not None:
+        return root.parent / "shared" / item.name, f"shared/{item.name} beside the checkout {root}"
+    return Path.home() / ".local" / "share" / "neocoder" / item.name, "the default for an installed neocoder"
+
+
+def shared_dir(item: SharedInput, package_dir: Path | None = None) -> Path:
+    """The absolute folder of ``item`` (``shared_place``)."""
+    return shared_place(item, package_dir)[0]
+
+
+def pointer(item: SharedInput) -> str:
+    """Where ``item`` is looked for when no option names it and how to point elsewhere, one
+    sentence without its full stop: ``Without an option, <what> is <folder> (from <how>); set
+    <ENV> to it, or NEOCODER_SHARED to the folder holding <name>/``."""
+    folder, how = shared_place(item)
+    return (f"Without an option, {item.what} is {folder} (from {how}); set {item.env} to it, or {SHARED_ENV} "
+            f"to the folder holding {item.name}/")
+
+
+def missing(item: SharedInput, path: Path | None = None) -> str:
+    """The message for ``item`` not found at ``path`` (default: its folder): which input is
+    missing, where it was looked for, and how to point at it (``pointer``)."""
+    return f"{path or shared_dir(item)}: not found.  {pointer(item)}"

@@ -116,11 +116,14 @@ def extensions_help() -> str:
 
 def release_option(name: str = "--release"):
     """``--release`` (or the option ``name``): the NeoCoder release folder, handed to the
-    command as ``release`` (a Path; default ``$NEOCODER_RELEASE``, else ``../shared/neocoder``)."""
-    return click.option(name, "release", type=click.Path(file_okay=False, path_type=Path),
+    command as ``release`` (an absolute Path, so the manifest records the folder used; default
+    ``$NEOCODER_RELEASE``, else ``$NEOCODER_SHARED/neocoder``, else ``shared/neocoder`` beside the
+    checkout: ``dataset.default_release_dir``, never the current folder)."""
+    return click.option(name, "release", type=click.Path(file_okay=False, path_type=Path, resolve_path=True),
                         envvar="NEOCODER_RELEASE", default=default_release_dir, show_default=False,
                         help="NeoCoder release folder or repository clone, needed only to rebuild the dataset or for "
-                             "--dataset release (default: $NEOCODER_RELEASE, else ../shared/neocoder).")
+                             "--dataset release (default: $NEOCODER_RELEASE, else $NEOCODER_SHARED/neocoder, else "
+                             "shared/neocoder beside the checkout).")
 
 
 quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")

@@ -17,12 +17,12 @@ Prompting round found no new technique the list repeats, and the state keeps the
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from neocoder.dataset.statement import choose_checker, parse_examples, parse_limits, restore_blank_lines
 from neocoder.errors import RecordError
+from neocoder.paths import RELEASE, pointer, shared_dir
 
 STATE0_MARKER = "this is the og problem"
 NEOCODER_FILE = "NeoCoder.json"
@@ -66,18 +66,16 @@ def has_release(release_dir: Path | None) -> bool:
 
 
 def default_release_dir() -> Path:
-    """The release folder: $NEOCODER_RELEASE, else ``../shared/neocoder`` from the current
-    directory (the layout of a checkout with ``shared/`` beside it)."""
-    env = os.environ.get("NEOCODER_RELEASE")
-    if env:
-        return Path(env)
-    return Path("..").resolve() / "shared" / "neocoder"
+    """The release folder, absolute and never from the current folder: $NEOCODER_RELEASE,
+    else ``$NEOCODER_SHARED/neocoder``, else ``shared/neocoder`` beside the checkout
+    neocoder runs from (``paths.shared_place``)."""
+    return shared_dir(RELEASE)
 
 
 def load_json(path: Path):
     """Read a JSON file, raising DatasetError (with the file name) if absent or invalid."""
     if not path.is_file():
-        raise DatasetError(path, "-", "-", "file not found (is --release / $NEOCODER_RELEASE right? A release is "
+        raise DatasetError(path, "-", "-", f"file not found (is --release right? {pointer(RELEASE)}.  A release is "
                            "needed only to rebuild the dataset: docs/dataset.md says where one comes from)")
     try:
         with open(path, encoding="utf-8") as f:

@@ -12,7 +12,6 @@ of another shape), raises UnusableReply after the retries: that item's error."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from importlib import import_module
@@ -20,6 +19,7 @@ from importlib import import_module
 import numpy as np
 
 from neocoder.models.base import EndpointError, ModelError, RequestRefused, UnusableReply
+from neocoder.models.endpoint import openai_endpoint
 from neocoder.models.unusable import describe, dropped, snippet, unreachable
 
 REFUSED_STATUSES = (400, 401, 403, 404, 422)  # the request itself refused: the run stops (as openai_compat's)
@@ -94,13 +94,11 @@ class OpenAIEmbedder(Embedder):
         # a server's endpoint policy checks every connection (neocoder/netpolicy.py)
         from neocoder.netpolicy import current as endpoint_policy
         from neocoder.netpolicy import http_client as guarded_http_client
-        # a shared server (a policy installed) never lends its own key: the job's, or none
-        own = None if endpoint_policy() else os.environ.get("OPENAI_API_KEY")
-        key = api_key or own or ("none" if base_url else None)
-        if not key:
-            raise ModelError(f"openai/{model_name}: no API key (set OPENAI_API_KEY or pass --api-key; on a "
-                             "server, the job's model must carry one)")
-        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries,
+        # the rule of every OpenAI-compatible provider (models/endpoint.py): --base-url, else $OPENAI_BASE_URL;
+        # --api-key, else $OPENAI_API_KEY, else "none" at a base URL given; a shared server lends neither
+        found = openai_endpoint(f"openai/{model_name}", base_url, api_key)
+        self.client = openai.OpenAI(base_url=found.base_url, api_key=found.api_key, timeout=timeout,
+                                    max_retries=max_retries,
                                     http_client=guarded_http_client(timeout) if endpoint_policy() else None)
         self.model_name, self.name = model_name, f"openai/{model_name}"
         self.endpoint, self.max_retries = str(self.client.base_url), max_retries
@@ -162,10 +160,22 @@ def vectors(resp, n: int) -> np.ndarray:
 
 
 def get_embedder(spec: str, base_url=None, api_key=None) -> Embedder:
-    """``local/all-MiniLM-L6-v2`` (default, offline) or ``openai/<embedding model>``."""
+    """``local/all-MiniLM-L6-v2`` (default, offline) or ``openai/<embedding model>`` at
+    ``base_url`` with ``api_key`` (None: $OPENAI_BASE_URL and $OPENAI_API_KEY, as for every
+    OpenAI-compatible model; models/endpoint.py).  Raises ModelError for another spec, a
+    local model whose packages are missing, or an ``openai/`` one with no key and no base URL."""
     provider, _, name = spec.partition("/")
     if provider == "local":
         return LocalEmbedder(name)
     if provider == "openai" and name:
         return OpenAIEmbedder(name, base_url=base_url, api_key=api_key)
     raise ModelError(f"--embedder must be local/all-MiniLM-L6-v2 or openai/<model>, got {spec!r}")
+
+
+def embedder_for(spec: str, model) -> Embedder:
+    """The embedder ``spec`` of a benchmark whose command line gives one endpoint: reached
+    with the ``--base-url`` and ``--api-key`` of ``model`` (the ``ModelConfig`` of the role
+    whose options the command takes: AidanBench's and the framework's generator, the
+    framework validation's judge), so an ``openai/`` embedder goes where that model goes.
+    Raises ModelError as ``get_embedder``."""
+    return get_embedder(spec, base_url=model.base_url, api_key=model.api_key)

@@ -20,17 +20,18 @@ URL that was tried; the run stops, as it does for an endpoint that cannot be rea
 (``EndpointError``).  A connection made and then dropped, or a body that does not parse or
 is not a completion, is ``UnusableReply`` (after inspect's retries): that item's error.
 
-``inspect-api/openai/<name>`` with ``--base-url`` is an OpenAI-compatible server (llama.cpp's,
-vLLM's, ...): inspect's OpenAI provider is told to use the chat completions API, which those
-serve, instead of the Responses API it picks for names it takes for OpenAI's own reasoning
-models; ``inspect-api/openai-api/<service>/<name>`` (inspect's provider for compatible
-services) works too.  Without ``--base-url`` inspect chooses, as for OpenAI itself.
+``inspect-api/openai/<name>`` at a base URL (``--base-url`` or ``$OPENAI_BASE_URL``, as for
+``openai/``: models/endpoint.py) is an OpenAI-compatible server (llama.cpp's, vLLM's, ...):
+it goes through inspect's provider for compatible servers over the chat completions API,
+which those serve, instead of the Responses API inspect's OpenAI provider picks for names it
+takes for OpenAI's own reasoning models; ``inspect-api/openai-api/<service>/<name>``
+(inspect's provider for compatible services) works too.  Without a base URL inspect chooses,
+as for OpenAI itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import threading
 import time
@@ -38,13 +39,13 @@ from urllib.parse import urlparse
 
 from neocoder.config import ModelConfig
 from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused, UnusableReply
+from neocoder.models.endpoint import OPENAI_HOSTS, openai_endpoint
 from neocoder.models.limiter import ConnectionLimiter, RefusalGate
 from neocoder.models.unusable import causes, describe, dropped, not_json, unreachable
 from neocoder.redaction import redact_url
 
 API_CONNECTIONS = 16  # calls in flight when --max-connections is not given (as openai/)
 REFUSED_STATUSES = (400, 401, 403, 404, 422)
-OPENAI_HOSTS = ("api.openai.com",)  # OpenAI's own endpoint: inspect's openai/ provider knows its models
 _NAMED_PARAM = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")  # Anthropic: "max_tokens: Field required"
 
 
@@ -61,7 +62,8 @@ class InspectAPIModel(Model):
     def __init__(self, spec: str, inspect_spec: str, config: ModelConfig):
         self.name, self.inspect_spec, self.config = spec, inspect_spec, config
         self.reasoning = config.is_reasoning()
-        self.endpoint = redact_url(config.base_url) or f"{inspect_spec.split('/', 1)[0]} (the provider's default)"
+        self.base_url, self.api_key = self.connection()
+        self.endpoint = redact_url(self.base_url) or f"{inspect_spec.split('/', 1)[0]} (the provider's default)"
         self.limiter = ConnectionLimiter(config.max_connections or API_CONNECTIONS)
         self.gate = RefusalGate()
         self._loop = asyncio.new_event_loop()
@@ -73,31 +75,41 @@ class InspectAPIModel(Model):
             self.close()
             raise ModelError(f"{spec}: inspect_ai cannot build {inspect_spec!r}: {type(exc).__name__}: {exc}") from exc
 
+    def connection(self) -> tuple[str | None, str | None]:
+        """The base URL and key this model is reached with.  ``openai/<name>``: by the rule
+        every OpenAI-compatible provider and role follows (models/endpoint.py: ``--base-url``,
+        else $OPENAI_BASE_URL; ``--api-key``, else $OPENAI_API_KEY, else "none" at a base URL
+        given).  Another provider: ``--base-url`` and ``--api-key`` as given (None: inspect
+        reads the provider's own variables, e.g. ANTHROPIC_API_KEY).  Raises ModelError for
+        ``openai/<name>`` with no key and no base URL."""
+        if self.inspect_spec.split("/", 1)[0] == "openai":
+            found = openai_endpoint(self.name, self.config.base_url, self.config.api_key)
+            return found.base_url, found.api_key
+        return self.config.base_url, self.config.api_key
+
     def model_args(self) -> dict:
         """The provider arguments beyond the endpoint and key: chat completions for
-        ``openai/<name>`` at a ``--base-url`` (an OpenAI-compatible server serves no Responses API)."""
-        if self.inspect_spec.split("/", 1)[0] == "openai" and self.config.base_url:
+        ``openai/<name>`` at a base URL (an OpenAI-compatible server serves no Responses API)."""
+        if self.inspect_spec.split("/", 1)[0] == "openai" and self.base_url:
             return {"responses_api": False}
         return {}
 
-    def provider_spec(self) -> tuple[str, str | None]:
-        """inspect's model spec and key for this model.  ``openai/<name>`` at a
-        ``--base-url`` that is not OpenAI's own goes to inspect's provider for compatible
+    def provider_spec(self) -> str:
+        """inspect's model spec for this model.  ``openai/<name>`` at a base URL (``--base-url``
+        or $OPENAI_BASE_URL) that is not OpenAI's own goes to inspect's provider for compatible
         servers (``openai-api/compatible/<name>``): inspect's ``openai/`` provider takes a
         name it does not know (``gemma-3-270m``) for an unreleased frontier model and sends
-        it the ``developer`` role and no temperature, which llama.cpp's server refuses (422)
-        and vLLM's ignores.  The key: ``--api-key``, else $OPENAI_API_KEY, else "none"
-        (local servers take any)."""
+        it to the Responses API (404 at these servers), the ``developer`` role and no
+        temperature, which llama.cpp's server refuses (422) and vLLM's ignores."""
         provider, _, name = self.inspect_spec.partition("/")
-        url = self.config.base_url
-        if provider == "openai" and url and urlparse(url).hostname not in OPENAI_HOSTS:
-            return f"openai-api/compatible/{name}", self.config.api_key or os.environ.get("OPENAI_API_KEY", "none")
-        return self.inspect_spec, self.config.api_key
+        if provider == "openai" and self.base_url and urlparse(self.base_url).hostname not in OPENAI_HOSTS:
+            return f"openai-api/compatible/{name}"
+        return self.inspect_spec
 
     async def _open(self):
         from inspect_ai.model import get_model
-        spec, key = self.provider_spec()
-        return get_model(spec, base_url=self.config.base_url, api_key=key, memoize=False, **self.model_args())
+        return get_model(self.provider_spec(), base_url=self.base_url, api_key=self.api_key, memoize=False,
+                         **self.model_args())
 
     def _run(self, coroutine):
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
@@ -116,7 +128,7 @@ class InspectAPIModel(Model):
 
     def request(self, prompt: Prompt) -> dict:
         """What decides this call's answer (the call cache's key, models/cache.py)."""
-        return {"provider": "inspect-api", "model": self.inspect_spec, "endpoint": redact_url(self.config.base_url),
+        return {"provider": "inspect-api", "model": self.inspect_spec, "endpoint": redact_url(self.base_url),
                 "api": "chat", **self.sampling(prompt), "messages": list(prompt.messages)}
 
     def generate(self, prompt: Prompt) -> Reply:

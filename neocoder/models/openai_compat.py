@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import time
 import warnings
 
@@ -35,6 +34,7 @@ import tenacity
 
 from neocoder.config import ModelConfig
 from neocoder.models.base import EndpointError, Model, ModelError, Prompt, Reply, RequestRefused, UnusableReply
+from neocoder.models.endpoint import openai_endpoint
 from neocoder.models.limiter import ConnectionLimiter, RefusalGate, retry_after
 from neocoder.models.unusable import describe, dropped, not_json, snippet, unreachable
 from neocoder.netpolicy import current as endpoint_policy
@@ -84,15 +84,11 @@ class OpenAICompatModel(Model):
         self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
         self.reasoning, self.reasoning_effort = reasoning, reasoning_effort
         self.top_p = top_p
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not key:
-            if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
-                raise ModelError(f"{name}: no API key (set OPENAI_API_KEY or pass --api-key)")
-            key = "none"  # local endpoints accept any key
+        found = openai_endpoint(name, base_url, api_key)  # --base-url, else $OPENAI_BASE_URL; the key likewise
         self.max_retries = max_retries
         self.limiter = ConnectionLimiter(max_connections)
         self.gate = RefusalGate()  # one call first; after a refused request, no more calls (limiter.py)
-        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0,
+        self.client = openai.OpenAI(base_url=found.base_url, api_key=found.api_key, timeout=timeout, max_retries=0,
                                     http_client=http_client)
         self.endpoint = redact_url(str(self.client.base_url))  # in the call cache's key and messages: no user:password
 

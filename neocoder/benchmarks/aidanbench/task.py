@@ -79,7 +79,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         generator's own model at the judge's temperature when both name the same spec), the
         embedder, and read the questions (``--questions``, else the recorded source's own, else
         the 65 shipped ones), cut to ``--limit``."""
-        from neocoder.models.embedders import get_embedder
+        from neocoder.models.embedders import embedder_for
         config = self.config
         raw = run.open_model(config.model)
         judge = None
@@ -89,8 +89,7 @@ class AidanTask(Task, name=AIDANBENCH, config_type=AidanConfig, unit="question",
         questions = load_questions(config.questions) if config.questions or not raw.recorded_items() \
             else raw.recorded_items()
         return AidanInputs(generators=[run.cached(m) for m in raw.variants()], judge=judge,
-                           embedder=get_embedder(config.embedder, base_url=config.model.base_url,
-                                                 api_key=config.model.api_key),
+                           embedder=embedder_for(config.embedder, config.model),
                            questions=questions[:config.limit] if config.limit else questions)
 
     def items(self, run: Run) -> list:

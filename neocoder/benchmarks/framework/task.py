@@ -173,9 +173,10 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
     def open(self, run: Run) -> "FrameworkInputs":
         """Read the domain's problems (cut to ``--limit``), open the generator and the judge (the
         generator's own model at the judge's temperature when both name the same spec), the
-        embedder where one is needed and the sandbox (code domain).  Raises DatasetError as
-        ``load_problems`` does."""
-        from neocoder.models.embedders import get_embedder
+        embedder where one is needed (at the generator's ``--base-url`` with its ``--api-key``,
+        as AidanBench's: ``embedders.embedder_for``) and the sandbox (code domain).  Raises
+        DatasetError as ``load_problems`` does."""
+        from neocoder.models.embedders import embedder_for
         config = self.config
         problems = load_problems(config.domain, config.data)
         problems = problems[:config.limit] if config.limit else problems
@@ -183,7 +184,7 @@ class FrameworkTask(Task, name=NAME, config_type=FrameworkConfig, unit="problem"
         shared = raw.with_temperature(config.judge.temperature) if config.judge.spec == config.model.spec else None
         judge = run.cached(shared or run.open_model(config.judge))
         return framework_inputs(config, problems, run.cached(raw), judge,
-                                get_embedder(config.embedder) if needs_embedder(config) else None,
+                                embedder_for(config.embedder, config.model) if needs_embedder(config) else None,
                                 run.open_sandbox(config.sandbox) if config.domain == "code" else None)
 
     def items(self, run: Run) -> list:

@@ -107,13 +107,14 @@ class ValidateTask(Task, name=NAME, config_type=ValidateConfig, unit="solution",
     def open(self, run: Run) -> "ValidateInputs":
         """Draw the pairs against the ground truth ``--against`` names (``--pairs`` of them, with
         ``--sample-seed``), open the judge model, the embedder where the retrieval judge needs one
-        and the sandbox (code)."""
-        from neocoder.models.embedders import get_embedder
+        (at the judge's ``--base-url`` with its ``--api-key``: ``embedders.embedder_for``) and the
+        sandbox (code)."""
+        from neocoder.models.embedders import embedder_for
         config = self.config
         pairs = macgyver_pairs(config.pairs, config.sample_seed) if config.against == "macgyver" \
             else code_pairs(config.pairs, config.sample_seed)
         judge = run.cached(run.open_model(config.judge))
-        embedder = get_embedder(config.embedder) if config.judges in ("retrieval", "both") else None
+        embedder = embedder_for(config.embedder, config.judge) if config.judges in ("retrieval", "both") else None
         return ValidateInputs(pairs={p["pair_id"]: p for p in pairs}, order=[p["pair_id"] for p in pairs],
                               judges=open_judges(config, judge, embedder),
                               sandbox=run.open_sandbox(config.sandbox) if config.against == "code" else None)

@@ -8,7 +8,7 @@ ideas are (fluency), and summarises the weaker keywords by a percentile (flexibi
 The modules:
 
 - ``sources.py``: the keywords and the published leaderboard, read from
-  ``../shared/liveideabench`` (or ``$LIVEIDEABENCH_DIR``) at run time;
+  ``$LIVEIDEABENCH_DIR`` (else ``shared/liveideabench`` beside the checkout) at run time;
 - ``panel.py``: ``--judges`` with seat names, no self-judging, the seeded draws;
 - ``scoring.py``: reading judge replies, the refusal and length rules, fluency points,
   flexibility, totals with bootstrap intervals over keywords (formulas and sources);

@@ -35,8 +35,9 @@ class IdeasConfig(Config):
     judges: list[ModelConfig] = Option(help="The judge panel.", required=True).field()
     out: Path
     keywords: Path | None = option(None, "A .csv with a keyword column (and category), or one keyword per line "
-                                   "(default: LiveIdeaBench's 1180 keywords from $LIVEIDEABENCH_DIR or "
-                                   "../shared/liveideabench).", file=True)
+                                   "(default: LiveIdeaBench's 1180 keywords from $LIVEIDEABENCH_DIR, else "
+                                   "$NEOCODER_SHARED/liveideabench, else shared/liveideabench beside the checkout).",
+                                   file=True)
     limit: int | None = option(None, "Only the first N keywords.", ge=1)
     ideas_per_keyword: int = option(3, "Ideas per keyword; fluency grades a keyword with at least 2 kept ideas.",
                                     ge=1, cap=20)

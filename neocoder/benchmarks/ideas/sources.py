@@ -1,21 +1,22 @@
 """LiveIdeaBench's files, read at run time from their folder (never copied into the
 project): the 1180 keywords and the published December 2024 leaderboard.
 
-The folder is ``$LIVEIDEABENCH_DIR``, else ``../shared/liveideabench`` from the current
-directory (the layout of a checkout with ``shared/`` beside it, as for the NeoCoder
-release).  ``--keywords FILE`` takes other keywords: a CSV file (``.csv``) with a
-``keyword`` column (and optionally ``category``), or a text file with one keyword per
-line.
+The folder is ``$LIVEIDEABENCH_DIR``, else ``$NEOCODER_SHARED/liveideabench``, else
+``shared/liveideabench`` beside the checkout neocoder runs from (as for the NeoCoder
+release; ``neocoder.paths.shared_place``), never the current folder; a missing file is
+named with where it was looked for and how to point at it.  ``--keywords FILE`` takes
+other keywords: a CSV file (``.csv``) with a ``keyword`` column (and optionally
+``category``), or a text file with one keyword per line.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from neocoder.errors import NeocoderError, RecordError
+from neocoder.paths import LIVEIDEABENCH, missing, shared_dir
 
 KEYWORDS_FILE = "keywords.csv"
 LEADERBOARD_FILE = "leaderboard-202412.csv"
@@ -23,9 +24,10 @@ LEADERBOARD_COLUMNS = ("Fluency", "Feasibility", "Originality", "Flexibility", "
 
 
 def liveideabench_dir() -> Path:
-    """``$LIVEIDEABENCH_DIR``, else ``../shared/liveideabench`` from the current directory."""
-    env = os.environ.get("LIVEIDEABENCH_DIR")
-    return Path(env) if env else Path("..").resolve() / "shared" / "liveideabench"
+    """LiveIdeaBench's folder, absolute: ``$LIVEIDEABENCH_DIR``, else
+    ``$NEOCODER_SHARED/liveideabench``, else ``shared/liveideabench`` beside the checkout
+    (``neocoder.paths.shared_place``); never from the current folder."""
+    return shared_dir(LIVEIDEABENCH)
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,7 @@ def load_keywords(path: Path | None = None) -> list[Keyword]:
     if path is None:
         path = liveideabench_dir() / KEYWORDS_FILE
         if not path.is_file():
-            raise NeocoderError(f"{path}: LiveIdeaBench's keywords not found; set LIVEIDEABENCH_DIR to the folder "
-                                "holding keywords.csv, or pass --keywords FILE")
+            raise NeocoderError(f"{missing(LIVEIDEABENCH, path)}; or pass --keywords FILE")
     path = Path(path)
     if not path.is_file():
         raise NeocoderError(f"{path}: keywords file not found")
@@ -93,9 +94,10 @@ def load_leaderboard(path: Path | None = None) -> list[dict]:
     when the file is missing, RecordError naming the file, line and field for a missing
     column or a value that is not a number.
     """
+    given = path
     path = Path(path) if path is not None else liveideabench_dir() / LEADERBOARD_FILE
     if not path.is_file():
-        raise NeocoderError(f"{path}: the LiveIdeaBench leaderboard not found (set LIVEIDEABENCH_DIR)")
+        raise NeocoderError(missing(LIVEIDEABENCH, path) if given is None else f"{path}: leaderboard file not found")
     rows = []
     with path.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
