@@ -82,7 +82,8 @@ def denial_chain(problem: dict, model: Model, detect, sandbox, rounds: int = 5, 
     first = solve_prompt(statement, None, language)
     messages = list(first.messages)
     records, seen = [], set()
-    limits = state_limits(ProblemState.from_dict(problem), 1.0, language)  # the eval's rule, owned there
+    # the eval's rule, owned there; a raw problem is its state 0, with nothing denied yet
+    limits = state_limits(ProblemState.from_dict({"state": 0, "constraints": [], **problem}), 1.0, language)
     for round_index in range(rounds + 1):
         prompt = _thread_prompt(messages, statement, language)
         reply = model.generate(prompt)
