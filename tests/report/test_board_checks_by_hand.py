@@ -36,8 +36,8 @@ def copy(run, tmp_path, name="copy") -> Path:
 
 
 def source(folder, **change):
-    """The run's one Source, fields changed by ``change``."""
-    (got,) = sources_of(Path(folder))
+    """The run's Source of ``MODEL``, fields changed by ``change``."""
+    (got,) = [s for s in sources_of(Path(folder)) if s.model == MODEL]
     return replace(got, **change)
 
 
@@ -131,6 +131,15 @@ def test_a_suite_is_checked_step_by_step(run, tmp_path):
     (checked,) = check_run(suite, verify=False)
     assert (checked.source.folder, checked.source.suite) == (suite / "aidanbench", suite)
     assert checked.verified == SKIPPED
+
+
+def test_a_suites_records_of_other_types_are_not_read_as_steps(run, tmp_path):
+    suite = suite_of(tmp_path / "suite", [{"benchmark": "aidanbench", "folder": "aidanbench"}])
+    shutil.copytree(run, suite / "aidanbench")
+    with (suite / "records.jsonl").open("a", encoding="utf-8") as f:
+        f.write((run / "records.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n")  # an answer record
+    (checked,) = check_run(suite, verify=False)
+    assert checked.source.folder == suite / "aidanbench"
 
 
 def test_a_suite_step_outside_the_suite_is_refused_even_when_skipped(tmp_path):
@@ -300,6 +309,19 @@ def test_the_recomputed_cells_replace_the_claimed_ones(run, tmp_path):
     cell = src.values["aidanbench.novelty_sum"]
     interval = metrics["intervals"]["novelty_sum"]
     assert (cell["value"], cell["low"], cell["high"]) == (metrics["novelty_sum"], interval["low"], interval["high"])
+
+
+def test_the_claimed_numbers_are_the_runs_models_among_several(run, tmp_path):
+    edited = copy(run, tmp_path)
+
+    def other(m):
+        m["models"]["openai/other"] = json.loads(json.dumps(m["models"][MODEL]))
+        m["models"]["openai/other"]["answers"] = 1
+    edit_json(edited, "metrics.json", other)
+    check_metrics(edited)
+    edit_json(edited, "metrics.json", lambda m: m["models"][MODEL].update(answers=1))
+    assert refused("metrics", check_metrics, edited) == (
+        "refused (metrics): W: answers is 1 in metrics.json, 4 recomputed from the records")
 
 
 def test_a_blank_cell_of_mostly_unreadable_replies_stays_blank(run):
