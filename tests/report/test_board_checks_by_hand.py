@@ -412,3 +412,12 @@ def test_records_that_disagree_or_cannot_be_verified_are_refused(run):
         "refused (records): W: question 0: answers is 3 in records.jsonl, 2 re-scored")
     assert refused("records", verify_with, run, cannot) == (
         "refused (records): W: cannot be verified (the judge's grammar is unknown)")
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug (issue 56): _check_items subtracts an outcome's "
+                   "items and errors before their types are checked, so a string count is a TypeError traceback, "
+                   "not a one-line refusal")
+@pytest.mark.parametrize("outcome", [{"unit": "question", "items": "2"}, {"unit": "question", "items": 2,
+                                                                          "errors": None}])
+def test_an_outcome_count_that_is_not_a_number_is_refused(run, outcome):
+    refused("types", check_items, source(run, outcome=outcome))
