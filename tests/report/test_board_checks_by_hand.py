@@ -156,6 +156,28 @@ def test_a_suite_whose_records_do_not_read_is_refused_as_its_manifest(tmp_path):
         f"refused (manifest): {suite}: {suite / 'aidanbench'}: no such run folder")
 
 
+def _own_questions(folder):
+    edit_json(folder, "manifest.json", lambda m: m["config"].update(questions="mine.txt"))
+
+
+def _answers_raised(folder):
+    edit_json(folder, "metrics.json", lambda m: m["models"][MODEL].update(answers=5))
+
+
+def _reply_changed(folder):
+    rows = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+    next(r for r in rows if r["type"] == "answer")["judge_replies"] = ["<score>3</score>"]
+    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("tamper, check", [(_own_questions, "dataset"), (_answers_raised, "metrics"),
+                                           (_reply_changed, "records")])
+def test_each_refusal_of_a_run_names_its_folder_benchmark_and_model(run, tmp_path, tamper, check):
+    folder = copy(run, tmp_path)
+    tamper(folder)
+    assert refused(check, check_run, folder).startswith(f"refused ({check}): {folder} (aidanbench, {MODEL}): ")
+
+
 # ---------------------------------------------------------------- a source's types and cells
 
 def test_a_model_name_that_is_not_a_string_is_refused(run):
