@@ -82,3 +82,20 @@ def test_files_over_their_limits_are_refused_whole(tmp_path, monkeypatch):
         f"refused (files): {run}: 2 files, 12 bytes, over the limits of 1 files and {intake.FOLDER_LIMIT} bytes")
     assert refused("files", check_files, tmp_path / "none") == (
         f"refused (files): {tmp_path / 'none'}: not a folder (a symlink is not followed)")
+
+
+@pytest.mark.parametrize("value", [1.0 - 1e-9, 2.0 + 1e-9, 1.0, 2.0, None])
+def test_a_value_within_1e_9_of_its_interval_is_held(value):
+    check_cell({"value": value, "low": 1.0, "high": 2.0}, "c")
+
+
+@pytest.mark.parametrize("value", [0.5, 1.0 - 1e-6, 2.0 + 1e-6, 2.5])
+def test_a_value_beyond_1e_9_of_its_interval_is_not(value):
+    assert refused("numbers", check_cell, {"value": value, "low": 1.0, "high": 2.0}, "c") == (
+        f"refused (numbers): c: the interval [1.0, 2.0] does not hold {value}")
+
+
+@pytest.mark.parametrize("key", ["value", "low", "high"])
+def test_each_end_and_the_value_of_a_cell_is_type_checked(key):
+    cell = {"value": 1.5, "low": 1.0, "high": 2.0, key: "1"}
+    assert refused("types", check_cell, cell, "c") == f"refused (types): c {key} is '1', not a number"
