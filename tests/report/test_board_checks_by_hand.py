@@ -346,6 +346,14 @@ def test_the_claimed_numbers_are_the_runs_models_among_several(run, tmp_path):
         "refused (metrics): W: answers is 1 in metrics.json, 4 recomputed from the records")
 
 
+def test_a_measure_without_a_cell_is_still_checked_and_given_none(run):
+    src = source(run)
+    del src.values["aidanbench.answers"]
+    submissions._check_metrics(src, benchmark("aidanbench"), RunFolder(run, create=False).read_manifest(),
+                               json.loads((run / "metrics.json").read_text()), "W")
+    assert list(src.values) == ["aidanbench.novelty_sum"]
+
+
 def test_a_blank_cell_of_mostly_unreadable_replies_stays_blank(run):
     src = source(run)
     src.values["aidanbench.answers"] = {"value": None, "low": None, "high": None, "unreadable": True}
