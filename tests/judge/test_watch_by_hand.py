@@ -26,6 +26,11 @@ from neocoder.sandbox_recipe.runner.limits import classify
 from neocoder.sandbox_recipe.runner.watch import EXIT_GRACE_SECONDS, _Watch, watch
 from neocoder.sandbox_recipe.runner.wire import HostInput
 
+# drained(fd): wait until the watcher has read everything written to the pipe ``fd``
+DRAINED = ("import fcntl, os, struct, termios, time\n"
+           "def drained(fd):\n"
+           "    while struct.unpack('i', fcntl.ioctl(fd, termios.FIONREAD, b'0000'))[0]:\n"
+           "        time.sleep(0.01)\n")
 BURN = ("import os, time\nend = time.process_time() + 0.3\nfd = os.open(os.devnull, os.O_WRONLY)\n"
         "while time.process_time() < end:\n    os.write(fd, b'x')\nprint('done')\n")  # user and system time
 
@@ -109,13 +114,7 @@ def test_a_host_that_closes_its_input_stops_the_test_and_the_watch_still_ends():
 
 def test_stderr_read_in_several_pieces_is_kept_to_its_cap_plus_one_byte():
     # each piece is written once the watcher has read the one before (the pipe is empty)
-    pieces = ("import fcntl, os, struct, termios, time\n"
-              "def drained():\n"
-              "    while struct.unpack('i', fcntl.ioctl(2, termios.FIONREAD, b'0000'))[0]:\n"
-              "        time.sleep(0.01)\n"
-              "for size in SIZES:\n"
-              "    os.write(2, b'e' * size)\n"
-              "    drained()\n")
+    pieces = DRAINED + "for size in SIZES:\n    os.write(2, b'e' * size)\n    drained(2)\n"
     exactly_then_more = run(pieces.replace("SIZES", "(1000, 1000)"), limits(stderr=1000))
     assert exactly_then_more.stderr == b"e" * 1001
     half_then_more = run(pieces.replace("SIZES", "(500, 1000, 1000)"), limits(stderr=1000))
@@ -135,6 +134,14 @@ def test_a_grandchild_that_escapes_the_kill_is_read_until_it_closes_stdout():
 
 
 # ---------------------------------------------------------------- what is measured
+def test_cpu_time_of_a_child_the_test_never_waits_for_is_the_cgroup_s_not_the_rusage_s():
+    # the test process sleeps (so its rusage, which counts only children it reaped, stays
+    # near 0) while its child burns: the cgroup's CPU time stops it and is what is reported
+    burns = "import os, time\nif os.fork() == 0:\n    while True:\n        pass\ntime.sleep(60)\n"
+    seen = run(burns, limits(cpu=0.5, wall=20.0))
+    assert seen.stopped_at == "cpu" and 0.5 <= seen.cpu_seconds < 2.0 and seen.usage[0] + seen.usage[1] < 0.3
+
+
 def test_the_process_backend_reports_the_test_s_rusage_and_no_memory_or_oom_count():
     seen = run(BURN, limits(cpu=0.5), cgroup=lambda sid: runner_limits.Cgroup(enabled=False))
     # no cgroup: the CPU limit is RLIMIT_CPU's (not the watcher's), the CPU time the rusage's
@@ -151,22 +158,24 @@ def test_an_unreadable_cpu_counter_reports_the_rusage():
 
 def test_counters_unreadable_before_the_spawn_measure_nothing_of_the_test():
     # the cgroup reads well during the test, but nothing to subtract was read before it
-    seen = run(BUSY, limits(cpu=0.3, wall=1.5), before=(None, runner_limits.self_cpu(), None))
+    seen = run(BUSY, limits(cpu=0.2, wall=2.0), before=(None, runner_limits.self_cpu(), None))
     assert seen.stopped_at == "wall" and seen.oom_kills is None
-    assert seen.cpu_seconds == seen.usage[0] + seen.usage[1] and seen.cpu_seconds > 0.3
+    assert seen.cpu_seconds == seen.usage[0] + seen.usage[1] and seen.cpu_seconds > 0
 
 
 def test_oom_kills_are_those_counted_during_the_test(tmp_path):
     events = tmp_path / "memory.events"
     events.write_text("oom 2\noom_kill 2\n")
-    bump = f"with open({str(events)!r}, 'r+') as f:\n    f.write('oom 3\\noom_kill 3\\n')\n"
+    # counted once the watcher runs (it has read "ready"), so after the count before the test
+    bump = (DRAINED + "os.write(1, b'ready')\ndrained(1)\n"
+            + f"with open({str(events)!r}, 'r+') as f:\n    f.write('oom 3\\noom_kill 3\\n')\n")
     seen = run(bump, limits(), cgroup=lambda sid: CounterOomCgroup(sid, str(events)))
     assert seen.stopped_at is None and seen.oom_kills == 1
     assert run("pass", limits(), cgroup=lambda sid: CounterOomCgroup(sid, str(events))).oom_kills == 0
 
 
 def test_a_test_process_reached_only_as_also_is_stopped_at_its_cpu_limit():
-    seen = run(BUSY, limits(cpu=0.5, wall=4.0), runner_class=BecomingRunner)
+    seen = run(BUSY, limits(cpu=0.5, wall=20.0), runner_class=BecomingRunner)
     assert seen.stopped_at == "cpu" and seen.wait_status is not None
     assert os.WTERMSIG(seen.wait_status) == signal.SIGKILL
 
