@@ -109,7 +109,13 @@ modules_of() {
                     tests/benchmarks/aidanbench/test_aidan_verify_by_hand.py
                     tests/benchmarks/framework/test_framework_verify_by_hand.py
                     tests/benchmarks/framework/test_framework_rescore_by_hand.py
-                    tests/report/test_board_build_by_hand.py" ;;
+                    tests/report/test_board_build_by_hand.py
+                    tests/benchmarks/ideas/test_ideas_verify_more_by_hand.py
+                    tests/benchmarks/aidanbench/test_aidan_verify_more_by_hand.py
+                    tests/benchmarks/neocoder/test_neocoder_verify_by_hand.py
+                    tests/benchmarks/neocoder/test_neocoder_rejudge_by_hand.py
+                    tests/report/test_board_checks_by_hand.py tests/report/test_board_summary_by_hand.py
+                    tests/report/test_board_intake_more_by_hand.py" ;;
         # the lost-items rule (issue 56): the runner's Outcome and its check, and where each
         # benchmark and the suite count their items and their model's replies; only those
         # functions are mutated (functions_of), the rest of each file is not this set's
@@ -128,7 +134,7 @@ modules_of() {
         # this process: the runner in a container runs the image's code, not the mutant (and a
         # mutant imports mutmut, which the runner's standard-library-only check refuses)
         watch) echo "neocoder/sandbox_recipe/runner/watch.py neocoder/sandbox_recipe/runner/limits.py --
-                    tests/judge/test_budgets_watch.py tests/judge/test_sandbox_classify.py
+                    tests/judge/test_budgets_watch.py tests/judge/test_watch_by_hand.py tests/judge/test_sandbox_classify.py
                     tests/judge/test_budgets.py
                     --deselect tests/judge/test_sandbox_classify.py::test_runner_imports_only_the_standard_library_and_itself" ;;
         *) echo "unknown module set: $1 (parsers, ties, judges, entropy, ideas, metrics, diversity, board, lostitems, watch, all)" >&2; return 1 ;;
