@@ -202,7 +202,8 @@ for set in "${sets[@]}"; do
         # be the ones that run mutated, or its results say nothing of them
         [ -f "$work/results.txt" ] || { echo "no earlier run of $set in $work: run it in full first" >&2; exit 1; }
         for m in $modules; do
-            cmp -s "$m" "$work/$m" || { echo "$m changed since the run in $work: run $set in full" >&2; exit 1; }
+            here="${m/#neocoder\/sandbox_recipe\//sandbox/}"  # the runner's package is sandbox/ in the checkout
+            cmp -s "$here" "$work/$m" || { echo "$m changed since the run in $work: run $set in full" >&2; exit 1; }
         done
         survivors=$(sed -n 's/^ *\([^ ]*\): \(survived\|no tests\)$/\1/p' "$work/results.txt" | xargs)
         [ -n "$survivors" ] || { echo "== mutation: $set: no survivor to run again"; continue; }
