@@ -444,9 +444,14 @@ def test_records_that_disagree_or_cannot_be_verified_are_refused(run):
         "refused (records): W: cannot be verified (the judge's grammar is unknown)")
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug (issue 56): _check_items subtracts an outcome's "
-                   "items and errors before their types are checked, so a string count is a TypeError traceback, "
-                   "not a one-line refusal")
+def test_settings_of_the_wrong_type_are_refused_not_a_traceback(run):
+    """A manifest setting the re-run cannot read (``samples: "two"``: ``int()`` refuses it)."""
+    def wrong_type(*_):
+        int("two")
+    assert refused("types", verify_with, run, wrong_type) == (
+        "refused (types): W: manifest.json settings cannot be re-run: invalid literal for int() with base 10: 'two'")
+
+
 @pytest.mark.parametrize("outcome", [{"unit": "question", "items": "2"}, {"unit": "question", "items": 2,
                                                                           "errors": None}])
 def test_an_outcome_count_that_is_not_a_number_is_refused(run, outcome):

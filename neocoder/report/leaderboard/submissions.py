@@ -168,7 +168,11 @@ def _check_items(source: Source, bench, manifest, where: str) -> None:
     if not isinstance(outcome, dict):
         raise SubmissionRefused("types", f"{where}: metrics.json outcome is not an object")
     if outcome.get("unit") == bench.unit and outcome.get("items") is not None:
-        finished = outcome["items"] - outcome.get("errors", 0)
+        counts = {key: outcome.get(key, 0) for key in ("items", "errors")}
+        for key, value in counts.items():
+            if type(value) is not int:
+                raise SubmissionRefused("types", f"{where}: metrics.json outcome {key} is {value!r}, not a count")
+        finished = counts["items"] - counts["errors"]
         if finished != len(source.items):
             raise SubmissionRefused("items", f"{where}: metrics.json counts {finished} finished {bench.unit}s, "
                                              f"the records hold {len(source.items)}")
@@ -217,6 +221,8 @@ def _verify(source: Source, bench, manifest, where: str) -> str:
             raise SubmissionRefused("records", f"{where}: {exc}") from exc
         except NeocoderError as exc:
             raise SubmissionRefused("records", f"{where}: cannot be verified ({exc})") from exc
+        except (TypeError, ValueError) as exc:  # a manifest setting of the wrong type (samples "two")
+            raise SubmissionRefused("types", f"{where}: manifest.json settings cannot be re-run: {exc}") from exc
 
 
 def submission_sha256(folder: Path) -> str:
