@@ -17,6 +17,7 @@ import math
 import pytest
 from click.testing import CliRunner
 from loopback import RespondingServer
+from test_strategies import EXTENDED_MARK, make_state
 
 from neocoder.benchmarks.neocoder.pipeline import judge_sample
 from neocoder.benchmarks.neocoder.solve import solve_prompt
@@ -27,20 +28,9 @@ from neocoder.benchmarks.neocoder.strategies.self_plan import PLAN_STOP
 from neocoder.cli import main
 from neocoder.judge import Limits
 from neocoder.models import get_model
-from neocoder.records import ProblemState
 from neocoder.resources import prompt_text
 
-STATEMENT = "Read two integers a and b on one line. Print a + b.\n\nProgramming constraints: do not use a for loop."
-EXTENDED_MARK = 917_253  # appears only in the extended tests' inputs
 PREFIX = solve_prompt("x", None, "cpp").code_prefix  # where a C++ completion prompt's code starts
-
-
-def make_state() -> ProblemState:
-    return ProblemState(
-        problem_id="9999Z", state=1, constraints=["for loop"], statement=STATEMENT,
-        tests=[{"input": "1 2\n", "output": "3\n"}, {"input": "40 2\n", "output": "42\n"}],
-        extended_tests=[{"input": f"{EXTENDED_MARK} 1\n", "output": f"{EXTENDED_MARK + 1}\n"},
-                        {"input": f"{EXTENDED_MARK} {EXTENDED_MARK}\n", "output": f"{2 * EXTENDED_MARK}\n"}])
 
 
 def cpp(code: str) -> str:
