@@ -152,7 +152,9 @@ def test_one_token_holds_its_share_of_the_workers_and_its_other_requests_wait(se
         assert events.index(("theirs", 200)) < len(events) - 1, events  # before the token's second request ended
     else:
         assert held_back == (2, 0), held_back
-        assert events.index(("theirs", 200)) == 2, events  # behind both
+        # it waited for a worker to free: behind at least one of them (the second may end just
+        # after it, when the two sleepers started a moment apart on a loaded machine)
+        assert events.index(("theirs", 200)) >= 1, events
 
 
 def test_judge_seconds_are_charged_per_token(served):
