@@ -9,6 +9,7 @@ import threading
 
 import docker
 import pytest
+from waiting import wait_until
 
 from neocoder.judge import Cancel, Cancelled, Limits, make_sandbox
 
@@ -43,21 +44,12 @@ def busy_workers(box) -> set:
         return set(box._workers) - set(box._idle)
 
 
-def wait_until(condition, seconds: float = BACKSTOP) -> bool:
-    stop = threading.Event()
-    for _ in range(int(seconds / 0.1)):
-        if condition():
-            return True
-        stop.wait(0.1)
-    return condition()
-
-
 @BOTH_BACKENDS
 def test_a_running_submission_is_stopped_when_its_caller_goes(kind):
     with make_sandbox(kind, concurrency=1) as box:
         cancel = Cancel()
         thread, out = judge_on_a_thread(box, SLEEPER, cancel)
-        assert wait_until(lambda: busy_workers(box)), "the sleeper never reached a worker"
+        assert wait_until(lambda: busy_workers(box), BACKSTOP), "the sleeper never reached a worker"
         (worker,) = busy_workers(box)
         cancel.set()
         thread.join(BACKSTOP)
@@ -86,7 +78,7 @@ def test_a_submission_waiting_for_a_slot_never_takes_one_once_cancelled():
     with make_sandbox("docker", concurrency=1) as box:
         holder = Cancel()
         hold, held = judge_on_a_thread(box, SLEEPER, holder)
-        assert wait_until(lambda: busy_workers(box))
+        assert wait_until(lambda: busy_workers(box), BACKSTOP)
         waiting = Cancel()
         wait, waited = judge_on_a_thread(box, SUM, waiting)
         assert not wait_until(lambda: bool(waited), seconds=1)  # it waits behind the sleeper

@@ -16,6 +16,7 @@ from pathlib import Path
 import docker
 import pytest
 from loopback import RespondingServer
+from waiting import wait_until
 
 from neocoder.api import run
 from neocoder.benchmarks.neocoder.config import EvalConfig
@@ -66,15 +67,6 @@ def job_runner(tmp_path, release_dir, url: str) -> tuple[JobRunner, JobStore]:
     return JobRunner(store, tmp_path / "runs", execute), store
 
 
-def wait_for(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
-
-
 def records(runner: JobRunner, job_id: str) -> list[str]:
     path = runner.run_dir(job_id) / "records.jsonl"
     return path.read_text().splitlines() if path.is_file() else []
@@ -87,16 +79,16 @@ def test_a_cancelled_job_stops_the_program_it_is_judging(tmp_path, release_dir):
         runner.start()
         try:
             job = runner.submit("me", {"task": "eval"}, None)
-            assert wait_for(lambda: endpoint.requests, 120), "the model was never asked"
+            assert wait_until(lambda: endpoint.requests, 120), "the model was never asked"
             time.sleep(5)  # the example test (3 s) is judged, the extended tier has begun
             assert store.get(job.id).status == "running" and not records(runner, job.id)
             cancelled_at = time.monotonic()
             runner.cancel(job.id)
-            assert wait_for(lambda: store.get(job.id).status == CANCELLED, 50), store.get(job.id)
+            assert wait_until(lambda: store.get(job.id).status == CANCELLED, 50), store.get(job.id)
             # judging the 20 extended tests to their wall limit takes 60 s or more; stopped, far less
             assert time.monotonic() - cancelled_at < 30
             assert records(runner, job.id) == [], "a stopped sample must not be recorded"
-            assert wait_for(lambda: sandbox_containers() <= before, 30), "the stopped container was left"
+            assert wait_until(lambda: sandbox_containers() <= before, 30), "the stopped container was left"
         finally:
             assert runner.shutdown(60)
 
@@ -123,7 +115,7 @@ def test_a_graceful_stop_lets_the_sample_in_flight_finish(tmp_path, release_dir)
         runner.start()
         try:
             job = runner.submit("me", {"task": "eval"}, None)
-            assert wait_for(lambda: store.get(job.id).status in (QUEUED, "succeeded") and stops
+            assert wait_until(lambda: store.get(job.id).status in (QUEUED, "succeeded") and stops
                             and stops[0].is_set(), 300), store.get(job.id)
             assert len(records(runner, job.id)) == 1, "the sample in flight was lost"
             assert store.get(job.id).status != CANCELLED

@@ -17,6 +17,7 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 from servers import OTHER, TOKEN, ServerProcess, served_servers
+from waiting import wait_until
 
 THIRD = "third-policy-token-0123456789ab"
 SLEEPER = "import time\ntime.sleep(3600)\n"
@@ -33,15 +34,6 @@ def metrics(server) -> dict:
 def value(server, name: str, **labels) -> float:
     """One series of /metrics (0 when it is not there yet)."""
     return metrics(server).get((name, tuple(sorted(labels.items()))), 0.0)
-
-
-def wait_until(condition, seconds: float = 120) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 def send_and_hold(server, path: str, body: dict, token: str) -> socket.socket:
